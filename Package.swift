@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pushbridge",
+    products: [
+        .library(name: "PushBridge", targets: ["PushBridge"]),
+        .executable(name: "pushbridge", targets: ["pushbridge"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .systemLibrary(
+            name: "CYaml",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "PushBridge",
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite"]
+        ),
+        .executableTarget(
+            name: "pushbridge",
+            dependencies: ["PushBridge"]
+        ),
+        .testTarget(
+            name: "PushBridgeTests",
+            dependencies: ["PushBridge"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,4 @@
+#ifndef PUSHBRIDGE_CYAML_SHIM_H
+#define PUSHBRIDGE_CYAML_SHIM_H
+#include <yaml.h>
+#endif

@@ -1,0 +1,30 @@
+/// A message received from the broker, copied out of libmosquitto's callback.
+public struct InboundMessage: Sendable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: Int
+    public var retain: Bool
+    /// MQTT 5 user properties in the order received (names may repeat).
+    public var userProperties: [(name: String, value: String)]
+    /// Arrival time, UNIX seconds with fraction.
+    public var receivedAt: Double
+    /// libmosquitto message id (0 for QoS 0).
+    public var mid: Int32
+
+    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
+                userProperties: [(name: String, value: String)] = [],
+                receivedAt: Double, mid: Int32 = 0) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+        self.userProperties = userProperties
+        self.receivedAt = receivedAt
+        self.mid = mid
+    }
+
+    /// The first user property called `name`.
+    public func property(_ name: String) -> String? {
+        userProperties.first(where: { $0.name == name })?.value
+    }
+}

@@ -1,0 +1,230 @@
+/// The typed form of `bridge.yml` (SPEC section 4), produced by `ConfigLoader`.
+///
+/// Every field has the default the SPEC documents. Templates and expressions are
+/// compiled at load time, so a config that loads has no syntax errors left.
+public struct BridgeConfig: Sendable {
+    public var broker = BrokerConfig()
+    /// Granted entitlements, e.g. `com.apple.developer.usernotifications.filtering`.
+    public var entitlements: [String] = []
+    /// Routes in file order; the first matching route wins.
+    public var routes: [RouteConfig] = []
+    public var `extension` = ExtensionConfig()
+    public var display = DisplayConfig()
+    public var deadLetter: DeadLetterConfig? = nil
+    public var journal: JournalConfig? = nil
+    public var monitoring = MonitoringConfig()
+    /// The file this config was read from, for messages.
+    public var sourcePath: String = "bridge.yml"
+
+    /// The entitlement that lets an extension suppress a notification.
+    public static let filteringEntitlement = "com.apple.developer.usernotifications.filtering"
+
+    /// `true` when the filtering entitlement is granted.
+    public var filteringGranted: Bool { entitlements.contains(Self.filteringEntitlement) }
+
+    public init() {}
+}
+
+/// MQTT protocol version used to talk to the broker.
+public enum MQTTProtocolVersion: String, Sendable {
+    case v5 = "5"
+    case v311 = "3.1.1"
+}
+
+/// `broker:` section.
+public struct BrokerConfig: Sendable {
+    public var host = "localhost"
+    /// `nil` means the default: 1883, or 8883 when `tls` is set.
+    public var port: Int? = nil
+    public var clientID = "pushbridge"
+    public var protocolVersion: MQTTProtocolVersion = .v5
+    public var keepalive: Duration = .seconds(30)
+    public var cleanStart = false
+    public var sessionExpiry: Duration = .seconds(86_400)
+    public var username: String? = nil
+    /// The password, from `password:` or the first line of `password_file:`.
+    public var password: String? = nil
+    public var passwordFile: String? = nil
+    public var tls: TLSConfig? = nil
+    public var reconnectMin: Duration = .seconds(1)
+    public var reconnectMax: Duration = .seconds(30)
+
+    /// The port actually used.
+    public var effectivePort: Int { port ?? (tls == nil ? 1883 : 8883) }
+    public init() {}
+}
+
+/// `broker.tls:`.
+public struct TLSConfig: Sendable {
+    public var caFile: String? = nil
+    public var certFile: String? = nil
+    public var keyFile: String? = nil
+    public var insecure = false
+    public init() {}
+}
+
+/// How a route reads the payload.
+public enum InputMode: String, Sendable, CaseIterable {
+    case json, text, apns
+}
+
+/// The `alert:` templates of a route.
+public struct AlertTemplates: Sendable {
+    public var title: Template? = nil
+    public var subtitle: Template? = nil
+    public var body: Template? = nil
+    public var sound: Template? = nil
+    public var badge: Template? = nil
+    public var threadID: Template? = nil
+    public var category: Template? = nil
+    public var interruptionLevel: Template? = nil
+    public var relevanceScore: Template? = nil
+    public var targetContentID: Template? = nil
+    public var filterCriteria: Template? = nil
+    public init() {}
+}
+
+/// When a request expires.
+public enum ExpirationSpec: Sendable {
+    /// A fixed duration after the message arrived.
+    case after(Duration)
+    /// A template that yields absolute UNIX seconds.
+    case template(Template)
+}
+
+/// One entry of `routes:`.
+public struct RouteConfig: Sendable {
+    public var name: String
+    /// The MQTT topic filter (validated).
+    public var topic: String
+    public var qos: Int = 1
+    public var share: String? = nil
+    public var input: InputMode = .json
+    /// The push type; `nil` is `push_type: none` (the legacy, absent case).
+    public var pushType: PushType? = .alert
+    /// `nil` means the default: 10, or 5 for `background`.
+    public var priority: Int? = nil
+    public var mutableContent = false
+    public var collapseID: Template? = nil
+    public var expiration: ExpirationSpec? = nil
+    public var alert = AlertTemplates()
+    /// What becomes `userInfo`; defaults to `{{ payload }}`.
+    public var userInfo: Template? = nil
+    /// Where the route was declared, for messages (`bridge.yml:12:5`).
+    public var location: String = ""
+
+    /// The priority actually used when the route does not say.
+    public var effectivePriority: Int { priority ?? (pushType == .background ? 5 : 10) }
+
+    public init(name: String, topic: String) {
+        self.name = name
+        self.topic = topic
+    }
+}
+
+/// What happens when the extension fails.
+public enum FailurePolicy: String, Sendable {
+    case deliver, drop
+}
+
+/// `extension:` section.
+public struct ExtensionConfig: Sendable {
+    public var timeLimit: Duration = .seconds(30)
+    public var expireGrace: Duration = .seconds(1)
+    public var concurrency = 256
+    public var onFailure: FailurePolicy = .deliver
+    public var filters: [FilterConfig] = []
+    /// argv of the external extension process.
+    public var command: [String]? = nil
+    public init() {}
+}
+
+/// One declarative filter of `extension.filters`.
+public struct FilterConfig: Sendable {
+    public var name: String
+    public var when: Expression? = nil
+    /// Route names this filter applies to; `nil` = all.
+    public var routes: [String]? = nil
+    public var action: FilterAction
+    public init(name: String, action: FilterAction) {
+        self.name = name
+        self.action = action
+    }
+}
+
+/// The one action of a filter.
+public enum FilterAction: Sendable {
+    /// Hand back empty content when the expression is true.
+    case suppress(Expression)
+    /// Rewrite content fields: field name (`title`, `subtitle`, `body`, `sound`,
+    /// `badge`, `thread_id`, `category`, `interruption_level`, `relevance_score`,
+    /// `target_content_id`, `filter_criteria`, `user_info`) → template.
+    case set([(field: String, value: Template)])
+    /// Suppress a repeat of `key` within `window`.
+    case dedupe(key: Template, window: Duration)
+    /// Let at most `max` per `key` through within `window`.
+    case rateLimit(key: Template, max: Int, window: Duration)
+    /// Suppress between `from` and `to` (minutes after midnight) in `timezone`,
+    /// unless `unless` is true.
+    case quietHours(fromMinute: Int, toMinute: Int, timezone: String?, unless: Expression?)
+}
+
+/// Format of the display message.
+public enum DisplayFormat: String, Sendable {
+    case json, apns, text
+}
+
+/// `display:` section.
+public struct DisplayConfig: Sendable {
+    public var topic: Template = try! Template.parse("display/{{ topic }}")
+    public var qos = 1
+    public var retain = false
+    public var format: DisplayFormat = .json
+    public init() {}
+}
+
+/// `dead_letter:` section.
+public struct DeadLetterConfig: Sendable {
+    public var topic: Template
+    public var qos = 1
+    public init(topic: Template) { self.topic = topic }
+}
+
+/// When the journal calls fsync.
+public enum FsyncPolicy: String, Sendable {
+    case always, interval, never
+}
+
+/// `journal:` section.
+public struct JournalConfig: Sendable {
+    public var path = "/var/lib/pushbridge/journal"
+    public var fsync: FsyncPolicy = .interval
+    /// Most messages kept before intake stops (backpressure).
+    public var maxMessages = 100_000
+    public init() {}
+}
+
+/// Log levels, in increasing severity.
+public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+    case debug, info, warning, error
+    private var rank: Int { Self.allCases.firstIndex(of: self)! }
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
+}
+
+/// Log line format.
+public enum LogFormat: String, Sendable {
+    case text, json
+}
+
+/// `monitoring:` section.
+public struct MonitoringConfig: Sendable {
+    public var statusTopic: String? = "pushbridge/status"
+    public var statsTopic: String? = "pushbridge/stats"
+    public var interval: Duration = .seconds(10)
+    public var maxTopics = 1000
+    /// `host:port` for the HTTP endpoint; `nil` = off.
+    public var http: String? = nil
+    public var logLevel: LogLevel = .info
+    public var logFormat: LogFormat = .text
+    public init() {}
+}

@@ -1,0 +1,6 @@
+import Testing
+@testable import PushBridge
+
+@Test func linksLibmosquitto() {
+    #expect(mosquittoLibraryVersion().hasPrefix("2."))
+}
