@@ -7,7 +7,11 @@ struct ConfigAssembly {
     func build(_ root: YAMLNode) -> BridgeConfig {
         var config = BridgeConfig()
         config.sourcePath = path
-        guard let f = reader.fields(root, key: "the document", context: "bridge.yml", known: ConfigLoader.topLevelKeys) else {
+        guard case .mapping = root else {
+            reader.error("the file must be a mapping of sections (broker, routes, extension, …), got \(reader.show(root))", at: root.mark)
+            return config
+        }
+        guard let f = reader.fields(root, key: "bridge.yml", context: "bridge.yml", known: ConfigLoader.topLevelKeys) else {
             return config
         }
         let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ""

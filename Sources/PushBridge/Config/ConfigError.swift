@@ -34,11 +34,11 @@ public struct ConfigErrors: Error, Sendable, Equatable, CustomStringConvertible 
     /// The problems, in file order.
     public var errors: [ConfigError]
 
-    /// Creates the list, sorting it by position (whole-file problems first).
+    /// Creates the list, sorted by position (whole-file problems first); the sort is stable.
     public init(_ errors: [ConfigError]) {
-        self.errors = errors.sorted { a, b in
-            (a.line ?? 0, a.column ?? 0) < (b.line ?? 0, b.column ?? 0)
-        }
+        self.errors = errors.enumerated().sorted { a, b in
+            (a.element.line ?? 0, a.element.column ?? 0, a.offset) < (b.element.line ?? 0, b.element.column ?? 0, b.offset)
+        }.map(\.element)
     }
 
     /// One line per error.

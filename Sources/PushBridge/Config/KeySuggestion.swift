@@ -10,7 +10,12 @@ enum KeySuggestion {
         }
         guard let (name, d) = best else { return nil }
         let limit = max(1, min(3, max(word.count, name.count) / 3))
-        return d <= limit ? name : nil
+        if d <= limit { return name }
+        // A clipped key (`mutable` for `mutable_content`) is a likely mistake too.
+        if word.count >= 4, let clipped = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) {
+            return clipped
+        }
+        return nil
     }
 
     /// `; did you mean 'x'?` or `; known keys: a, b, c`.
