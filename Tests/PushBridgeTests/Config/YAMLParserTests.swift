@@ -65,6 +65,8 @@ import Testing
         // libyaml itself does not check aliases; the tree builder does.
         let merge = try YAMLParser.parse("a: &x {k: 1}\nb:\n  <<: *x\n").get()
         #expect(merge.problems.map(\.message) == ["YAML merge keys ('<<') are not supported"])
+        let alias = try YAMLParser.parse("a: *nowhere\n").get()
+        #expect(alias.problems == [YAMLSyntaxError(message: "unknown alias '*nowhere'", mark: YAMLMark(line: 0, column: 3))])
     }
 
     @Test func secondDocumentIsAProblem() throws {
