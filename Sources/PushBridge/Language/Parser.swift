@@ -49,7 +49,7 @@ struct Parser {
 
     // MARK: Grammar
 
-    private mutating func parsePipeline() throws(LanguageError) -> Parsed {
+    mutating func parsePipeline() throws(LanguageError) -> Parsed {
         try enter()
         defer { depth -= 1 }
         var value = try parseOr()
@@ -238,66 +238,15 @@ struct Parser {
         return Parsed(node: .literal(.array(constants)), height: 1)
     }
 
-    private mutating func parsePipe(after value: Parsed) throws(LanguageError) -> Parsed {
-        guard case .name(let name) = token.kind else { throw unexpected("expected a pipe name after '|'") }
-        let nameStart = token.start
-        try advance()
-        var arguments: [Parsed] = []
-        var argumentStarts: [Int] = []
-        if isSymbol(.openParen) {
-            try advance()
-            if !isSymbol(.closeParen) {
-                while true {
-                    argumentStarts.append(token.start)
-                    arguments.append(try parsePipeline())
-                    guard isSymbol(.comma) else { break }
-                    try advance()
-                }
-            }
-            try expectClose(.closeParen, opener: "(")
-        }
-        func arity(_ allowed: ClosedRange<Int>, _ text: String) throws(LanguageError) {
-            guard allowed.contains(arguments.count) else {
-                throw LanguageError(message: "'\(name)' \(text), got \(arguments.count)", offset: nameStart)
-            }
-        }
-        func integer(_ range: ClosedRange<Int64>, _ text: String) throws(LanguageError) -> Int {
-            guard case .literal(.int(let n)) = arguments[0].node, range.contains(n) else {
-                throw LanguageError(message: "'\(name)' expects \(text)", offset: argumentStarts[0])
-            }
-            return Int(n)
-        }
-        let pipe: Pipe
-        switch name {
-        case "default":
-            try arity(1...1, "expects 1 argument")
-            pipe = .defaultValue(arguments[0].node)
-        case "upper", "lower", "json":
-            try arity(0...0, "takes no arguments")
-            pipe = name == "upper" ? .upper : name == "lower" ? .lower : .json
-        case "round":
-            try arity(0...1, "expects 0 or 1 arguments")
-            pipe = .round(arguments.isEmpty ? 0 : try integer(0...15, "an integer literal from 0 to 15"))
-        case "truncate":
-            try arity(1...1, "expects 1 argument")
-            pipe = .truncate(try integer(0...Int64(Int32.max), "a non-negative integer literal"))
-        default:
-            throw LanguageError(
-                message: "unknown pipe '\(name)'; known pipes: default, upper, lower, round, truncate, json",
-                offset: nameStart)
-        }
-        return try make(.pipe(value.node, pipe), [value] + arguments)
-    }
-
     // MARK: Helpers
 
-    private mutating func advance() throws(LanguageError) {
+    mutating func advance() throws(LanguageError) {
         token = try lexer.next()
     }
 
-    private func isSymbol(_ symbol: Symbol) -> Bool { token.kind == .symbol(symbol) }
+    func isSymbol(_ symbol: Symbol) -> Bool { token.kind == .symbol(symbol) }
 
-    private func isName(_ name: String) -> Bool { token.kind == .name(name) }
+    func isName(_ name: String) -> Bool { token.kind == .name(name) }
 
     private mutating func enter() throws(LanguageError) {
         depth += 1
@@ -306,11 +255,11 @@ struct Parser {
         }
     }
 
-    private func make(_ node: Node, _ children: Parsed...) throws(LanguageError) -> Parsed {
+    func make(_ node: Node, _ children: Parsed...) throws(LanguageError) -> Parsed {
         try make(node, children)
     }
 
-    private func make(_ node: Node, _ children: [Parsed]) throws(LanguageError) -> Parsed {
+    func make(_ node: Node, _ children: [Parsed]) throws(LanguageError) -> Parsed {
         let height = 1 + children.reduce(0) { max($0, $1.height) }
         if height > Parser.maximumDepth {
             throw LanguageError(message: "expression nested too deeply (limit \(Parser.maximumDepth))", offset: token.start)
@@ -318,14 +267,14 @@ struct Parser {
         return Parsed(node: node, height: height)
     }
 
-    private mutating func expectClose(_ symbol: Symbol, opener: String) throws(LanguageError) {
+    mutating func expectClose(_ symbol: Symbol, opener: String) throws(LanguageError) {
         guard isSymbol(symbol) else { throw unexpected("expected '\(symbol.rawValue)' to close '\(opener)'") }
         try advance()
     }
 
     /// An error at the current token: `"<expected>, found '<token>'"`. Running out of
     /// input inside a template hole reports the unclosed `{{` instead.
-    private func unexpected(_ expected: String) -> LanguageError {
+    func unexpected(_ expected: String) -> LanguageError {
         if token.kind == .end, let holeStart {
             return LanguageError(message: "expected '}}' to close '{{'", offset: holeStart)
         }
