@@ -32,6 +32,15 @@ public struct LanguageError: Error, Sendable, Equatable, CustomStringConvertible
 /// pipes `|`, `||`/`or`, `&&`/`and`, `==` `!=`, `<` `<=` `>` `>=` `in` `not in` `=~`,
 /// `+` `-`, `*` `/`, unary `!`/`not`/`-`, then paths `.name` and `[index]`.
 /// Pipes bind loosest: `payload.x + 1 | default(0)` pipes the sum.
+///
+/// Semantics in brief: different types are never equal nor ordered (int and double are
+/// one type); `in` tests list elements, substrings and object keys; `=~` is true when
+/// the pattern matches anywhere in a string (anchor with `^…$`); `+ - * /` on
+/// unsupported types, division by zero and non-finite results give `null`. Pipes:
+/// `default(x)` replaces `null` and `""`; `upper`, `lower` and `truncate(n)` (at most
+/// `n` characters, no ellipsis) render non-strings first; `round(n)` rounds numbers
+/// half away from zero (an integer when `n` is 0) and passes other values through;
+/// `json` gives compact JSON text. `round` and `truncate` take integer literals.
 public struct Expression: Sendable {
     /// The source text the expression was parsed from.
     public let source: String
