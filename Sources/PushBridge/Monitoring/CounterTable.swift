@@ -6,6 +6,8 @@ struct CounterTable<Entry> {
     private(set) var names: [String] = []
     var entries: [Entry] = []
     private var index: [String: Int] = [:]
+    /// Names added through `slot(for:make:)`: the ones that take capacity.
+    private var counted = 0
     /// Most names accepted (not counting a reserved overflow slot, when the owner keeps one).
     let capacity: Int
 
@@ -17,7 +19,8 @@ struct CounterTable<Entry> {
     /// The slot of `name`, adding it with `make()` when absent and below capacity; `nil` when full.
     mutating func slot(for name: String, make: () -> Entry) -> Int? {
         if let i = index[name] { return i }
-        guard index.count < capacity else { return nil }
+        guard counted < capacity else { return nil }
+        counted += 1
         return insert(name, make())
     }
 

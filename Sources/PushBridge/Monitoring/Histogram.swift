@@ -14,6 +14,9 @@ public struct Histogram: Sendable, Equatable {
     public private(set) var sum: Double = 0
     /// Number of observed values.
     public private(set) var count: Int = 0
+    /// Smallest and largest observed values (`nil` when empty or rebuilt from parts);
+    /// quantile estimates are clamped to them.
+    public private(set) var range: ClosedRange<Double>?
 
     /// An empty histogram with the given ascending upper bounds.
     public init(bounds: [Double]) {
@@ -64,6 +67,11 @@ public struct Histogram: Sendable, Equatable {
         counts[lo] += 1
         count += 1
         sum += value
+        if let r = range {
+            if value < r.lowerBound { range = value...r.upperBound } else if value > r.upperBound { range = r.lowerBound...value }
+        } else {
+            range = value...value
+        }
     }
 
     /// Cumulative counts per bound, then the `+Inf` total (which equals `count`).
@@ -72,9 +80,17 @@ public struct Histogram: Sendable, Equatable {
         return counts.map { running += $0; return running }
     }
 
-    /// The estimated `q`-quantile (0...1), or `nil` when empty. Values in the `+Inf`
-    /// bucket report the last bound (a lower limit of the truth).
+    /// The estimated `q`-quantile (0...1), or `nil` when empty; clamped to the observed
+    /// range when known. Values in the `+Inf` bucket report the last bound (a lower limit
+    /// of the truth) unless the observed maximum says more.
     public func quantile(_ q: Double) -> Double? {
+        guard let estimate = bucketQuantile(q) else { return nil }
+        guard let range else { return estimate }
+        return min(max(estimate, range.lowerBound), range.upperBound)
+    }
+
+    /// The quantile from the buckets alone (Prometheus' `histogram_quantile`).
+    private func bucketQuantile(_ q: Double) -> Double? {
         guard count > 0 else { return nil }
         let rank = max(min(q, 1), 0) * Double(count)
         var below = 0
@@ -96,6 +112,7 @@ public struct Histogram: Sendable, Equatable {
         copy.counts = counts.withUnsafeBufferPointer { Array($0) }
         copy.sum = sum
         copy.count = count
+        copy.range = range
         return copy
     }
 }
