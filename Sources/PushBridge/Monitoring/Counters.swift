@@ -4,15 +4,25 @@
 /// + rejected + expired + unrouted + inFlight`. `modified`, `timeout`,
 /// `extensionFailed` and `loopDropped` are side counters outside that sum.
 public struct Counters: Sendable, Equatable {
+    /// Messages that arrived (for routes: that finished; see `Stats`).
     public var received = 0
+    /// Published to the display topic.
     public var delivered = 0
+    /// Silenced by a filter or the extension (filtering entitlement).
     public var suppressed = 0
+    /// Not an alert, or no alert text: nothing published.
     public var notDisplayed = 0
+    /// Could not be built or failed APNs validation.
     public var rejected = 0
+    /// Past its expiration time when processed.
     public var expired = 0
+    /// No route matched the topic.
     public var unrouted = 0
+    /// Delivered with content the extension stage changed.
     public var modified = 0
+    /// The extension stage ran out of time (the original was delivered).
     public var timeout = 0
+    /// The extension failed (the original was delivered or dropped).
     public var extensionFailed = 0
     /// Messages carrying the bridge's own hop property, dropped before the pipeline
     /// (not counted as received; see `Stats.loopDropped(topic:)`).
@@ -32,6 +42,7 @@ public struct Counters: Sendable, Equatable {
     ]
 
     /// The counter with wire name `name` (including `in_flight`), or `nil` for an unknown name.
+    /// Setting `nil` stores 0; setting an unknown name does nothing.
     public subscript(name name: String) -> Int? {
         get {
             switch name {

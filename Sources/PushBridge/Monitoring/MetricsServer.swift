@@ -11,6 +11,7 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     /// libmicrohttpd refused to start its daemon.
     case startFailed(address: String)
 
+    /// One line for the log, naming the address.
     public var description: String {
         switch self {
         case .invalidAddress(let a): "metrics address '\(a)' is not an IPv4 host:port such as 127.0.0.1:9464"

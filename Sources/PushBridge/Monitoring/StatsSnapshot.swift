@@ -1,9 +1,11 @@
 /// One topic's counters and when a message last arrived on it.
 public struct TopicStats: Sendable, Equatable {
+    /// The topic's counters (its `inFlight` included).
     public var counters: Counters
     /// Last arrival, UNIX seconds (`nil` when unknown).
     public var lastSeen: Double?
 
+    /// A topic entry from its parts.
     public init(counters: Counters, lastSeen: Double?) {
         self.counters = counters
         self.lastSeen = lastSeen
@@ -17,14 +19,19 @@ public struct TopicStats: Sendable, Equatable {
 /// sample). In `topics` and `routes` zero counters are left out, and a topic entry
 /// carries `in_flight` when it is not 0, so the per-topic invariant can be checked.
 public struct StatsSnapshot: Sendable, Equatable {
+    /// The bridge version.
     public var version: String
     /// Process start, UNIX seconds.
     public var startedAt: Double
     /// Seconds since start when the snapshot was taken.
     public var uptime: Double
+    /// Whether the broker connection was up.
     public var connected: Bool
+    /// Every counter over all topics (`inFlight` included).
     public var totals: Counters
+    /// Per source topic, with `Stats.otherTopic` for topics beyond `max_topics`.
     public var topics: [String: TopicStats]
+    /// Per route name (`inFlight` always 0: routes count at finish).
     public var routes: [String: Counters]
     /// Filter (or extension) name to the number of messages it suppressed.
     public var filters: [String: Int]
