@@ -19,6 +19,7 @@ env "${compose_env[@]}" PUSHBRIDGE_CLIENT_ID=pushbridge "$PUSHBRIDGE" check -c b
 grep -q '0.0.0.0:9464' "$DEPLOY_TMP/single.txt" || fail "bridge.yml: monitoring.http did not resolve to 0.0.0.0:9464"
 env "${compose_env[@]}" HOSTNAME=replica-2 "$PUSHBRIDGE" check -c compose/bridge.scale.yml > "$DEPLOY_TMP/scale.txt" 2>&1 \
     || { cat "$DEPLOY_TMP/scale.txt" >&2; fail "pushbridge check rejects compose/bridge.scale.yml in the compose environment"; }
+# shellcheck disable=SC2016  # '$share/…' are literal subscription filters
 for want in 'client_id=pushbridge-replica-2' 'status_topic=pushbridge/replica-2/status' \
             '$share/pushbridge/home/+/doorbell' '$share/pushbridge/sensors/+/telemetry' '$share/pushbridge/apns/#' \
             'path=/var/lib/pushbridge/journal'; do

@@ -90,10 +90,12 @@ sys.exit(1 if problems else 0)
 PY
 
 # The scale config gives each replica its own client id and every route a share group.
+# shellcheck disable=SC2016  # the pattern is literal text of the file
 grep -q 'client_id: pushbridge-${HOSTNAME:-local}' compose/bridge.scale.yml
 [ "$(grep -c '^  - name:' compose/bridge.scale.yml)" = "$(grep -c '^    share: pushbridge' compose/bridge.scale.yml)" ] \
     || { echo "compose_config: a route in bridge.scale.yml has no 'share: pushbridge'" >&2; exit 1; }
 # The shipped password file holds the user the bridge logs in as, hashed.
+# shellcheck disable=SC2016  # \$7\$ is the hash scheme prefix, literal
 grep -q '^pushbridge:\$7\$' compose/passwd || { echo "compose_config: compose/passwd has no hashed 'pushbridge' user" >&2; exit 1; }
 
 echo "compose_config: default and scale profiles resolve with docker-compose $(docker-compose version --short)"

@@ -40,6 +40,7 @@ CLOSED=$(free_port)
 
 # A config with no monitoring.http, and one with the compose-style wildcard address.
 sed '/^  http:/d' bridge.yml > "$DEPLOY_TMP/no-http.yml"
+# shellcheck disable=SC2016  # the pattern is literal text of bridge.yml
 grep -q 'http: \${PUSHBRIDGE_HTTP:-}' bridge.yml || fail "bridge.yml has no 'http: \${PUSHBRIDGE_HTTP:-}'"
 
 failures=0

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers shared by tests/deploy/native_*.sh (sourced, not run). They run the compose services
 # natively: mosquitto with compose/mosquitto.conf rewritten to a free loopback port and a temp
 # directory, and pushbridge processes with the environment compose gives its containers.
@@ -59,6 +60,7 @@ subscribe_bg() { # OUTFILE ARGS...: mosquitto_sub -d in the background, line-buf
 }
 
 # The compose healthcheck of the mosquitto service, against the native broker.
+# shellcheck disable=SC2016  # '$SYS' is a literal topic, not a shell expansion
 broker_healthy() { mqtt_sub -t '$SYS/broker/version' -C 1 -W 3; }
 
 start_broker() { # sets BROKER_PORT; the broker runs compose/mosquitto.conf, rewritten
@@ -104,7 +106,7 @@ stop_bridge() { # PID: SIGTERM, then wait (bounded) for a clean exit 0
 
 require_binary() { # PATH (absolute, resolved before the script changed directory): sets PUSHBRIDGE
     [ -n "${1:-}" ] || { echo "usage: $0 PATH_TO_PUSHBRIDGE" >&2; exit 2; }
-    [ -x "$1" ] && [ -f "$1" ] || { echo "$0: '$1' is not an executable file" >&2; exit 2; }
+    if [ ! -f "$1" ] || [ ! -x "$1" ]; then echo "$0: '$1' is not an executable file" >&2; exit 2; fi
     PUSHBRIDGE=$1
     local tool
     for tool in mosquitto mosquitto_pub mosquitto_sub python3; do

@@ -42,7 +42,7 @@ mqtt_pub -q 1 -t "home/$room/doorbell" -m '{"who":"Alice"}' || fail "mosquitto_p
 rc=0
 wait "$SUB" || rc=$?
 line=$(grep "^$display_topic " "$DEPLOY_TMP/display.out" || true)
-[ "$rc" = 0 ] && [ -n "$line" ] || fail "nothing on $display_topic within 10 s (mosquitto_sub exit $rc)"
+if [ "$rc" != 0 ] || [ -z "$line" ]; then fail "nothing on $display_topic within 10 s (mosquitto_sub exit $rc)"; fi
 payload=${line#"$display_topic "}
 python3 - "$payload" "$room" <<'PY' || fail "unexpected display message: $payload"
 import json, sys

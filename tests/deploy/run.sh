@@ -3,7 +3,7 @@
 # compose config). With PATH_TO_PUSHBRIDGE: also check_configs, health, native_compose, native_scale.
 # Prints "N passed, N failed" and exits non-zero when any failed.
 set -uo pipefail
-cd "$(dirname "$0")"
+cd "$(dirname "$0")" || exit 2
 BIN=${1:-}
 [ -n "$BIN" ] && BIN=$(realpath -e "$BIN" 2>/dev/null || echo "$BIN")
 checks=(lint.sh compose_config.sh)
