@@ -1,0 +1,151 @@
+import Foundation
+import Testing
+import PushBridge
+
+/// Runs every recipe under `examples/` on its own samples and checks the notifications.
+///
+/// Each `examples/<name>/` with a `samples.tsv` is one test case: its `bridge.yml` is
+/// loaded with `ConfigLoader.load(path:environment:)` (environment from `#@ env` lines
+/// only, so the developer's shell cannot change the result), one `Pipeline` runs the
+/// samples in file order (so `dedupe` and `rate_limit` see the earlier ones), and each
+/// decision is compared with `expected.tsv`. `now` is fixed per sample from `#@ at`
+/// (local time on 2026-03-04), so the night-only rules pass at any hour.
+@Suite("Recipes")
+struct RecipeTests {
+    /// `examples/` in this checkout, found from this file's path.
+    static let examples = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent()  // Recipes
+        .deletingLastPathComponent()  // PushBridgeTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // repository root
+        .appendingPathComponent("examples")
+
+    /// The recipe folders that have samples, sorted.
+    static func recipes() -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: examples.path)) ?? []
+        return names.filter {
+            FileManager.default.fileExists(atPath: examples.appendingPathComponent("\($0)/samples.tsv").path)
+        }.sorted()
+    }
+
+    @Test("every examples/ folder is complete and listed in examples/README.md")
+    func foldersAreComplete() throws {
+        let fm = FileManager.default
+        let index = try String(contentsOf: Self.examples.appendingPathComponent("README.md"), encoding: .utf8)
+        let folders = try fm.contentsOfDirectory(atPath: Self.examples.path).filter { name in
+            var isDirectory: ObjCBool = false
+            return fm.fileExists(atPath: Self.examples.appendingPathComponent(name).path, isDirectory: &isDirectory)
+                && isDirectory.boolValue
+        }
+        #expect(Self.recipes().count >= 4, "expected the zigbee2mqtt, frigate, homeassistant and plug recipes")
+        for name in folders {
+            let dir = Self.examples.appendingPathComponent(name)
+            #expect(fm.fileExists(atPath: dir.appendingPathComponent("README.md").path), "\(name) has no README.md")
+            #expect(index.contains("(\(name)/)"), "examples/README.md does not link \(name)/")
+            if fm.fileExists(atPath: dir.appendingPathComponent("bridge.yml").path) {
+                for file in ["samples.tsv", "expected.tsv"] {
+                    #expect(fm.fileExists(atPath: dir.appendingPathComponent(file).path), "\(name) has no \(file)")
+                }
+            }
+        }
+    }
+
+    @Test("the recipe's samples give the expected notifications", arguments: recipes())
+    func samplesGiveExpectedNotifications(recipe: String) async throws {
+        let dir = Self.examples.appendingPathComponent(recipe)
+        let samplesPath = dir.appendingPathComponent("samples.tsv").path
+        let expectedPath = dir.appendingPathComponent("expected.tsv").path
+        let samples = try RecipeFiles.samples(try String(contentsOfFile: samplesPath, encoding: .utf8),
+                                              path: "\(recipe)/samples.tsv")
+        let expected = try RecipeFiles.expectations(try String(contentsOfFile: expectedPath, encoding: .utf8),
+                                                    path: "\(recipe)/expected.tsv")
+        #expect(!samples.isEmpty, "\(recipe)/samples.tsv has no samples")
+        #expect(expected.map(\.line) == samples.map(\.line),
+                "\(recipe)/expected.tsv must have one line per sample, in order (sample lines \(samples.map(\.line)))")
+        let byLine = Dictionary(expected.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
+
+        var environment: [String: String]?
+        var pipeline: Pipeline?
+        defer { pipeline?.shutdown() }
+        for sample in samples {
+            if sample.environment != environment {
+                pipeline?.shutdown()
+                pipeline = try Self.pipeline(for: dir.appendingPathComponent("bridge.yml").path,
+                                             environment: sample.environment)
+                environment = sample.environment
+            }
+            guard let pipeline, let expectation = byLine[sample.line] else { continue }
+            let now = Self.localTime(minuteOfDay: sample.minuteOfDay)
+            let message = InboundMessage(topic: sample.topic, payload: Array(sample.payload.utf8), qos: 1,
+                                         retain: sample.retain, receivedAt: now)
+            let decision = await Self.decide(message, in: pipeline, now: now)
+            Self.check(decision, against: expectation, at: "\(recipe)/samples.tsv:\(sample.line)")
+        }
+    }
+
+    /// A pipeline for the recipe's config, or a thrown error listing every config problem.
+    static func pipeline(for path: String, environment: [String: String]) throws -> Pipeline {
+        switch ConfigLoader.load(path: path, environment: environment) {
+        case .success(let config):
+            return Pipeline(config: config, logger: Logger(level: .error, sink: { _ in }))
+        case .failure(let errors):
+            throw errors
+        }
+    }
+
+    /// The decision for `message` at `now`, awaited without blocking a thread.
+    static func decide(_ message: InboundMessage, in pipeline: Pipeline, now: Double) async -> Decision {
+        await withCheckedContinuation { continuation in
+            pipeline.process(message, id: UUID().uuidString.lowercased(), now: now) { decision in
+                continuation.resume(returning: decision)
+            }
+        }
+    }
+
+    /// UNIX seconds of `minuteOfDay` on 2026-03-04 in the local time zone (the zone `hour` uses).
+    static func localTime(minuteOfDay: Int) -> Double {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let parts = DateComponents(year: 2026, month: 3, day: 4, hour: minuteOfDay / 60, minute: minuteOfDay % 60)
+        return calendar.date(from: parts)!.timeIntervalSince1970
+    }
+
+    /// Records an issue for each way `decision` differs from `expectation`.
+    static func check(_ decision: Decision, against expectation: RecipeExpectation, at place: String) {
+        let explained = "\(place): \(decision.outcome.rawValue) (\(decision.rule))"
+        #expect(decision.outcome.rawValue == expectation.outcome, "\(explained); expected \(expectation.outcome)")
+        if let by = expectation.decidedBy {
+            let actual = decision.outcome == .rejected ? decision.rejection?.reason.rawValue : decision.decidedBy
+            #expect(actual == by, "\(explained): decided by \(actual ?? "nothing"), expected \(by)")
+        }
+        guard decision.outcome == .delivered, let request = decision.request else {
+            #expect(expectation.title == nil && expectation.body == nil && expectation.checks.isEmpty,
+                    "\(place): nothing is shown for \(decision.outcome.rawValue); use - for title and body")
+            return
+        }
+        #expect(request.content.title == expectation.title, "\(place): title")
+        #expect(request.content.body == expectation.body, "\(place): body")
+        #expect(decision.publish.first?.topic.hasPrefix("display/") == true, "\(place): no display message")
+        for check in expectation.checks {
+            #expect(field(check.field, of: request) == check.value, "\(place): \(check.field)")
+        }
+    }
+
+    /// A request field by its bridge.yml name, for `field=value` checks.
+    static func field(_ name: String, of request: NotificationRequest) -> String? {
+        let c = request.content
+        switch name {
+        case "subtitle": return c.subtitle
+        case "sound": return c.sound
+        case "thread_id": return c.threadID
+        case "category": return c.category
+        case "interruption_level": return c.interruptionLevel
+        case "target_content_id": return c.targetContentID
+        case "collapse_id": return request.collapseID
+        case "push_type": return request.pushTypeName
+        default:
+            Issue.record("unknown check field '\(name)'")
+            return nil
+        }
+    }
+}
