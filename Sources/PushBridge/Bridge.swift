@@ -80,10 +80,38 @@ public final class Bridge: Sendable {
             log: { [logger] level, text in logger.log(level, text) })
         let client = try MQTTClient(options: options, handlers: handlers)
         clientBox.client.withLock { $0 = client }
+        var server: MetricsServer?
+        if let address = m.http {
+            do {
+                server = try MetricsServer(address: address, stats: stats)
+                logger.info("monitoring on http://\(address) (/metrics, /healthz, /readyz)")
+            } catch {
+                logger.error("monitoring.http \(address): \(error)")
+                throw error
+            }
+        }
         client.start()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
+        let statsTask = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: m.interval)
+                if Task.isCancelled { break }
+                self?.publishStats()
+            }
+        }
         await waitForStop()
+        statsTask.cancel()
         await drain(client)
+        server?.stop()
+    }
+
+    /// Publishes the retained stats snapshot (SPEC section 7).
+    func publishStats() {
+        guard let topic = config.monitoring.statsTopic else { return }
+        let client = clientBox.client.withLock { $0 }
+        let snapshot = stats.snapshot(now: Date().timeIntervalSince1970)
+        _ = try? client?.publish(topic: topic, payload: snapshot.json(), qos: 1, retain: true,
+                                 userProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
     }
 
     /// Asks `run()` to drain and return (what SIGTERM does).
@@ -105,6 +133,7 @@ public final class Bridge: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         pipeline.shutdown()
+        publishStats()
         if let topic = config.monitoring.statusTopic {
             _ = try? client.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
                                     userProperties: [])

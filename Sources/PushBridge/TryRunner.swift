@@ -11,11 +11,12 @@ public enum TryRunner {
     }
 
     /// Runs `message` through an existing pipeline (several samples share one) and waits.
-    public static func run(pipeline: Pipeline, message: InboundMessage) -> Decision {
+    public static func run(pipeline: Pipeline, message: InboundMessage,
+                           now: Double = Date().timeIntervalSince1970) -> Decision {
         let done = DispatchSemaphore(value: 0)
         let box = DecisionBox()
         let id = message.property("apns-id")?.lowercased() ?? NotificationRequest.newID()
-        pipeline.process(message, id: id) { decision in
+        pipeline.process(message, id: id, now: now) { decision in
             box.set(decision)
             done.signal()
         }

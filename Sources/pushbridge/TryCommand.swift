@@ -17,7 +17,7 @@ enum TryCommand {
         if let m = args.value("-m") {
             payload = Array(m.utf8)
         } else if let f = args.value("-f") {
-            guard let data = FileManager.default.contents(atPath: f) else {
+            guard let handle = FileHandle(forReadingAtPath: f), let data = try? handle.readToEnd() ?? Data() else {
                 printErr("pushbridge: error: cannot read payload file '\(f)'")
                 return 2
             }
