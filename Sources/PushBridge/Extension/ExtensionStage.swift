@@ -1,0 +1,301 @@
+import Foundation
+import Synchronization
+
+/// The notification service extension stage: filters, Swift extension, external process,
+/// then SPEC section 2 rule 5.
+///
+/// Chain order: the declarative filters in order, then the in-process extension (if any),
+/// then the external process (if any). Each step sees the content as left by the one
+/// before; a step that leaves no alert text (a suppression) ends the chain. Each
+/// asynchronous step has its own `time_limit` and `expire_grace`. A timeout or failure of
+/// any step ends the stage with the original content (or a drop, for a failure with
+/// `on_failure: drop`), as a failed or silent extension does on Apple's devices.
+///
+/// Requests without `mutable-content`, without alert text, or whose push type is neither
+/// `alert` nor absent are returned unmodified without running anything. When no
+/// asynchronous step is configured the filters run in the caller's thread and `completion`
+/// is called before `process` returns. Otherwise at most `extension.concurrency` requests
+/// are in the asynchronous part at once; the rest wait in arrival order. `completion` is
+/// called exactly once per request, from any thread.
+public final class ExtensionStage: Sendable {
+    private enum Step: Sendable {
+        case inProcess(ExtensionFactory)
+        case command(ExtensionProcess)
+
+        var name: String {
+            switch self {
+            case .inProcess: "extension"
+            case .command: "command"
+            }
+        }
+    }
+
+    /// How the chain ended, before rule 5.
+    private enum ChainEnd {
+        case content(NotificationContent, decidedBy: String?)
+        case timedOut(String)
+        case failed(String, reason: String)
+    }
+
+    /// One request travelling through the asynchronous steps.
+    private struct Run: Sendable {
+        let request: NotificationRequest
+        let context: MessageContext
+        let start: Duration
+        var trace: [FilterTrace]
+        var admitted = false
+        let completion: @Sendable (StageResult) -> Void
+    }
+
+    private let config: ExtensionConfig
+    private let filteringGranted: Bool
+    private let logger: Logger
+    private let clock: StageClock
+    private let filters: FilterChain
+    private let steps: [Step]
+    private let admission: Admission
+    private let workQueue = DispatchQueue(label: "pushbridge.extension.work", attributes: .concurrent)
+    private let timerQueue = DispatchQueue(label: "pushbridge.extension.timers")
+    private let open = Mutex<[ObjectIdentifier: StepAttempt]>([:])
+    private let stopped = Atomic<Bool>(false)
+
+    /// A stage for `config`; starts the external process when `config.command` is set.
+    public init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
+                logger: Logger, clock: StageClock = .system) {
+        self.config = config
+        self.filteringGranted = filteringGranted
+        self.logger = logger
+        self.clock = clock
+        filters = FilterChain(config.filters, clock: clock)
+        var steps: [Step] = []
+        if let serviceExtension { steps.append(.inProcess(serviceExtension)) }
+        if let command = config.command, !command.isEmpty {
+            let process = ExtensionProcess(command: command, logger: logger)
+            process.start()
+            steps.append(.command(process))
+        }
+        self.steps = steps
+        admission = Admission(limit: config.concurrency, queue: workQueue)
+    }
+
+    /// Runs `request` through the stage; `completion` receives the result exactly once.
+    public func process(_ request: NotificationRequest, context: MessageContext,
+                        completion: @escaping @Sendable (StageResult) -> Void) {
+        let start = clock.monotonic()
+        if let reason = Self.notRunReason(request) {
+            completion(StageResult(verdict: .deliver(request.content, modified: false),
+                                   rule: "extension not run: \(reason); original delivered",
+                                   duration: clock.monotonic() - start))
+            return
+        }
+        var context = context
+        context.content = request.content
+        let filtered = filters.run(request.content, context: context)
+        var run = Run(request: request, context: context, start: start, trace: filtered.trace, completion: completion)
+        if stopped.load(ordering: .acquiring) {
+            finish(run, .failed("stage", reason: "the extension stage is shut down"))
+            return
+        }
+        guard filtered.content.hasAlertText, !steps.isEmpty else {
+            finish(run, .content(filtered.content, decidedBy: filtered.stoppedBy))
+            return
+        }
+        run.admitted = true
+        let content = filtered.content
+        let admittedRun = run
+        var abandonedRun = run
+        abandonedRun.admitted = false   // never took a place
+        let notAdmitted = abandonedRun
+        admission.enter(Admission.Waiter(
+            start: { [self] in runStep(0, content: content, run: admittedRun) },
+            abandon: { [self] in finish(notAdmitted, .failed("stage", reason: "the extension stage is shut down")) }))
+    }
+
+    /// Stops the external process and ends every open request as a failure (`on_failure`).
+    public func shutdown() {
+        guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        admission.close()
+        for case .command(let process) in steps { process.shutdown() }
+        let attempts = open.withLock { Array($0.values) }
+        for attempt in attempts { attempt.fail("the extension stage is shut down") }
+    }
+
+    /// Why the stage does not run for `request`, or `nil` when it does.
+    static func notRunReason(_ request: NotificationRequest) -> String? {
+        if let type = request.pushType, type != .alert { return "push type \(type.rawValue)" }
+        if !request.mutableContent { return "no mutable-content" }
+        if !request.content.hasAlertText { return "no alert text" }
+        return nil
+    }
+
+    // MARK: - Asynchronous steps
+
+    private func runStep(_ index: Int, content: NotificationContent, run: Run) {
+        guard index < steps.count else {
+            finish(run, .content(content, decidedBy: nil))
+            return
+        }
+        let step = steps[index]
+        let name = step.name
+        let logger = self.logger
+        let holder = AttemptHolder()
+        let attempt = StepAttempt(
+            timeLimit: config.timeLimit, grace: config.expireGrace, queue: timerQueue,
+            ignored: { note in logger.debug("extension: \(name) for \(run.request.id): \(note); ignored") },
+            onFinish: { [self] outcome in
+                if let attempt = holder.attempt { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(attempt)) } }
+                holder.onFinish?()
+                var run = run
+                switch outcome {
+                case .answered(let answer, let afterExpire):
+                    run.trace.append(FilterTrace(name: name, verdict: afterExpire ? "answered after time_will_expire" : "answered"))
+                    if answer.hasAlertText {
+                        runStep(index + 1, content: answer, run: run)
+                    } else {
+                        finish(run, .content(answer, decidedBy: name))
+                    }
+                case .timedOut:
+                    run.trace.append(FilterTrace(name: name, verdict: "timed out"))
+                    finish(run, .timedOut(name))
+                case .failed(let reason):
+                    run.trace.append(FilterTrace(name: name, verdict: "failed: \(reason)"))
+                    finish(run, .failed(name, reason: reason))
+                }
+            })
+        holder.attempt = attempt
+        open.withLock { $0[ObjectIdentifier(attempt)] = attempt }
+        if stopped.load(ordering: .acquiring) {
+            attempt.fail("the extension stage is shut down")
+            return
+        }
+        var request = run.request
+        request.content = content
+        switch step {
+        case .inProcess(let factory):
+            startInProcess(factory, request: request, attempt: attempt, holder: holder)
+        case .command(let process):
+            let id = process.reserveID(for: request.id)
+            holder.onFinish = { process.forget(id: id) }
+            var context = run.context
+            context.content = content
+            process.submit(id: id, line: ExtensionWire.requestLine(id: id, request: request, context: context, content: content),
+                           attempt: attempt)
+            attempt.arm(onExpire: { process.timeWillExpire(id: id) })
+        }
+    }
+
+    private func startInProcess(_ factory: ExtensionFactory, request: NotificationRequest,
+                                attempt: StepAttempt, holder: AttemptHolder) {
+        switch factory.kind {
+        case .native(let serviceExtension):
+            let task = Task {
+                do {
+                    attempt.answer(try await serviceExtension.didReceive(request))
+                } catch is CancellationError where attempt.isFinished == false && Task.isCancelled {
+                    attempt.gaveUp()
+                } catch {
+                    attempt.fail("threw \(error)")
+                }
+            }
+            attempt.arm(onExpire: { task.cancel() })
+        case .apple(let make):
+            // One serial queue per request: the instance is only ever touched there.
+            let queue = DispatchQueue(label: "pushbridge.extension.instance", target: workQueue)
+            let box = InstanceBox()
+            holder.onFinish = { queue.async { box.instance = nil } }
+            queue.async {
+                let instance: UNNotificationServiceExtension
+                do {
+                    instance = try make()
+                } catch {
+                    attempt.fail("could not be created: \(error)")
+                    return
+                }
+                box.instance = instance
+                let unRequest = UNNotificationRequest(identifier: request.identifier,
+                                                      content: UNNotificationContent(request.content))
+                instance.didReceive(unRequest) { content in attempt.answer(content.notificationContent) }
+            }
+            attempt.arm(onExpire: { queue.async { box.instance?.serviceExtensionTimeWillExpire() } })
+        }
+    }
+
+    // MARK: - Rule 5
+
+    private func finish(_ run: Run, _ end: ChainEnd) {
+        var result = decide(run, end)
+        result.filterTrace = Self.annotate(run.trace, decision: result, end: end)
+        result.duration = clock.monotonic() - run.start
+        if run.admitted { admission.leave() }
+        if case .dropped(let reason) = result.verdict {
+            logger.warning("extension: request \(run.request.id) dropped: \(reason)")
+        }
+        run.completion(result)
+    }
+
+    private func decide(_ run: Run, _ end: ChainEnd) -> StageResult {
+        let original = run.request.content
+        let deliverOriginal = StageResult.Verdict.deliver(original, modified: false)
+        switch end {
+        case .timedOut(let step):
+            return StageResult(verdict: deliverOriginal, timedOut: true,
+                                rule: "\(step): no answer by the time limit nor within the grace after time_will_expire; original delivered")
+        case .failed(let step, let reason):
+            if config.onFailure == .drop {
+                return StageResult(verdict: .dropped(reason: "\(step) failed: \(reason)"), extensionFailed: true,
+                                    rule: "\(step) failed (\(reason)); dropped (on_failure: drop)")
+            }
+            return StageResult(verdict: deliverOriginal, extensionFailed: true,
+                                rule: "\(step) failed (\(reason)); original delivered")
+        case .content(let content, let decidedBy):
+            if content.hasAlertText {
+                let modified = content != original
+                return StageResult(verdict: .deliver(content, modified: modified),
+                                    rule: modified ? "content with alert text: delivered as modified"
+                                                   : "content with alert text: delivered unchanged")
+            }
+            let who = decidedBy ?? "extension"
+            if content.isEmpty && filteringGranted && run.request.pushType == .alert {
+                return StageResult(verdict: .suppressed(decidedBy: who),
+                                    rule: "empty content from \(who) with the filtering entitlement and push type alert: suppressed")
+            }
+            return StageResult(verdict: deliverOriginal,
+                                rule: "content without alert text from \(who), \(Self.whyNotSuppressed(content, filteringGranted, run.request)); original delivered")
+        }
+    }
+
+    private static func whyNotSuppressed(_ content: NotificationContent, _ granted: Bool, _ request: NotificationRequest) -> String {
+        if !content.isEmpty { return "not empty (sound or attachments)" }
+        if !granted { return "entitlement missing" }
+        return "push type \(request.pushTypeName)"
+    }
+
+    /// Marks the step whose suppression rule 5 overruled: `… — not applied: entitlement missing`.
+    private static func annotate(_ trace: [FilterTrace], decision: StageResult, end: ChainEnd) -> [FilterTrace] {
+        guard case .content(let content, let decidedBy?) = end, !content.hasAlertText,
+              case .deliver = decision.verdict,
+              let index = trace.lastIndex(where: { $0.name == decidedBy }) else { return trace }
+        var trace = trace
+        let why = decision.rule.components(separatedBy: ", ").dropFirst().first?
+            .replacingOccurrences(of: "; original delivered", with: "") ?? "rule 5"
+        trace[index].verdict += " — not applied: \(why)"
+        return trace
+    }
+}
+
+/// Late-bound links between a step's attempt and its clean-up.
+///
+/// `@unchecked Sendable`: both fields are written once, before the attempt is armed or its
+/// work is started, and only read afterwards (from `onFinish`).
+private final class AttemptHolder: @unchecked Sendable {
+    var attempt: StepAttempt?
+    var onFinish: (@Sendable () -> Void)?
+}
+
+/// Keeps an Apple-style extension instance alive while its request is open.
+///
+/// `@unchecked Sendable`: the instance (not `Sendable`) is created, called and released
+/// only on its request's serial queue.
+private final class InstanceBox: @unchecked Sendable {
+    var instance: UNNotificationServiceExtension?
+}
