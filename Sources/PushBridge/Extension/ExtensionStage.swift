@@ -224,7 +224,7 @@ public final class ExtensionStage: Sendable {
 
     private func finish(_ run: Run, _ end: ChainEnd) {
         var result = decide(run, end)
-        result.filterTrace = Self.annotate(run.trace, decision: result, end: end)
+        result.filterTrace = annotate(run.trace, decision: result, end: end, request: run.request)
         result.duration = clock.monotonic() - run.start
         if run.admitted { admission.leave() }
         if case .dropped(let reason) = result.verdict {
@@ -271,14 +271,12 @@ public final class ExtensionStage: Sendable {
     }
 
     /// Marks the step whose suppression rule 5 overruled: `… — not applied: entitlement missing`.
-    private static func annotate(_ trace: [FilterTrace], decision: StageResult, end: ChainEnd) -> [FilterTrace] {
+    private func annotate(_ trace: [FilterTrace], decision: StageResult, end: ChainEnd, request: NotificationRequest) -> [FilterTrace] {
         guard case .content(let content, let decidedBy?) = end, !content.hasAlertText,
               case .deliver = decision.verdict,
               let index = trace.lastIndex(where: { $0.name == decidedBy }) else { return trace }
         var trace = trace
-        let why = decision.rule.components(separatedBy: ", ").dropFirst().first?
-            .replacingOccurrences(of: "; original delivered", with: "") ?? "rule 5"
-        trace[index].verdict += " — not applied: \(why)"
+        trace[index].verdict += " — not applied: \(Self.whyNotSuppressed(content, filteringGranted, request))"
         return trace
     }
 }
