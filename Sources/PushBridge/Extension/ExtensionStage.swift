@@ -144,7 +144,7 @@ public final class ExtensionStage: Sendable {
             ignored: { note in logger.debug("extension: \(name) for \(run.request.id): \(note); ignored") },
             onFinish: { [self] outcome in
                 if let attempt = holder.attempt { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(attempt)) } }
-                holder.onFinish?()
+                holder.runCleanUp()
                 var run = run
                 switch outcome {
                 case .answered(let answer, let afterExpire):
@@ -175,7 +175,7 @@ public final class ExtensionStage: Sendable {
             startInProcess(factory, request: request, attempt: attempt, holder: holder)
         case .command(let process):
             let id = process.reserveID(for: request.id)
-            holder.onFinish = { process.forget(id: id) }
+            holder.setCleanUp({ process.forget(id: id) }, ifFinished: attempt)
             var context = run.context
             context.content = content
             process.submit(id: id, line: ExtensionWire.requestLine(id: id, request: request, context: context, content: content),
@@ -197,12 +197,13 @@ public final class ExtensionStage: Sendable {
                     attempt.fail("threw \(error)")
                 }
             }
+            holder.setCleanUp({ task.cancel() }, ifFinished: attempt)
             attempt.arm(onExpire: { task.cancel() })
         case .apple(let make):
             // One serial queue per request: the instance is only ever touched there.
             let queue = DispatchQueue(label: "pushbridge.extension.instance", target: workQueue)
             let box = InstanceBox()
-            holder.onFinish = { queue.async { box.instance = nil } }
+            holder.setCleanUp({ queue.async { box.instance = nil } }, ifFinished: attempt)
             queue.async {
                 let instance: UNNotificationServiceExtension
                 do {
@@ -281,13 +282,29 @@ public final class ExtensionStage: Sendable {
     }
 }
 
-/// Late-bound links between a step's attempt and its clean-up.
-///
-/// `@unchecked Sendable`: both fields are written once, before the attempt is armed or its
-/// work is started, and only read afterwards (from `onFinish`).
-private final class AttemptHolder: @unchecked Sendable {
-    var attempt: StepAttempt?
-    var onFinish: (@Sendable () -> Void)?
+/// Late-bound links between a step's attempt and its clean-up, set after the attempt exists.
+private final class AttemptHolder: Sendable {
+    private let links = Mutex<(attempt: StepAttempt?, cleanUp: (@Sendable () -> Void)?)>((nil, nil))
+
+    var attempt: StepAttempt? {
+        get { links.withLock { $0.attempt } }
+        set { links.withLock { $0.attempt = newValue } }
+    }
+
+    /// Sets the clean-up run when the step ends; runs it at once if it already has.
+    func setCleanUp(_ cleanUp: @escaping @Sendable () -> Void, ifFinished attempt: StepAttempt) {
+        links.withLock { $0.cleanUp = cleanUp }
+        if attempt.isFinished { runCleanUp() }
+    }
+
+    /// Runs the clean-up once.
+    func runCleanUp() {
+        let cleanUp = links.withLock { links in
+            defer { links.cleanUp = nil }
+            return links.cleanUp
+        }
+        cleanUp?()
+    }
 }
 
 /// Keeps an Apple-style extension instance alive while its request is open.
