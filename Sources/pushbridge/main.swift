@@ -1,1 +1,66 @@
+import Foundation
 import PushBridge
+
+// The CLI: argument parsing and the commands; the pipeline lives in the PushBridge library.
+
+func printOut(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
+func printErr(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+let argv = Array(CommandLine.arguments.dropFirst())
+if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
+    printOut(Usage.main)
+    exit(argv.isEmpty ? 2 : 0)
+}
+if argv == ["--version"] || argv == ["version"] {
+    printOut("pushbridge \(Bridge.version) (libmosquitto \(mosquittoLibraryVersion()))")
+    exit(0)
+}
+if argv.first == "help" {
+    guard argv.count == 2, let text = Usage.commands[argv[1]] else {
+        printErr("pushbridge: error: no help for '\(argv.dropFirst().joined(separator: " "))'; commands: \(Usage.commands.keys.sorted().joined(separator: ", "))")
+        exit(2)
+    }
+    printOut(text)
+    exit(0)
+}
+
+let args: Arguments
+do {
+    args = try Arguments(argv)
+} catch {
+    printErr("pushbridge: error: \(error.message)")
+    printErr("run 'pushbridge --help' for usage")
+    exit(2)
+}
+
+/// Loads the config named by -c, $PUSHBRIDGE_CONFIG or ./bridge.yml; exits 2 with every error.
+func loadConfig() -> BridgeConfig {
+    let path = args.value("-c") ?? ProcessInfo.processInfo.environment["PUSHBRIDGE_CONFIG"] ?? "bridge.yml"
+    switch ConfigLoader.load(path: path) {
+    case .success(let config): return config
+    case .failure(let errors):
+        for e in errors.errors { printErr(e.description) }
+        printErr("\(errors.errors.count) error\(errors.errors.count == 1 ? "" : "s") in \(path)")
+        exit(2)
+    }
+}
+
+switch args.command {
+case "check":
+    let config = loadConfig()
+    printOut(config.describe())
+    printOut("\(config.sourcePath): ok")
+    exit(0)
+case "try":
+    exit(TryCommand.run(args, config: loadConfig()))
+case "run":
+    let config = loadConfig()
+    exit(await RunCommand.run(config: config))
+case "monitor":
+    exit(await MonitorCommand.run(args, config: loadConfig()))
+case "health":
+    exit(HealthCommand.run(args, config: loadConfig()))
+default:
+    printErr("pushbridge: error: unknown command '\(args.command)'")
+    exit(2)
+}

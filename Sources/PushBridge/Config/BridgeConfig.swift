@@ -104,7 +104,7 @@ public struct RouteConfig: Sendable {
     public var pushType: PushType? = .alert
     /// `nil` means the default: 10, or 5 for `background`.
     public var priority: Int? = nil
-    public var mutableContent = false
+    public var mutableContent = true
     public var collapseID: Template? = nil
     public var expiration: ExpirationSpec? = nil
     public var alert = AlertTemplates()

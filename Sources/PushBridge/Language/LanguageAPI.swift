@@ -1,6 +1,3 @@
-// PLACEHOLDER API — the Language helper replaces this file with the real lexer,
-// parser and evaluator, keeping these public signatures.
-
 /// A name an expression can refer to (SPEC section 4, "Templates and expressions").
 public enum Variable: String, CaseIterable, Sendable {
     case topic, levels, payload, raw, properties, route, qos, retain
@@ -16,41 +13,118 @@ public protocol EvaluationContext {
 
 /// A syntax error in an expression or template, with its position in the source.
 public struct LanguageError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong, e.g. `expected ')' after arguments`.
+    /// What is wrong, e.g. `expected ')' to close '('`.
     public var message: String
-    /// UTF-8 byte offset of the error inside the expression or template source.
+    /// UTF-8 byte offset of the error inside the full expression or template source.
     public var offset: Int
-    public init(message: String, offset: Int) { self.message = message; self.offset = offset }
+
+    public init(message: String, offset: Int) {
+        self.message = message
+        self.offset = offset
+    }
+
     public var description: String { message }
 }
 
 /// A compiled expression: a filter condition or the inside of a template hole.
+///
+/// Grammar and precedence are documented on the parser; in short, loosest first:
+/// pipes `|`, `||`/`or`, `&&`/`and`, `==` `!=`, `<` `<=` `>` `>=` `in` `not in` `=~`,
+/// `+` `-`, `*` `/`, unary `!`/`not`/`-`, then paths `.name` and `[index]`.
+/// Pipes bind loosest: `payload.x + 1 | default(0)` pipes the sum.
+///
+/// Semantics in brief: different types are never equal nor ordered (int and double are
+/// one type); `in` tests list elements, substrings and object keys; `=~` is true when
+/// the pattern matches anywhere in a string (anchor with `^…$`); `+ - * /` on
+/// unsupported types, division by zero and non-finite results give `null`. Pipes:
+/// `default(x)` replaces `null` and `""`; `upper`, `lower` and `truncate(n)` (at most
+/// `n` characters, no ellipsis) render non-strings first; `round(n)` rounds numbers
+/// half away from zero (an integer when `n` is 0) and passes other values through;
+/// `json` gives compact JSON text. `round` and `truncate` take integer literals.
 public struct Expression: Sendable {
     /// The source text the expression was parsed from.
     public let source: String
+    /// The variables the expression reads (useful for validation).
+    public let variables: Set<Variable>
+    let node: Node
+
     /// Parses `source`; throws a positioned `LanguageError` on a syntax error.
     public static func parse(_ source: String) throws(LanguageError) -> Expression {
-        Expression(source: source)
+        var parser = try Parser(bytes: Array(source.utf8), start: 0, holeStart: nil)
+        let node = try parser.parseExpression()
+        var variables: Set<Variable> = []
+        node.collectVariables(into: &variables)
+        return Expression(source: source, variables: variables, node: node)
     }
-    /// Evaluates the expression; never fails at run time (SPEC: nothing is an error at run time).
-    public func evaluate(in context: some EvaluationContext) -> JSONValue { .null }
-    /// Evaluates and applies truthiness: `null`, `false`, `0`, `""`, `[]`, `{}` are false.
-    public func isTrue(in context: some EvaluationContext) -> Bool { false }
+
+    /// Evaluates the expression; never fails at run time (a missing path is `null`).
+    public func evaluate(in context: some EvaluationContext) -> JSONValue {
+        node.evaluate(in: context)
+    }
+
+    /// Evaluates and applies truthiness: `null`, `false`, `0`, `0.0`, `""`, `[]`, `{}` are false.
+    public func isTrue(in context: some EvaluationContext) -> Bool {
+        Operators.isTruthy(node.evaluate(in: context))
+    }
 }
 
-/// A compiled template: text with `{{ expr }}` holes.
+/// A compiled template: text with `{{ expr }}` holes, parsed once.
+///
+/// A literal `{{` is written `{{ "{{" }}`. A value renders as: `null` → empty, strings
+/// as they are, numbers without a needless fraction (`42`), booleans as `true`/`false`,
+/// arrays and objects as compact JSON.
 public struct Template: Sendable {
     /// The source text.
     public let source: String
+    /// The variables the holes read (useful for validation).
+    public let variables: Set<Variable>
+    let segments: [TemplateSegment]
+    /// The expression when the template is exactly one hole (whitespace around it allowed).
+    let singleHole: Node?
+
     /// Parses `source`; throws a positioned `LanguageError` on a syntax error.
     public static func parse(_ source: String) throws(LanguageError) -> Template {
-        Template(source: source)
+        let segments = try TemplateParser.segments(of: source)
+        var variables: Set<Variable> = []
+        var holes: [Node] = []
+        var onlyWhitespaceText = true
+        for segment in segments {
+            switch segment {
+            case .hole(let node):
+                holes.append(node)
+                node.collectVariables(into: &variables)
+            case .text(let text):
+                if !text.utf8.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                    onlyWhitespaceText = false
+                }
+            }
+        }
+        let single = holes.count == 1 && onlyWhitespaceText ? holes[0] : nil
+        return Template(source: source, variables: variables, segments: segments, singleHole: single)
     }
+
     /// `true` when the template contains at least one `{{ }}` hole.
-    public var hasHoles: Bool { source.contains("{{") }
+    public var hasHoles: Bool {
+        segments.contains { if case .hole = $0 { return true } else { return false } }
+    }
+
     /// Renders to text (`null` renders as an empty string).
-    public func render(in context: some EvaluationContext) -> String { source }
-    /// The value: for a template that is exactly one hole (`"{{ payload }}"`) the
-    /// expression's value itself, otherwise the rendered string.
-    public func value(in context: some EvaluationContext) -> JSONValue { .string(source) }
+    public func render(in context: some EvaluationContext) -> String {
+        if segments.count == 1, case .text(let text) = segments[0] { return text }
+        var output = ""
+        for segment in segments {
+            switch segment {
+            case .text(let text): output += text
+            case .hole(let node): ValueText.append(node.evaluate(in: context), to: &output)
+            }
+        }
+        return output
+    }
+
+    /// The value: for a template that is exactly one hole (`"{{ payload }}"`, whitespace
+    /// around it allowed) the expression's value itself, otherwise the rendered string.
+    public func value(in context: some EvaluationContext) -> JSONValue {
+        if let singleHole { return singleHole.evaluate(in: context) }
+        return .string(render(in: context))
+    }
 }

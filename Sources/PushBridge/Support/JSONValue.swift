@@ -32,8 +32,3 @@ extension JSONValue {
         return false
     }
 }
-
-extension JSONValue {
-    /// Compact JSON text with sorted keys. (PLACEHOLDER: the Language helper replaces this with JSONSerializer.swift.)
-    public var jsonText: String { "\(self)" }
-}

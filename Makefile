@@ -1,0 +1,58 @@
+# pushbridge — the two commands a new user needs: `make run` and `make test`.
+SHELL := /bin/bash
+SWIFT ?= swift
+CONFIG ?= bridge.yml
+APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicrohttpd-dev \
+                libsqlite3-dev openssl tmux python3 procps
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+RUN_DIR := .run
+
+.PHONY: deps build release run test bench lint clean broker
+
+## deps: install the Debian packages that are missing (apt-get update only when needed)
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+## broker: start a private mosquitto on 127.0.0.1:1883 unless something answers there
+broker: deps
+	@if (exec 3<>/dev/tcp/127.0.0.1/1883) 2>/dev/null; then \
+	  echo "a broker answers on 127.0.0.1:1883; using it"; \
+	else \
+	  mkdir -p $(RUN_DIR); \
+	  printf 'listener 1883 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\npid_file %s/mosquitto.pid\nlog_dest file %s/mosquitto.log\n' \
+	    "$(CURDIR)/$(RUN_DIR)" "$(CURDIR)/$(RUN_DIR)" "$(CURDIR)/$(RUN_DIR)" > $(RUN_DIR)/mosquitto.conf; \
+	  mosquitto -c $(RUN_DIR)/mosquitto.conf -d; \
+	  for i in $$(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/1883) 2>/dev/null && break; sleep 0.1; done; \
+	  echo "started mosquitto on 127.0.0.1:1883 (pid $$(cat $(RUN_DIR)/mosquitto.pid); stop it with: kill $$(cat $(RUN_DIR)/mosquitto.pid))"; \
+	fi
+
+## run: install, build, start a local broker if needed, and run the bridge on $(CONFIG)
+run: release broker
+	@echo
+	@echo "pushbridge is starting with $(CONFIG). In another terminal:"
+	@echo "  mosquitto_sub -h localhost -t 'display/#' -v &"
+	@echo "  mosquitto_pub -h localhost -t home/front/doorbell -m '{\"who\":\"Alice\"}'"
+	@echo "Stop with Ctrl-C."
+	@echo
+	$$($(SWIFT) build -c release --show-bin-path)/pushbridge run -c $(CONFIG)
+
+## test: install, build and pass the whole suite
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: release
+	bench/run.sh
+
+clean:
+	rm -rf .build $(RUN_DIR)

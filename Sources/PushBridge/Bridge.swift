@@ -1,0 +1,182 @@
+import Foundation
+import Synchronization
+
+/// The running bridge: broker client → pipeline → per-topic ordering → publish,
+/// with counters and the status topic. `run()` returns after a graceful stop.
+public final class Bridge: Sendable {
+    /// The version printed by `--version` and put in the stats.
+    public static let version = "0.1.0"
+
+    public let config: BridgeConfig
+    let logger: Logger
+    let pipeline: Pipeline
+    let stats: Stats
+    let hop: (name: String, value: String)
+    private let sequencer: TopicSequencer<Finished>
+    private let stopRequested = Atomic<Bool>(false)
+
+    struct Finished: Sendable {
+        var topic: String
+        var receivedAt: Double
+        var decision: Decision
+    }
+
+    /// Builds a bridge for `config`; `serviceExtension` lets a program supply its own Swift extension.
+    public init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) {
+        self.config = config
+        self.logger = logger
+        let hop = (name: DisplayRenderer.hopProperty, value: config.broker.clientID)
+        self.hop = hop
+        self.pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop)
+        let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
+                          startedAt: Date().timeIntervalSince1970)
+        self.stats = stats
+        let box = ClientBox()
+        self.sequencer = TopicSequencer { finished in
+            Bridge.emit(finished, client: box, stats: stats, logger: logger)
+        }
+        self.clientBox = box
+    }
+
+    private let clientBox: ClientBox
+
+    /// State the sequencer's emit closure shares with the bridge: the client (set once
+    /// before any message flows), display publishes awaiting their ack, messages in flight.
+    final class ClientBox: Sendable {
+        let client = Mutex<MQTTClient?>(nil)
+        /// mid of a display publish → arrival time, for end-to-end latency.
+        let acks = Mutex<[Int32: Double]>([:])
+        let inFlight = Atomic<Int>(0)
+    }
+
+    /// The subscriptions the routes need (deduplicated, `$share/` applied, No Local on MQTT 5).
+    public static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
+        var byFilter: [String: MQTTSubscription] = [:]
+        var order: [String] = []
+        for route in config.routes {
+            let filter = route.share.map { "$share/\($0)/\(route.topic)" } ?? route.topic
+            let noLocal = config.broker.protocolVersion == .v5 && route.share == nil
+            if var existing = byFilter[filter] {
+                existing.qos = max(existing.qos, route.qos)
+                byFilter[filter] = existing
+            } else {
+                byFilter[filter] = MQTTSubscription(filter: filter, qos: route.qos, noLocal: noLocal)
+                order.append(filter)
+            }
+        }
+        return order.map { byFilter[$0]! }
+    }
+
+    /// Connects, processes messages until SIGTERM/SIGINT (or `requestStop()`), then drains and stops.
+    public func run() async throws {
+        let m = config.monitoring
+        let will = m.statusTopic.map { MQTTWill(topic: $0, payload: Array("offline".utf8), qos: 1, retain: true) }
+        let options = MQTTClientOptions(config: config.broker, will: will,
+                                        subscriptions: Self.subscriptions(for: config))
+        let handlers = MQTTClientHandlers(
+            onMessage: { [weak self] message in self?.receive(message) },
+            onPublished: { [weak self] mid in self?.acknowledged(mid) },
+            onConnection: { [weak self] event in self?.connectionChanged(event) },
+            log: { [logger] level, text in logger.log(level, text) })
+        let client = try MQTTClient(options: options, handlers: handlers)
+        clientBox.client.withLock { $0 = client }
+        client.start()
+        logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
+        await waitForStop()
+        await drain(client)
+    }
+
+    /// Asks `run()` to drain and return (what SIGTERM does).
+    public func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
+    private func waitForStop() async {
+        while !stopRequested.load(ordering: .acquiring) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private func drain(_ client: MQTTClient) async {
+        let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
+        let deadline = ContinuousClock.now + budget
+        logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
+        while clientBox.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        pipeline.shutdown()
+        if let topic = config.monitoring.statusTopic {
+            _ = try? client.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
+                                    userProperties: [])
+        }
+        client.stop(flushTimeout: .seconds(5))
+        logger.info("stopped")
+    }
+
+    // MARK: - Per message
+
+    private func receive(_ message: InboundMessage) {
+        if message.property(hop.name) == hop.value {
+            stats.loopDropped(topic: message.topic)
+            return
+        }
+        stats.received(topic: message.topic)
+        clientBox.inFlight.add(1, ordering: .relaxed)
+        let ticket = sequencer.enter(message.topic)
+        let id = NotificationRequest.newID()
+        let sequencer = self.sequencer
+        pipeline.process(message, id: id) { decision in
+            sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
+                                                decision: decision))
+        }
+    }
+
+    private static func emit(_ f: Finished, client box: ClientBox, stats: Stats, logger: Logger) {
+        let client = box.client.withLock { $0 }
+        for out in f.decision.publish {
+            do {
+                let mid = try client?.publish(topic: out.topic, payload: out.payload, qos: out.qos,
+                                              retain: out.retain, userProperties: out.userProperties)
+                if let mid, f.decision.outcome == .delivered {
+                    if out.qos == 0 {
+                        stats.endToEndLatency(seconds: Date().timeIntervalSince1970 - f.receivedAt)
+                    } else {
+                        box.acks.withLock { $0[mid] = f.receivedAt }
+                    }
+                }
+            } catch {
+                logger.error("publish to '\(out.topic)' failed: \(error)")
+            }
+        }
+        if logger.enabled(.debug) {
+            logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))")
+        }
+        stats.finished(topic: f.topic, decision: f.decision)
+        box.inFlight.subtract(1, ordering: .releasing)
+    }
+
+    private func acknowledged(_ mid: Int32) {
+        if let t = clientBox.acks.withLock({ $0.removeValue(forKey: mid) }) {
+            stats.endToEndLatency(seconds: Date().timeIntervalSince1970 - t)
+        }
+    }
+
+    private func connectionChanged(_ event: ConnectionEvent) {
+        switch event {
+        case .connected(let sessionPresent):
+            stats.setConnected(true)
+            logger.info("connected to \(config.broker.host):\(config.broker.effectivePort) (session present: \(sessionPresent))")
+            if let topic = config.monitoring.statusTopic {
+                let client = clientBox.client.withLock { $0 }
+                _ = try? client?.publish(topic: topic, payload: Array("online".utf8), qos: 1, retain: true,
+                                         userProperties: [])
+            }
+        case .disconnected(let reason):
+            stats.setConnected(false)
+            logger.warning("disconnected from \(config.broker.host):\(config.broker.effectivePort): \(reason)")
+        case .connectFailed(let reason):
+            stats.setConnected(false)
+            logger.warning("connect to \(config.broker.host):\(config.broker.effectivePort) failed: \(reason)")
+        }
+    }
+}

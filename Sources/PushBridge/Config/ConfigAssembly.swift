@@ -1,0 +1,82 @@
+/// Assembles the sections of the root mapping into a `BridgeConfig` and runs the
+/// cross-section checks: unique route names, filter route references, loops.
+struct ConfigAssembly {
+    let reader: ConfigReader
+    let path: String
+
+    func build(_ root: YAMLNode) -> BridgeConfig {
+        var config = BridgeConfig()
+        config.sourcePath = path
+        guard case .mapping = root else {
+            reader.error("the file must be a mapping of sections (broker, routes, extension, …), got \(reader.show(root))", at: root.mark)
+            return config
+        }
+        guard let f = reader.fields(root, key: "bridge.yml", context: "bridge.yml", known: ConfigLoader.topLevelKeys) else {
+            return config
+        }
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ""
+        if let n = f["broker"] { config.broker = reader.readBroker(n, baseDirectory: directory) }
+        if let n = f["entitlements"], let list = reader.strings(n, key: "entitlements") {
+            config.entitlements = list.map(\.0)
+        }
+        var topicMarks: [YAMLMark] = []
+        if let n = f["routes"] {
+            (config.routes, topicMarks) = readRoutes(n)
+        } else {
+            reader.error("'routes' is missing: at least one route is needed", at: f.mark)
+        }
+        var filterRoutes: [[(String, YAMLScalar)]] = []
+        if let n = f["extension"] { (config.extension, filterRoutes) = reader.readExtension(n) }
+        if let n = f["display"] { config.display = reader.readDisplay(n) }
+        if let n = f["dead_letter"] { config.deadLetter = reader.readDeadLetter(n) }
+        if let n = f["journal"] { config.journal = reader.readJournal(n) }
+        if let n = f["monitoring"] { config.monitoring = reader.readMonitoring(n) }
+        checkFilterRoutes(filterRoutes, routes: config.routes)
+        checkLoops(config, topicMarks: topicMarks)
+        return config
+    }
+
+    private func readRoutes(_ node: YAMLNode) -> ([RouteConfig], [YAMLMark]) {
+        guard let items = reader.sequence(node, key: "routes") else { return ([], []) }
+        if items.isEmpty {
+            reader.error("'routes' is empty: at least one route is needed", at: node.mark)
+        }
+        var routes: [RouteConfig] = []
+        var marks: [YAMLMark] = []
+        var names: [String: YAMLMark] = [:]
+        for item in items {
+            guard let (route, nameMark, topicMark) = reader.readRoute(item) else { continue }
+            if let first = names[route.name] {
+                reader.error("duplicate route name '\(route.name)' (first at line \(first.line + 1)); give each route a unique 'name'",
+                             at: nameMark)
+                continue
+            }
+            names[route.name] = nameMark
+            routes.append(route)
+            marks.append(topicMark)
+        }
+        return (routes, marks)
+    }
+
+    private func checkFilterRoutes(_ refs: [[(String, YAMLScalar)]], routes: [RouteConfig]) {
+        let known = routes.map(\.name)
+        for (name, scalar) in refs.joined() where !known.contains(name) {
+            reader.error("unknown route '\(name)' in filter 'routes'" + KeySuggestion.hint(for: name, in: known, noun: "routes"),
+                         at: scalar.mark)
+        }
+    }
+
+    /// A route whose filter could match the bridge's own output is an error.
+    private func checkLoops(_ config: BridgeConfig, topicMarks: [YAMLMark]) {
+        var outputs: [(what: String, template: String)] = [("display messages", config.display.topic.source)]
+        if let dead = config.deadLetter { outputs.append(("dead-letter messages", dead.topic.source)) }
+        if let status = config.monitoring.statusTopic { outputs.append(("status messages", status)) }
+        if let stats = config.monitoring.statsTopic { outputs.append(("stats messages", stats)) }
+        for (route, mark) in zip(config.routes, topicMarks) where TopicFilter.validate(route.topic) == nil {
+            for output in outputs where LoopCheck.templateMayMatch(filter: route.topic, template: output.template) {
+                reader.error("route '\(route.name)' (topic '\(route.topic)') would receive the bridge's own \(output.what) on '\(output.template)'; narrow the filter",
+                             at: mark)
+            }
+        }
+    }
+}

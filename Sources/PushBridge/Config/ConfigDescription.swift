@@ -1,0 +1,98 @@
+extension RouteConfig {
+    /// The filter actually subscribed to: `$share/<group>/<topic>` when `share` is set.
+    public var subscriptionFilter: String {
+        share.map { "$share/\($0)/\(topic)" } ?? topic
+    }
+}
+
+extension BridgeConfig {
+    /// A readable summary of the resolved configuration, printed by `pushbridge check`.
+    ///
+    /// Shows every section with defaults filled in; the password is shown as `***`.
+    public func describe() -> String {
+        var out: [String] = []
+        func d(_ x: Duration) -> String { DurationParser.format(x) }
+        func q(_ t: Template?) -> String { t.map { "\"\($0.source)\"" } ?? "-" }
+
+        let b = broker
+        out.append("broker: \(b.host):\(b.effectivePort) client_id=\(b.clientID) protocol=\(b.protocolVersion.rawValue)")
+        out.append("  keepalive=\(d(b.keepalive)) clean_start=\(b.cleanStart) session_expiry=\(d(b.sessionExpiry)) reconnect=\(d(b.reconnectMin))..\(d(b.reconnectMax))")
+        var auth = "  username=\(b.username ?? "-") password=\(b.password == nil ? "-" : "***")"
+        if let file = b.passwordFile { auth += " (from \(file))" }
+        out.append(auth)
+        if let tls = b.tls {
+            out.append("  tls: ca_file=\(tls.caFile ?? "-") cert_file=\(tls.certFile ?? "-") key_file=\(tls.keyFile ?? "-") insecure=\(tls.insecure)")
+        } else {
+            out.append("  tls: off")
+        }
+        out.append("entitlements: " + (entitlements.isEmpty ? "none" : entitlements.joined(separator: ", "))
+                   + (filteringGranted ? " (filtering granted)" : ""))
+
+        out.append("routes (\(routes.count), first match wins):")
+        for (index, r) in routes.enumerated() {
+            out.append("  \(index + 1). \(r.name): \(r.subscriptionFilter) qos=\(r.qos) input=\(r.input.rawValue) push_type=\(r.pushType?.rawValue ?? "none") priority=\(r.effectivePriority) mutable_content=\(r.mutableContent)")
+            var extras: [String] = []
+            if let c = r.collapseID { extras.append("collapse_id=\(q(c))") }
+            switch r.expiration {
+            case .after(let x)?: extras.append("expiration=\(d(x))")
+            case .template(let t)?: extras.append("expiration=\(q(t))")
+            case nil: break
+            }
+            extras.append("user_info=\(q(r.userInfo))")
+            out.append("     " + extras.joined(separator: " "))
+            let a = r.alert
+            let fields: [(String, Template?)] = [
+                ("title", a.title), ("subtitle", a.subtitle), ("body", a.body), ("sound", a.sound),
+                ("badge", a.badge), ("thread_id", a.threadID), ("category", a.category),
+                ("interruption_level", a.interruptionLevel), ("relevance_score", a.relevanceScore),
+                ("target_content_id", a.targetContentID), ("filter_criteria", a.filterCriteria),
+            ]
+            let set = fields.compactMap { name, t in t.map { "\(name)=\(q($0))" } }
+            if r.input == .apns {
+                out.append("     alert: from the APNs body")
+            } else {
+                out.append("     alert: " + (set.isEmpty ? "none" : set.joined(separator: " ")))
+            }
+        }
+
+        let e = `extension`
+        out.append("extension: time_limit=\(d(e.timeLimit)) expire_grace=\(d(e.expireGrace)) concurrency=\(e.concurrency) on_failure=\(e.onFailure.rawValue)")
+        if let command = e.command { out.append("  command: " + command.joined(separator: " ")) }
+        out.append("  filters (\(e.filters.count), in order):")
+        for (index, f) in e.filters.enumerated() {
+            var line = "    \(index + 1). \(f.name): \(Self.describe(f.action))"
+            if let w = f.when { line += " when \"\(w.source)\"" }
+            line += " routes=" + (f.routes?.joined(separator: ",") ?? "all")
+            out.append(line)
+        }
+
+        out.append("display: topic=\(q(display.topic)) qos=\(display.qos) retain=\(display.retain) format=\(display.format.rawValue)")
+        out.append("dead_letter: " + (deadLetter.map { "topic=\(q($0.topic)) qos=\($0.qos)" } ?? "off"))
+        out.append("journal: " + (journal.map { "path=\($0.path) fsync=\($0.fsync.rawValue) max_messages=\($0.maxMessages)" } ?? "off"))
+        let m = monitoring
+        out.append("monitoring: status_topic=\(m.statusTopic ?? "off") stats_topic=\(m.statsTopic ?? "off") interval=\(d(m.interval)) max_topics=\(m.maxTopics)")
+        out.append("  http=\(m.http ?? "off") log_level=\(m.logLevel.rawValue) log_format=\(m.logFormat.rawValue)")
+        return out.joined(separator: "\n") + "\n"
+    }
+
+    private static func describe(_ action: FilterAction) -> String {
+        switch action {
+        case .suppress(let e):
+            return "suppress \"\(e.source)\""
+        case .set(let fields):
+            return "set " + fields.map { "\($0.field)=\"\($0.value.source)\"" }.joined(separator: " ")
+        case .dedupe(let key, let window):
+            return "dedupe key=\"\(key.source)\" window=\(DurationParser.format(window))"
+        case .rateLimit(let key, let max, let window):
+            return "rate_limit key=\"\(key.source)\" max=\(max) window=\(DurationParser.format(window))"
+        case .quietHours(let from, let to, let zone, let unless):
+            func hm(_ m: Int) -> String {
+                let h = m / 60, mm = m % 60
+                return (h < 10 ? "0" : "") + "\(h):" + (mm < 10 ? "0" : "") + "\(mm)"
+            }
+            var text = "quiet_hours \(hm(from))-\(hm(to)) timezone=\(zone ?? "local")"
+            if let unless { text += " unless \"\(unless.source)\"" }
+            return text
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/// Parses config durations: `250ms`, `30s`, `10m`, `2h`, `1d`, or a bare number of seconds.
+///
+/// Decimals are allowed (`1.5s`); a sign, an exponent, an unknown unit or an empty number
+/// is rejected.
+enum DurationParser {
+    /// The duration `text` spells, or `nil` when it is not a valid, non-negative duration.
+    static func parse(_ text: String) -> Duration? {
+        let trimmed = text.trimmingSpaces
+        let units: [(suffix: String, nanos: Double)] = [
+            ("ms", 1e6), ("s", 1e9), ("m", 60e9), ("h", 3600e9), ("d", 86_400e9),
+        ]
+        var number = trimmed
+        var scale = 1e9
+        for unit in units where trimmed.hasSuffix(unit.suffix) {
+            number = String(trimmed.dropLast(unit.suffix.count))
+            scale = unit.nanos
+            break
+        }
+        guard isDecimal(number), let value = Double(number) else { return nil }
+        let nanos = (value * scale).rounded()
+        guard nanos.isFinite, nanos < 9.2e18 else { return nil }
+        return .nanoseconds(Int64(nanos))
+    }
+
+    /// `123`, `1.5`, `.5`, `5.`: digits with at most one dot, at least one digit.
+    private static func isDecimal(_ s: String) -> Bool {
+        var digits = 0, dots = 0
+        for c in s.unicodeScalars {
+            if ("0"..."9").contains(c) { digits += 1 } else if c == "." { dots += 1 } else { return false }
+        }
+        return digits > 0 && dots <= 1
+    }
+
+    /// Renders a duration compactly for summaries: `250ms`, `30s`, `10m`, `1.5s`.
+    static func format(_ d: Duration) -> String {
+        let (seconds, atto) = d.components
+        let ms = Double(seconds) * 1000 + Double(atto) / 1e15
+        func trim(_ x: Double) -> String {
+            x == x.rounded() ? String(Int64(x)) : String(x)
+        }
+        if ms < 1000 { return "\(trim(ms))ms" }
+        let s = ms / 1000
+        if s.truncatingRemainder(dividingBy: 86_400) == 0 { return "\(trim(s / 86_400))d" }
+        if s.truncatingRemainder(dividingBy: 3600) == 0 { return "\(trim(s / 3600))h" }
+        if s.truncatingRemainder(dividingBy: 60) == 0 { return "\(trim(s / 60))m" }
+        return "\(trim(s))s"
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let start = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return "" }
+        let end = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })!
+        return String(scalars[start...end])
+    }
+}

@@ -1,0 +1,105 @@
+/// Reads `display:`, `dead_letter:`, `journal:` and `monitoring:` (SPEC section 4).
+extension ConfigReader {
+    func readDisplay(_ node: YAMLNode) -> DisplayConfig {
+        var display = DisplayConfig()
+        guard let f = fields(node, key: "display", context: "display",
+                             known: ["topic", "qos", "retain", "format"]) else { return display }
+        if let n = f["topic"], let t = publishTemplate(n, key: "topic") { display.topic = t }
+        if let n = f["qos"], let v = choice(n, key: "qos", allowed: [0, 1, 2]) { display.qos = v }
+        if let n = f["retain"], let v = bool(n, key: "retain") { display.retain = v }
+        if let n = f["format"], let v = word(n, key: "format", allowed: ["json", "apns", "text"]) {
+            display.format = DisplayFormat(rawValue: v)!
+        }
+        return display
+    }
+
+    func readDeadLetter(_ node: YAMLNode) -> DeadLetterConfig? {
+        guard let f = fields(node, key: "dead_letter", context: "dead_letter", known: ["topic", "qos"]) else { return nil }
+        guard let n = required(f, "topic", in: "dead_letter"), let t = publishTemplate(n, key: "topic") else { return nil }
+        var dead = DeadLetterConfig(topic: t)
+        if let q = f["qos"], let v = choice(q, key: "qos", allowed: [0, 1, 2]) { dead.qos = v }
+        return dead
+    }
+
+    func readJournal(_ node: YAMLNode) -> JournalConfig? {
+        guard let f = fields(node, key: "journal", context: "journal", known: ["path", "fsync", "max_messages"]) else { return nil }
+        var journal = JournalConfig()
+        if let n = f["path"], let v = string(n, key: "path") {
+            if v.isEmpty { error("'path' must not be empty", at: n.mark) } else { journal.path = v }
+        }
+        if let n = f["fsync"], let v = word(n, key: "fsync", allowed: ["always", "interval", "never"]) {
+            journal.fsync = FsyncPolicy(rawValue: v)!
+        }
+        if let n = f["max_messages"], let v = int(n, key: "max_messages", range: 1...Int.max) { journal.maxMessages = v }
+        return journal
+    }
+
+    func readMonitoring(_ node: YAMLNode) -> MonitoringConfig {
+        var mon = MonitoringConfig()
+        guard let f = fields(node, key: "monitoring", context: "monitoring",
+                             known: ["status_topic", "stats_topic", "interval", "max_topics", "http", "log_level", "log_format"])
+        else { return mon }
+        for key in ["status_topic", "stats_topic"] {
+            var value: String? = key == "status_topic" ? mon.statusTopic : mon.statsTopic
+            if f.isExplicitNull(key) {
+                value = nil
+            } else if let n = f[key], let v = string(n, key: key) {
+                if let problem = TopicFilter.validatePublishTopic(v) {
+                    error("invalid '\(key)' '\(v)': \(problem)", at: n.mark)
+                } else {
+                    value = v
+                }
+            }
+            if key == "status_topic" { mon.statusTopic = value } else { mon.statsTopic = value }
+        }
+        if let n = f["interval"], let v = duration(n, key: "interval", minimum: .milliseconds(100)) { mon.interval = v }
+        if let n = f["max_topics"], let v = int(n, key: "max_topics", range: 1...Int.max) { mon.maxTopics = v }
+        if let n = f["http"], let v = string(n, key: "http") {
+            if let problem = Self.hostPortProblem(v) {
+                error("invalid 'http' \(show(n)): \(problem)", at: n.mark)
+            } else {
+                mon.http = v
+            }
+        }
+        if let n = f["log_level"], let v = word(n, key: "log_level", allowed: LogLevel.allCases.map(\.rawValue)) {
+            mon.logLevel = LogLevel(rawValue: v)!
+        }
+        if let n = f["log_format"], let v = word(n, key: "log_format", allowed: ["text", "json"]) {
+            mon.logFormat = LogFormat(rawValue: v)!
+        }
+        return mon
+    }
+
+    /// A topic template: compiled, and when constant, a valid publish topic.
+    private func publishTemplate(_ node: YAMLNode, key: String) -> Template? {
+        guard let t = template(node, key: key) else { return nil }
+        if !t.hasHoles, let problem = TopicFilter.validatePublishTopic(t.source) {
+            error("invalid '\(key)' '\(t.source)': \(problem)", at: node.mark)
+            return nil
+        }
+        if LoopCheck.pieces(of: t.source).contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "#") }) {
+            error("'\(key)' must not contain the wildcards '+' or '#'", at: node.mark)
+            return nil
+        }
+        return t
+    }
+
+    /// Why `text` is not `host:port` (IPv6 hosts in brackets), or `nil` when it is.
+    static func hostPortProblem(_ text: String) -> String? {
+        guard let colon = text.lastIndex(of: ":") else { return "expected \"host:port\", e.g. \"127.0.0.1:9464\"" }
+        var host = Substring(text[..<colon])
+        let portText = text[text.index(after: colon)...]
+        if host.hasPrefix("[") {
+            guard host.hasSuffix("]"), host.count > 2 else { return "an IPv6 host needs closing ']'" }
+            host = host.dropFirst().dropLast()
+        } else if host.contains(":") {
+            return "write an IPv6 host in brackets, e.g. \"[::1]:9464\""
+        }
+        if host.isEmpty { return "the host is empty; use 0.0.0.0 for every interface" }
+        if host.contains(where: { $0 == " " || $0 == "/" }) { return "'\(host)' is not a host name or address" }
+        guard let port = Int(portText), portText.allSatisfy(\.isNumber), (1...65_535).contains(port) else {
+            return "the port must be 1 to 65535, got '\(portText)'"
+        }
+        return nil
+    }
+}

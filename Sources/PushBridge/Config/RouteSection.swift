@@ -1,0 +1,135 @@
+/// Reads one entry of `routes:` (SPEC section 4).
+extension ConfigReader {
+    static let routeKeys = ["name", "topic", "qos", "share", "input", "push_type", "priority",
+                            "mutable_content", "collapse_id", "expiration", "alert", "user_info"]
+    static let alertKeys = ["title", "subtitle", "body", "sound", "badge", "thread_id", "category",
+                            "interruption_level", "relevance_score", "target_content_id", "filter_criteria"]
+
+    /// The route, with the marks of its name (or topic) and its topic, for later checks.
+    func readRoute(_ node: YAMLNode) -> (route: RouteConfig, nameMark: YAMLMark, topicMark: YAMLMark)? {
+        guard let f = fields(node, key: "routes", context: "route", known: Self.routeKeys) else { return nil }
+        guard let topicNode = f["topic"] else {
+            error("route needs 'topic' (an MQTT topic filter)", at: f.mark)
+            return nil
+        }
+        let topic = string(topicNode, key: "topic") ?? ""
+        if case .scalar = topicNode {
+            if topic.hasPrefix("$share/") {
+                error("'topic' must not start with '$share/'; use 'share: <group>' instead", at: topicNode.mark)
+            } else if let problem = TopicFilter.validate(topic) {
+                error("invalid topic filter '\(topic)': \(problem)", at: topicNode.mark)
+            }
+        }
+        var name = topic
+        var nameMark = topicNode.mark
+        if let n = f["name"], let v = string(n, key: "name") {
+            if v.isEmpty { error("'name' must not be empty", at: n.mark) } else { name = v; nameMark = n.mark }
+        }
+        var route = RouteConfig(name: name, topic: topic)
+        route.location = "\(path):\(f.mark.line + 1):\(f.mark.column + 1)"
+        route.mutableContent = true  // SPEC section 4 default
+        if let n = f["qos"], let v = choice(n, key: "qos", allowed: [0, 1, 2]) { route.qos = v }
+        if let n = f["share"], let v = string(n, key: "share") {
+            if v.isEmpty || v.contains(where: { "/+#\u{0}".contains($0) }) {
+                error("'share' must be a group name without '/', '+' or '#', got \(show(n))", at: n.mark)
+            } else {
+                route.share = v
+            }
+        }
+        if let n = f["input"], let v = word(n, key: "input", allowed: InputMode.allCases.map(\.rawValue)) {
+            route.input = InputMode(rawValue: v)!
+        }
+        if let n = f["push_type"],
+           let v = word(n, key: "push_type", allowed: PushType.allCases.map(\.rawValue) + ["none"]) {
+            route.pushType = PushType(rawValue: v)
+        }
+        if let n = f["priority"], let v = choice(n, key: "priority", allowed: [10, 5, 1]) {
+            if v == 10 && route.pushType == .background {
+                error("'priority' 10 is not allowed with push_type background (APNs BadPriority); use 5", at: n.mark)
+            } else {
+                route.priority = v
+            }
+        }
+        if let n = f["mutable_content"], let v = bool(n, key: "mutable_content") { route.mutableContent = v }
+        if let n = f["collapse_id"], let t = template(n, key: "collapse_id") {
+            if !t.hasHoles, t.source.utf8.count > 64 {
+                error("'collapse_id' must be at most 64 bytes (APNs BadCollapseId), got \(t.source.utf8.count)", at: n.mark)
+            } else {
+                route.collapseID = t
+            }
+        }
+        if let n = f["expiration"] { route.expiration = readExpiration(n) }
+        if let n = f["alert"] {
+            route.alert = readAlert(n)
+        }
+        if route.input != .apns, f["alert"].map({ alertNode in
+            fields(quietly: alertNode)?.has("body") ?? false
+        }) != true {
+            route.alert.body = try? compiler.template("{{ raw }}")
+        }
+        if let n = f["user_info"] {
+            route.userInfo = template(n, key: "user_info")
+        } else if !f.isExplicitNull("user_info") {
+            route.userInfo = try? compiler.template("{{ payload }}")
+        }
+        return (route, nameMark, topicNode.mark)
+    }
+
+    private func readExpiration(_ node: YAMLNode) -> ExpirationSpec? {
+        if case .scalar(let s) = node, s.value.contains("{{") {
+            return template(node, key: "expiration").map(ExpirationSpec.template)
+        }
+        return duration(node, key: "expiration").map(ExpirationSpec.after)
+    }
+
+    private func readAlert(_ node: YAMLNode) -> AlertTemplates {
+        var alert = AlertTemplates()
+        guard let f = fields(node, key: "alert", context: "alert", known: Self.alertKeys) else { return alert }
+        func read(_ key: String) -> Template? {
+            guard let n = f[key], let t = template(n, key: key) else { return nil }
+            if !t.hasHoles, case .scalar(let s) = n { checkConstant(key: key, value: s.value, node: n) }
+            return t
+        }
+        alert.title = read("title")
+        alert.subtitle = read("subtitle")
+        alert.body = read("body")
+        alert.sound = read("sound")
+        alert.badge = read("badge")
+        alert.threadID = read("thread_id")
+        alert.category = read("category")
+        alert.interruptionLevel = read("interruption_level")
+        alert.relevanceScore = read("relevance_score")
+        alert.targetContentID = read("target_content_id")
+        alert.filterCriteria = read("filter_criteria")
+        return alert
+    }
+
+    /// Checks a constant (hole-free) content field value: level, score, badge.
+    func checkConstant(key: String, value: String, node: YAMLNode) {
+        switch key {
+        case "interruption_level":
+            if InterruptionLevel(rawValue: value) == nil {
+                _ = word(node, key: key, allowed: InterruptionLevel.allCases.map(\.rawValue))
+            }
+        case "relevance_score":
+            if let score = Double(value.trimmingSpaces), (0...1).contains(score) { return }
+            error("'relevance_score' must be a number from 0 to 1, got \(show(node))", at: node.mark)
+        case "badge":
+            if Self.integer(value.trimmingSpaces) == nil {
+                error("'badge' must be an integer, got \(show(node))", at: node.mark)
+            }
+        default:
+            break
+        }
+    }
+
+    /// The mapping's keys without reporting anything (for default decisions).
+    func fields(quietly node: YAMLNode) -> ConfigFields? {
+        guard case .mapping(let pairs, let mark) = node else { return nil }
+        var f = ConfigFields(mark: mark)
+        for pair in pairs {
+            if case .scalar(let k) = pair.key { f.add(key: k.value, at: k.mark, value: pair.value) }
+        }
+        return f
+    }
+}

@@ -1,0 +1,40 @@
+/// The outcomes of SPEC section 7: every message ends in exactly one.
+public enum Outcome: String, Sendable, CaseIterable {
+    case delivered, suppressed
+    case notDisplayed = "not_displayed"
+    case rejected, expired, unrouted
+}
+
+/// What the pipeline decided for one message, with everything needed to publish,
+/// count and explain it (`pushbridge try`).
+public struct Decision: Sendable {
+    public var outcome: Outcome
+    /// The matched route's name.
+    public var route: String?
+    /// The request as built (after the extension stage when it ran).
+    public var request: NotificationRequest?
+    /// Why it was rejected.
+    public var rejection: Rejection?
+    /// The filter or extension that suppressed it.
+    public var decidedBy: String?
+    /// Human-readable explanation of the rule that decided (for `try`).
+    public var rule: String
+    /// Content differs from the original.
+    public var modified = false
+    /// The extension stage did not answer in time.
+    public var timedOut = false
+    /// The extension failed (threw, crashed, answered garbage).
+    public var extensionFailed = false
+    /// Each filter's verdict, in order.
+    public var filterTrace: [(name: String, verdict: String)] = []
+    /// Time spent in the extension stage, in seconds (nil when it did not run).
+    public var stageSeconds: Double?
+    /// The messages to publish: the display message or the dead letter.
+    public var publish: [OutboundMessage] = []
+
+    public init(outcome: Outcome, route: String?, rule: String) {
+        self.outcome = outcome
+        self.route = route
+        self.rule = rule
+    }
+}

@@ -1,0 +1,102 @@
+/// Renders delivered requests and rejections into the messages of SPEC section 8.
+public struct DisplayRenderer: Sendable {
+    public let display: DisplayConfig
+    public let deadLetter: DeadLetterConfig?
+    /// MQTT 5: user properties are attached; 3.1.1 drops them.
+    public let userProperties: Bool
+    /// The bridge's own hop property, added to everything it publishes (loop protection).
+    public let hop: (name: String, value: String)?
+
+    /// User property that marks a message published by a pushbridge.
+    public static let hopProperty = "pushbridge-hop"
+
+    public init(display: DisplayConfig, deadLetter: DeadLetterConfig?, userProperties: Bool,
+                hop: (name: String, value: String)?) {
+        self.display = display
+        self.deadLetter = deadLetter
+        self.userProperties = userProperties
+        self.hop = hop
+    }
+
+    /// The display message for a delivered request.
+    public func displayMessage(_ request: NotificationRequest, context: MessageContext,
+                               modified: Bool, receivedAt: Double) -> OutboundMessage {
+        var ctx = context
+        ctx.content = request.content
+        let topic = display.topic.render(in: ctx)
+        var props: [(name: String, value: String)] = []
+        let payload: [UInt8]
+        switch display.format {
+        case .json:
+            payload = Self.displayJSON(request, source: context.topic, route: context.route,
+                                       modified: modified, receivedAt: receivedAt)
+        case .apns:
+            var bytes: [UInt8] = []
+            request.apnsBody.write(into: &bytes)
+            payload = bytes
+            props = request.apnsHeaders
+            props.append(("source-topic", context.topic))
+        case .text:
+            payload = Array((request.content.body ?? "").utf8)
+        }
+        return finish(OutboundMessage(topic: topic, payload: payload, qos: display.qos,
+                                      retain: display.retain, userProperties: props))
+    }
+
+    /// The display JSON of SPEC section 8, keys in the documented order.
+    public static func displayJSON(_ r: NotificationRequest, source: String, route: String,
+                                   modified: Bool, receivedAt: Double) -> [UInt8] {
+        let c = r.content
+        var w = OrderedJSONWriter()
+        w.add("id", r.id)
+        w.add("source_topic", source)
+        w.add("route", route)
+        w.add("push_type", r.pushTypeName)
+        w.add("priority", .int(Int64(r.priority)))
+        w.add("collapse_id", r.collapseID)
+        w.add("title", c.title ?? "")
+        w.add("subtitle", c.subtitle)
+        w.add("body", c.body ?? "")
+        w.add("sound", c.sound)
+        if let b = c.badge { w.add("badge", .int(Int64(b))) }
+        w.add("thread_id", c.threadID)
+        w.add("category", c.category)
+        w.add("interruption_level", c.interruptionLevel)
+        if let s = c.relevanceScore { w.add("relevance_score", .double(s)) }
+        w.add("target_content_id", c.targetContentID)
+        w.add("filter_criteria", c.filterCriteria)
+        if let e = r.expiration { w.add("expiration", .int(e)) }
+        if case .object(let o) = c.userInfo, !o.isEmpty { w.add("user_info", c.userInfo) }
+        w.add("modified", .bool(modified))
+        w.add("received_at", Timestamp.iso8601(receivedAt))
+        return w.finish()
+    }
+
+    /// The dead-letter message for a rejection, or `nil` when no dead-letter topic is set.
+    public func deadLetterMessage(_ rejection: Rejection, message: InboundMessage,
+                                  context: MessageContext?, route: String?) -> OutboundMessage? {
+        guard let deadLetter else { return nil }
+        let ctx = context ?? MessageContext(topic: message.topic, payload: .null,
+                                            raw: String(decoding: message.payload, as: UTF8.self))
+        var w = OrderedJSONWriter()
+        w.add("reason", rejection.reason.rawValue)
+        w.add("detail", rejection.detail)
+        w.add("source_topic", message.topic)
+        w.add("route", route)
+        w.add("payload", String(decoding: message.payload, as: UTF8.self))
+        w.add("received_at", Timestamp.iso8601(message.receivedAt))
+        return finish(OutboundMessage(topic: deadLetter.topic.render(in: ctx), payload: w.finish(),
+                                      qos: deadLetter.qos, retain: false,
+                                      userProperties: [("reason", rejection.reason.rawValue)]))
+    }
+
+    private func finish(_ m: OutboundMessage) -> OutboundMessage {
+        var m = m
+        guard userProperties else {
+            m.userProperties = []
+            return m
+        }
+        if let hop { m.userProperties.append(hop) }
+        return m
+    }
+}

@@ -1,0 +1,67 @@
+import Synchronization
+
+/// Keeps results from one source topic in arrival order, whatever order they finish in.
+///
+/// Each message takes a ticket when it arrives; when its decision is ready it is
+/// handed in, and every decision at the head of its topic's line is emitted. Topics
+/// never wait for each other. Lanes with nothing pending are removed, so memory
+/// follows the messages in flight, not the number of topics seen.
+public final class TopicSequencer<Item: Sendable>: Sendable {
+    /// A message's place in its topic's line.
+    public struct Ticket: Sendable {
+        public let topic: String
+        public let sequence: UInt64
+    }
+
+    private struct Lane {
+        var assigned: UInt64 = 0
+        var emitted: UInt64 = 0
+        var ready: [UInt64: Item] = [:]
+    }
+
+    private let lanes = Mutex<[String: Lane]>([:])
+    private let emit: @Sendable (Item) -> Void
+
+    /// `emit` receives items in per-topic arrival order; it is called under the
+    /// sequencer's lock, so it must be quick and must not call back into the sequencer.
+    public init(emit: @escaping @Sendable (Item) -> Void) {
+        self.emit = emit
+    }
+
+    /// Takes the next ticket for `topic` (call in arrival order, from the receiving thread).
+    public func enter(_ topic: String) -> Ticket {
+        lanes.withLock { lanes in
+            let seq = lanes[topic, default: Lane()].assigned
+            lanes[topic]!.assigned = seq + 1
+            return Ticket(topic: topic, sequence: seq)
+        }
+    }
+
+    /// Hands in the result for `ticket`; emits it and any that were waiting behind it.
+    public func complete(_ ticket: Ticket, _ item: Item) {
+        lanes.withLock { lanes in
+            guard var lane = lanes[ticket.topic] else { return }
+            if ticket.sequence != lane.emitted {
+                lane.ready[ticket.sequence] = item
+                lanes[ticket.topic] = lane
+                return
+            }
+            emit(item)
+            lane.emitted += 1
+            while let next = lane.ready.removeValue(forKey: lane.emitted) {
+                emit(next)
+                lane.emitted += 1
+            }
+            if lane.emitted == lane.assigned {
+                lanes[ticket.topic] = nil
+            } else {
+                lanes[ticket.topic] = lane
+            }
+        }
+    }
+
+    /// Messages entered but not yet emitted, over all topics.
+    public var pending: Int {
+        lanes.withLock { $0.values.reduce(0) { $0 + Int($1.assigned - $1.emitted) } }
+    }
+}

@@ -1,0 +1,54 @@
+/// Parsing of pipe stages (`| name` or `| name(arguments)`) and their arity rules.
+extension Parser {
+    /// Parses the pipe after `|` and applies it to `value`.
+    mutating func parsePipe(after value: Parsed) throws(LanguageError) -> Parsed {
+        guard case .name(let name) = token.kind else { throw unexpected("expected a pipe name after '|'") }
+        let nameStart = token.start
+        try advance()
+        var arguments: [Parsed] = []
+        var argumentStarts: [Int] = []
+        if isSymbol(.openParen) {
+            try advance()
+            if !isSymbol(.closeParen) {
+                while true {
+                    argumentStarts.append(token.start)
+                    arguments.append(try parsePipeline())
+                    guard isSymbol(.comma) else { break }
+                    try advance()
+                }
+            }
+            try expectClose(.closeParen, opener: "(")
+        }
+        func arity(_ allowed: ClosedRange<Int>, _ text: String) throws(LanguageError) {
+            guard allowed.contains(arguments.count) else {
+                throw LanguageError(message: "'\(name)' \(text), got \(arguments.count)", offset: nameStart)
+            }
+        }
+        func integer(_ range: ClosedRange<Int64>, _ text: String) throws(LanguageError) -> Int {
+            guard case .literal(.int(let n)) = arguments[0].node, range.contains(n) else {
+                throw LanguageError(message: "'\(name)' expects \(text)", offset: argumentStarts[0])
+            }
+            return Int(n)
+        }
+        let pipe: Pipe
+        switch name {
+        case "default":
+            try arity(1...1, "expects 1 argument")
+            pipe = .defaultValue(arguments[0].node)
+        case "upper", "lower", "json":
+            try arity(0...0, "takes no arguments")
+            pipe = name == "upper" ? .upper : name == "lower" ? .lower : .json
+        case "round":
+            try arity(0...1, "expects 0 or 1 arguments")
+            pipe = .round(arguments.isEmpty ? 0 : try integer(0...15, "an integer literal from 0 to 15"))
+        case "truncate":
+            try arity(1...1, "expects 1 argument")
+            pipe = .truncate(try integer(0...Int64(Int32.max), "a non-negative integer literal"))
+        default:
+            throw LanguageError(
+                message: "unknown pipe '\(name)'; known pipes: default, upper, lower, round, truncate, json",
+                offset: nameStart)
+        }
+        return try make(.pipe(value.node, pipe), [value] + arguments)
+    }
+}

@@ -1,0 +1,68 @@
+/// APNs' checks on a request, with the reasons of SPEC section 1.
+extension NotificationRequest {
+    /// Largest `apns-collapse-id` in bytes.
+    public static let maxCollapseIDBytes = 64
+
+    /// Throws the first reason APNs would reject this request for.
+    ///
+    /// The body size is measured on the JSON body the request would be sent with.
+    public func validate() throws(Rejection) {
+        if !Self.isValidID(id) {
+            throw Rejection(.badMessageId, "apns-id \"\(id)\" is not a lowercase 8-4-4-4-12 UUID")
+        }
+        if let c = collapseID, c.utf8.count > Self.maxCollapseIDBytes {
+            throw Rejection(.badCollapseId, "apns-collapse-id is \(c.utf8.count) bytes; at most \(Self.maxCollapseIDBytes)")
+        }
+        if let e = expiration, e < 0 {
+            throw Rejection(.badExpirationDate, "apns-expiration \(e) is negative")
+        }
+        guard [10, 5, 1].contains(priority) else {
+            throw Rejection(.badPriority, "apns-priority must be 10, 5 or 1, got \(priority)")
+        }
+        if pushType == .background && priority == 10 {
+            throw Rejection(.badPriority, "background pushes must use priority 5 (or 1), got 10")
+        }
+        let size = apnsBody.jsonText.utf8.count
+        let limit = pushType?.maxBodyBytes ?? 4096
+        if size > limit {
+            throw Rejection(.payloadTooLarge, "APNs body is \(size) bytes; the limit for \(pushTypeName) is \(limit)")
+        }
+    }
+
+    /// `true` for a lowercase 8-4-4-4-12 hexadecimal UUID.
+    public static func isValidID(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count == 36 else { return false }
+        for (i, ch) in u.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                if ch != UInt8(ascii: "-") { return false }
+            } else if !((ch >= 48 && ch <= 57) || (ch >= 97 && ch <= 102)) {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// A new random lowercase UUID.
+    public static func newID() -> String {
+        var g = SystemRandomNumberGenerator()
+        return uuidString(high: g.next(), low: g.next())
+    }
+
+    /// A lowercase version-4-shaped UUID from 128 bits.
+    public static func uuidString(high: UInt64, low: UInt64) -> String {
+        var h = high, l = low
+        h = (h & ~0xF000) | 0x4000                      // version 4
+        l = (l & ~(0xC000_0000_0000_0000)) | 0x8000_0000_0000_0000  // variant 10
+        let hex = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(36)
+        for i in 0..<16 {
+            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
+            let byte = i < 8 ? UInt8(truncatingIfNeeded: h >> (56 - 8 * i)) : UInt8(truncatingIfNeeded: l >> (56 - 8 * (i - 8)))
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The decision for each message (SPEC section 2), without a broker: mapping,
+/// validation, expiry, display rules, the extension stage, and rendering.
+///
+/// `pushbridge run` feeds it broker messages; `pushbridge try` feeds it one message offline.
+public final class Pipeline: Sendable {
+    public let config: BridgeConfig
+    let table: RouteTable
+    let mapper = RequestMapper()
+    let renderer: DisplayRenderer
+    let stage: ExtensionStage
+
+    /// Builds the pipeline for `config`. `serviceExtension` is a Swift extension supplied
+    /// by a program that links the library.
+    public init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil,
+                hop: (name: String, value: String)? = nil) {
+        self.config = config
+        self.table = RouteTable(routes: config.routes)
+        self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
+                                        userProperties: config.broker.protocolVersion == .v5, hop: hop)
+        self.stage = ExtensionStage(config: config.extension, filteringGranted: config.filteringGranted,
+                                    serviceExtension: serviceExtension, logger: logger)
+    }
+
+    /// Stops the extension stage (its child process); open requests follow `on_failure`.
+    public func shutdown() { stage.shutdown() }
+
+    /// Decides `message`. `completion` is called exactly once: inline when the
+    /// extension stage is synchronous, otherwise from the stage's thread.
+    public func process(_ message: InboundMessage, id: String, now: Double = Date().timeIntervalSince1970,
+                        completion: @escaping @Sendable (Decision) -> Void) {
+        guard let route = table.match(message.topic) else {
+            var d = Decision(outcome: .unrouted, route: nil, rule: "rule 1: no route matches the topic")
+            d.rejection = nil
+            completion(d)
+            return
+        }
+        let mapped = mapper.map(message, route: route, id: id, now: now)
+        let request: NotificationRequest
+        switch mapped.request {
+        case .failure(let rejection):
+            var d = Decision(outcome: .rejected, route: route.name,
+                             rule: "rule 2: the request failed validation (\(rejection.reason.rawValue))")
+            d.rejection = rejection
+            if let dl = renderer.deadLetterMessage(rejection, message: message, context: mapped.context,
+                                                   route: route.name) {
+                d.publish = [dl]
+            }
+            completion(d)
+            return
+        case .success(let r):
+            request = r
+        }
+        if let e = request.expiration, e > 0, Double(e) < now {
+            var d = Decision(outcome: .expired, route: route.name, rule: "rule 3: apns-expiration \(e) has passed")
+            d.request = request
+            completion(d)
+            return
+        }
+        if let type = request.pushType, type != .alert {
+            var d = Decision(outcome: .notDisplayed, route: route.name,
+                             rule: "rule 4: push type '\(type.rawValue)' is not displayed")
+            d.request = request
+            completion(d)
+            return
+        }
+        if !request.content.hasAlertText {
+            var d = Decision(outcome: .notDisplayed, route: route.name, rule: "rule 4: no alert text")
+            d.request = request
+            completion(d)
+            return
+        }
+        guard request.mutableContent else {
+            completion(deliver(request, context: mapped.context, message: message, modified: false,
+                               rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
+            return
+        }
+        let renderer = self.renderer
+        stage.process(request, context: mapped.context) { result in
+            var decision: Decision
+            switch result.verdict {
+            case .deliver(let content, let modified):
+                var r = request
+                r.content = content
+                decision = Self.deliver(r, context: mapped.context, message: message, modified: modified,
+                                        rule: result.rule, renderer: renderer)
+            case .suppressed(let by):
+                decision = Decision(outcome: .suppressed, route: route.name, rule: result.rule)
+                decision.decidedBy = by
+                decision.request = request
+            case .dropped(let reason):
+                decision = Decision(outcome: .suppressed, route: route.name, rule: result.rule)
+                decision.decidedBy = "on_failure: drop (\(reason))"
+                decision.request = request
+            }
+            decision.timedOut = result.timedOut
+            decision.extensionFailed = result.extensionFailed
+            decision.filterTrace = result.filterTrace.map { ($0.name, $0.verdict) }
+            decision.stageSeconds = Double(result.duration.components.seconds)
+                + Double(result.duration.components.attoseconds) / 1e18
+            completion(decision)
+        }
+    }
+
+    private func deliver(_ r: NotificationRequest, context: MessageContext, message: InboundMessage,
+                         modified: Bool, rule: String) -> Decision {
+        Self.deliver(r, context: context, message: message, modified: modified, rule: rule, renderer: renderer)
+    }
+
+    private static func deliver(_ r: NotificationRequest, context: MessageContext, message: InboundMessage,
+                                modified: Bool, rule: String, renderer: DisplayRenderer) -> Decision {
+        var d = Decision(outcome: .delivered, route: context.route, rule: rule)
+        d.request = r
+        d.modified = modified
+        d.publish = [renderer.displayMessage(r, context: context, modified: modified, receivedAt: message.receivedAt)]
+        return d
+    }
+}

@@ -1,0 +1,78 @@
+extension JSONValue {
+    /// Compact JSON text with object keys sorted, e.g. `{"a":[1,2.5,"x"],"b":null}`.
+    public var jsonText: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        write(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends this value as compact JSON (keys sorted) to `bytes`.
+    ///
+    /// Strings escape `"`, `\` and control characters and keep other characters as
+    /// UTF-8. Integral doubles below 2^53 are written without a fraction (`42`),
+    /// other doubles as Swift's shortest round-trip form; non-finite doubles as `null`.
+    public func write(into bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
+        case .int(let value): bytes.append(contentsOf: String(value).utf8)
+        case .double(let value):
+            if value.isFinite {
+                bytes.append(contentsOf: JSONValue.numberText(value).utf8)
+            } else {
+                bytes.append(contentsOf: "null".utf8)
+            }
+        case .string(let value): JSONValue.writeString(value, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (position, element) in elements.enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                element.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (position, key) in members.keys.sorted().enumerated() {
+                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                members[key]?.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// The text of a finite double: integral values below 2^53 without a fraction
+    /// (`42`), everything else in Swift's shortest round-trip form (`0.1`, `1e+16`).
+    static func numberText(_ value: Double) -> String {
+        if value.rounded(.towardZero) == value && value.magnitude < 9_007_199_254_740_992 {
+            return String(Int64(value))
+        }
+        return value.description
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `string` as a quoted, escaped JSON string.
+    static func writeString(_ string: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x08: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "b"))
+            case 0x0C: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "f"))
+            case 0..<0x20:
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+
+/// `pushbridge try`: one message through mapping and the extension stage, offline.
+public enum TryRunner {
+    /// Runs `message` through a pipeline for `config` and waits for the decision.
+    public static func run(config: BridgeConfig, message: InboundMessage, logger: Logger,
+                           serviceExtension: ExtensionFactory? = nil) -> Decision {
+        let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension)
+        defer { pipeline.shutdown() }
+        return run(pipeline: pipeline, message: message)
+    }
+
+    /// Runs `message` through an existing pipeline (several samples share one) and waits.
+    public static func run(pipeline: Pipeline, message: InboundMessage) -> Decision {
+        let done = DispatchSemaphore(value: 0)
+        let box = DecisionBox()
+        let id = message.property("apns-id")?.lowercased() ?? NotificationRequest.newID()
+        pipeline.process(message, id: id) { decision in
+            box.set(decision)
+            done.signal()
+        }
+        done.wait()
+        return box.get()!
+    }
+
+    /// The decision as one JSON object (SPEC section 8, `try --json`).
+    public static func json(_ d: Decision, message: InboundMessage) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "outcome": .string(d.outcome.rawValue),
+            "rule": .string(d.rule),
+            "source_topic": .string(message.topic),
+            "filters": .array(d.filterTrace.map { .object(["name": .string($0.name), "verdict": .string($0.verdict)]) }),
+            "modified": .bool(d.modified),
+            "timeout": .bool(d.timedOut),
+            "extension_failed": .bool(d.extensionFailed),
+        ]
+        if let r = d.route { o["route"] = .string(r) }
+        if let r = d.rejection {
+            o["reason"] = .string(r.reason.rawValue)
+            o["detail"] = .string(r.detail)
+        }
+        if let by = d.decidedBy { o["decided_by"] = .string(by) }
+        if let r = d.request {
+            var headers: [String: JSONValue] = [:]
+            for h in r.apnsHeaders { headers[h.name] = .string(h.value) }
+            o["request"] = .object(["headers": .object(headers), "body": r.apnsBody,
+                                    "identifier": .string(r.identifier)])
+        }
+        if d.outcome == .delivered, let m = d.publish.first {
+            var display: [String: JSONValue] = ["topic": .string(m.topic), "qos": .int(Int64(m.qos)),
+                                                "retain": .bool(m.retain)]
+            display["payload"] = (try? JSONValue.parse(m.payload)).flatMap { v -> JSONValue? in
+                if case .object = v { return v } else { return nil }
+            } ?? .string(m.payloadText)
+            if !m.userProperties.isEmpty {
+                display["properties"] = .array(m.userProperties.map { .array([.string($0.name), .string($0.value)]) })
+            }
+            o["display"] = .object(display)
+        }
+        if d.outcome == .rejected, let m = d.publish.first {
+            o["dead_letter"] = .object(["topic": .string(m.topic), "payload": .string(m.payloadText)])
+        }
+        return .object(o)
+    }
+
+    /// The decision as readable lines.
+    public static func text(_ d: Decision, message: InboundMessage) -> String {
+        var lines: [String] = []
+        func row(_ k: String, _ v: String) {
+            let pad = String(repeating: " ", count: max(1, 10 - k.count))
+            for (i, part) in v.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                lines.append((i == 0 ? k + pad : String(repeating: " ", count: 10)) + part)
+            }
+        }
+        row("topic", message.topic)
+        row("route", d.route ?? "(none)")
+        if let r = d.request {
+            row("request", r.apnsHeaders.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+            row("body", r.apnsBody.jsonText)
+        }
+        if !d.filterTrace.isEmpty {
+            row("filters", d.filterTrace.map { "\($0.name): \($0.verdict)" }.joined(separator: "\n"))
+        }
+        row("rule", d.rule)
+        var outcome = d.outcome.rawValue
+        if let r = d.rejection { outcome += " (\(r.reason.rawValue): \(r.detail))" }
+        if let by = d.decidedBy { outcome += " by \(by)" }
+        if d.modified { outcome += ", modified" }
+        if d.timedOut { outcome += ", extension timed out" }
+        if d.extensionFailed { outcome += ", extension failed" }
+        row("outcome", outcome)
+        if let m = d.publish.first {
+            row(d.outcome == .delivered ? "display" : "dead letter", m.topic)
+            row("", m.payloadText)
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+private final class DecisionBox: @unchecked Sendable {
+    // Written once by the pipeline's completion before the semaphore is signalled,
+    // read once after `wait()` returns: the semaphore orders the two accesses.
+    private var value: Decision?
+    func set(_ d: Decision) { value = d }
+    func get() -> Decision? { value }
+}

@@ -1,0 +1,62 @@
+/// Help texts for `pushbridge --help` and `pushbridge help COMMAND`.
+enum Usage {
+    static let main = """
+    pushbridge — MQTT messages to Apple-style notifications
+
+    usage:
+      pushbridge run     [-c FILE]     run the bridge (default FILE: ./bridge.yml, or $PUSHBRIDGE_CONFIG)
+      pushbridge check   [-c FILE]     validate the file and print the resolved routes and filters
+      pushbridge try     [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]... [--json]
+                                       one message through mapping and the extension stage, offline
+      pushbridge try     [-c FILE] --samples FILE [--json]
+                                       every line `topic<TAB>payload` of FILE, as a table of outcomes
+      pushbridge monitor [-c FILE] [--once] [--json]
+                                       live per-topic table read from the stats topic
+      pushbridge health  [-c FILE] [--url URL]
+                                       exit 0 when the bridge's /healthz answers 200 (for container healthchecks)
+      pushbridge --version | --help    (also `pushbridge help COMMAND`)
+
+    exit codes: 0 success, 1 runtime failure, 2 usage or configuration error
+    """
+
+    static let commands: [String: String] = [
+        "run": """
+        usage: pushbridge run [-c FILE]
+
+        Connects to the broker, subscribes to every route's topic filter and republishes the
+        deliverable alerts to the display topic. SIGTERM or SIGINT stops taking new work,
+        finishes what is in flight (bounded by extension.time_limit + expire_grace), publishes
+        "offline" to the status topic and exits 0; a second signal exits at once.
+        SIGHUP re-reads the file: a valid one takes effect, an invalid one is logged and ignored.
+        """,
+        "check": """
+        usage: pushbridge check [-c FILE]
+
+        Validates FILE and prints the resolved configuration. Every problem is reported, one
+        per line, as FILE:LINE:COLUMN: error: MESSAGE; the exit code is 2 when there is any.
+        """,
+        "try": """
+        usage: pushbridge try [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]... [--json]
+               pushbridge try [-c FILE] --samples FILE [--json]
+
+        Runs one message (or each sample line `topic<TAB>payload`) through the routes, the
+        mapping, validation and the extension stage without a broker, and prints the request,
+        each filter's verdict, the rule that decided, the outcome and the display message
+        that would be published. -p sets an MQTT 5 user property (e.g. -p apns-push-type=alert).
+        With no -m or -f the payload is read from standard input.
+        """,
+        "monitor": """
+        usage: pushbridge monitor [-c FILE] [--once] [--json]
+
+        Subscribes to the stats topic of the bridge described by FILE (it may run on another
+        host) and shows a per-topic table redrawn in place; Ctrl-C exits. --once prints one
+        table and exits; --json prints the snapshot.
+        """,
+        "health": """
+        usage: pushbridge health [-c FILE] [--url URL]
+
+        GETs /healthz of the bridge's monitoring.http address (or URL) and exits 0 on 200,
+        1 otherwise. Needs no curl in the image.
+        """,
+    ]
+}

@@ -1,0 +1,42 @@
+import Testing
+@testable import PushBridge
+
+@Suite struct RouteTableTests {
+    func table(_ filters: [String]) -> RouteTable {
+        RouteTable(routes: filters.enumerated().map { RouteConfig(name: "r\($0.offset)", topic: $0.element) })
+    }
+
+    @Test(arguments: [
+        ("a/b", "a/b", true), ("a/b", "a/c", false), ("a/b", "a/b/c", false), ("a/b", "a", false),
+        ("a/+", "a/b", true), ("a/+", "a/", true), ("a/+", "a", false), ("a/+", "a/b/c", false),
+        ("+/+", "a/b", true), ("+", "a", true), ("+", "/a", false), ("/+", "/a", true),
+        ("a/#", "a", true), ("a/#", "a/b/c", true), ("a/#", "b", false), ("#", "a/b", true),
+        ("#", "/", true), ("#", "$SYS/x", false), ("+/x", "$SYS/x", false), ("$SYS/#", "$SYS/x", true),
+        ("a/+/c", "a/b/c", true), ("a/+/c", "a/b/d", false), ("a//b", "a//b", true), ("a/+/b", "a//b", true),
+        ("home/+/doorbell", "home/front/doorbell", true), ("home/+/doorbell", "home/front/doorbell/x", false),
+    ])
+    func matchesLikeMQTT(filter: String, topic: String, expected: Bool) {
+        #expect((table([filter]).match(topic) != nil) == expected, "\(filter) vs \(topic)")
+    }
+
+    @Test func firstRouteInFileOrderWins() {
+        let t = table(["a/#", "a/b", "+/b", "#"])
+        #expect(t.match("a/b")?.name == "r0")
+        #expect(t.match("x/b")?.name == "r2")
+        #expect(t.match("x/y")?.name == "r3")
+        let u = table(["a/b", "a/#", "#"])
+        #expect(u.match("a/b")?.name == "r0")
+        #expect(u.match("a/c")?.name == "r1")
+        #expect(u.match("a")?.name == "r1")
+    }
+
+    @Test func unroutedWhenNothingMatches() {
+        #expect(table(["a/b", "c/+"]).match("d") == nil)
+    }
+
+    @Test func thousandsOfRoutes() {
+        let t = table((0..<2000).map { "site/\($0)/+/state" } + ["#"])
+        #expect(t.match("site/1234/lamp/state")?.name == "r1234")
+        #expect(t.match("site/99999/lamp/state")?.name == "r2000")
+    }
+}

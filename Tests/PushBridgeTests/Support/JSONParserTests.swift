@@ -1,0 +1,113 @@
+import Testing
+@testable import PushBridge
+
+@Suite("JSON parser")
+struct JSONParserTests {
+    @Test("values", arguments: [
+        ("null", JSONValue.null), ("true", .bool(true)), ("false", .bool(false)), ("0", .int(0)), ("-0", .int(0)),
+        ("42", .int(42)), ("-17", .int(-17)), ("9223372036854775807", .int(.max)), ("-9223372036854775808", .int(.min)),
+        ("9223372036854775808", .double(9_223_372_036_854_775_808)), ("-9223372036854775809", .double(-9_223_372_036_854_775_808)),
+        ("123456789012345678901234567890", .double(1.2345678901234568e29)), ("1.5", .double(1.5)), ("-0.25", .double(-0.25)),
+        ("1e3", .double(1000)), ("1E+3", .double(1000)), ("25e-1", .double(2.5)), ("1.0", .double(1)), ("0.1", .double(0.1)),
+        ("\"\"", .string("")), ("\"abc\"", .string("abc")), ("\"é✓😀\"", .string("é✓😀")),
+        ("\"\\\" \\\\ \\/ \\b \\f \\n \\r \\t\"", .string("\" \\ / \u{08} \u{0C} \n \r \t")),
+        ("\"\\u0041\\u00e9\\u2713\"", .string("Aé✓")), ("\"\\uD83D\\uDE00\"", .string("😀")),
+        ("\"\\ud83d\\ude00\"", .string("😀")), ("\"\\uD83D\"", .string("\u{FFFD}")), ("\"\\uDE00x\"", .string("\u{FFFD}x")),
+        ("\"\\uD83Dx\"", .string("\u{FFFD}x")), ("\"\\uD83D\\u0041\"", .string("\u{FFFD}A")), ("\"\\u0000\"", .string("\u{0}")),
+        ("[]", .array([])), ("{}", .object([:])), (" \t\r\n[ 1 , \"a\" , null ] \n", .array([.int(1), .string("a"), .null])),
+        ("{\"a\":{\"b\":[true,false]},\"c\":1.5}", .object(["a": .object(["b": .array([.bool(true), .bool(false)])]), "c": .double(1.5)])),
+        ("{\"k\":1,\"k\":2}", .object(["k": .int(2)])), ("[[[]]]", .array([.array([.array([])])])),
+        ("{\"\":0}", .object(["": .int(0)])), ("\"a\\\"b\"", .string("a\"b")),
+    ])
+    func values(text: String, expected: JSONValue) throws {
+        #expect(try JSONValue.parse(text) == expected)
+        #expect(try JSONValue.parse(Array(text.utf8)) == expected)
+        #expect(try JSONValue.parse(text.utf8.lazy.map { $0 }) == expected)  // non-contiguous path
+    }
+
+    @Test("errors: message and byte offset", arguments: [
+        ("", "expected a value, found the end of input", 0),
+        ("   ", "expected a value, found the end of input", 3),
+        ("[1,]", "expected a value, found ']'", 3),
+        ("{\"a\":1,}", "expected a string key in object, found '}'", 7),
+        ("[1 2]", "expected ',' or ']' in array, found '2'", 3),
+        ("{\"a\" 1}", "expected ':' after object key, found '1'", 5),
+        ("{\"a\":1 \"b\":2}", "expected ',' or '}' in object, found '\"'", 7),
+        ("{a:1}", "expected a string key in object, found 'a'", 1),
+        ("[1", "expected ',' or ']' in array, found the end of input", 2),
+        ("{\"a\":1", "expected ',' or '}' in object, found the end of input", 6),
+        ("1 2", "unexpected '2' after the value", 2),
+        ("{} x", "unexpected 'x' after the value", 3),
+        ("tru", "expected a value, found 't'", 0),
+        ("nul", "expected a value, found 'n'", 0),
+        ("True", "expected a value, found 'T'", 0),
+        ("NaN", "expected a value, found 'N'", 0),
+        ("Infinity", "expected a value, found 'I'", 0),
+        ("// c\n1", "expected a value, found '/'", 0),
+        ("01", "invalid number: leading zero", 0),
+        ("-", "invalid number: expected a digit", 1),
+        ("-a", "invalid number: expected a digit", 1),
+        ("+1", "expected a value, found '+'", 0),
+        ("1.", "invalid number: expected a digit after '.'", 2),
+        (".5", "expected a value, found '.'", 0),
+        ("1e", "invalid number: expected a digit in the exponent", 2),
+        ("1e+", "invalid number: expected a digit in the exponent", 3),
+        ("1e999", "number out of range", 0),
+        ("\"abc", "unterminated string", 0),
+        ("[\"a\\", "unterminated string", 4),
+        ("\"a\nb\"", "control character in string (escape it as \\u00XX)", 2),
+        ("\"\\x\"", "invalid escape '\\x' in string", 1),
+        ("\"\\u12\"", "invalid \\u escape: expected 4 hex digits", 1),
+        ("\"\\uGGGG\"", "invalid \\u escape: expected 4 hex digits", 1),
+        ("'a'", "expected a value, found '''", 0),
+        ("\u{FEFF}1", "expected a value, found byte 0xEF", 0),
+    ])
+    func errors(text: String, message: String, offset: Int) {
+        #expect(throws: JSONParseError(message: message, offset: offset)) { try JSONValue.parse(text) }
+    }
+
+    @Test("invalid UTF-8 inside strings is an error", arguments: [
+        [0x22, 0xFF, 0x22], [0x22, 0xC0, 0xAF, 0x22], [0x22, 0xE0, 0x80, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22],
+        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xE2, 0x9C, 0x22], [0x22, 0x80, 0x22],
+        [0x22, 0x61, 0x5C, 0x6E, 0xFE, 0x22],
+    ] as [[UInt8]])
+    func invalidUTF8(bytes: [UInt8]) {
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(bytes) }
+        do {
+            _ = try JSONValue.parse(bytes)
+        } catch {
+            #expect(error.message == "invalid UTF-8 in string")
+        }
+    }
+
+    @Test("valid multi-byte UTF-8 at the edges is accepted")
+    func validUTF8Edges() throws {
+        for scalar in ["\u{80}", "\u{7FF}", "\u{800}", "\u{D7FF}", "\u{E000}", "\u{FFFF}", "\u{10000}", "\u{10FFFF}"] {
+            #expect(try JSONValue.parse("[\"\(scalar)\", \"a\\n\(scalar)\"]") == .array([.string(scalar), .string("a\n" + scalar)]))
+        }
+    }
+
+    @Test("100 000-deep input is a clean error; 512 deep is fine")
+    func deepNesting() throws {
+        for opener in ["[", "{\"a\":"] {
+            let text = String(repeating: opener, count: 100_000)
+            #expect(throws: JSONParseError(message: "nesting too deep (limit 512)", offset: 512 * opener.utf8.count)) {
+                try JSONValue.parse(text)
+            }
+        }
+        let ok = String(repeating: "[", count: 512) + String(repeating: "]", count: 512)
+        var value = try JSONValue.parse(ok)
+        var depth = 0
+        while case .array(let inner) = value {
+            depth += 1
+            value = inner.first ?? .null
+        }
+        #expect(depth == 512)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse("[" + ok + "]") }
+    }
+
+    @Test("JSONParseError describes itself with the offset")
+    func errorDescription() {
+        #expect(JSONParseError(message: "m", offset: 4).description == "m at byte 4")
+    }
+}

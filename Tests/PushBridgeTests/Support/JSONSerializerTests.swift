@@ -1,0 +1,51 @@
+import Testing
+@testable import PushBridge
+
+@Suite("JSON serializer")
+struct JSONSerializerTests {
+    @Test("compact text", arguments: [
+        (JSONValue.null, "null"), (.bool(true), "true"), (.bool(false), "false"), (.int(0), "0"), (.int(-42), "-42"),
+        (.int(.max), "9223372036854775807"), (.int(.min), "-9223372036854775808"), (.double(42.0), "42"),
+        (.double(-0.0), "0"), (.double(0.1), "0.1"), (.double(-2.5), "-2.5"), (.double(1e300), "1e+300"),
+        (.double(9_007_199_254_740_991), "9007199254740991"), (.double(9_007_199_254_740_992), "9007199254740992.0"),
+        (.double(1e16), "1e+16"), (.double(-1e20), "-1e+20"),
+        (.double(1e-7), "1e-07"), (.double(.infinity), "null"), (.double(-.infinity), "null"), (.double(.nan), "null"),
+        (.string(""), "\"\""), (.string("a\"b\\c/d"), "\"a\\\"b\\\\c/d\""),
+        (.string("\n\t\r\u{08}\u{0C}"), "\"\\n\\t\\r\\b\\f\""), (.string("\u{0}\u{1}\u{1F}\u{7F}"), "\"\\u0000\\u0001\\u001f\u{7F}\""),
+        (.string("é✓😀\u{2028}"), "\"é✓😀\u{2028}\""), (.array([]), "[]"), (.object([:]), "{}"),
+        (.array([.int(1), .null, .string("x"), .array([.bool(false)])]), "[1,null,\"x\",[false]]"),
+        (.object(["b": .int(1), "a": .object(["z": .null, "y": .double(1.5)]), "A": .array([])]),
+         "{\"A\":[],\"a\":{\"y\":1.5,\"z\":null},\"b\":1}"),
+        (.object(["k\"ey": .int(1)]), "{\"k\\\"ey\":1}"),
+    ])
+    func text(value: JSONValue, expected: String) {
+        #expect(value.jsonText == expected)
+        var bytes: [UInt8] = [0x20]
+        value.write(into: &bytes)
+        #expect(bytes == [0x20] + Array(expected.utf8))
+    }
+
+    @Test("round trips through the parser", arguments: [
+        JSONValue.null, .bool(true), .int(.min), .int(.max), .double(0.1), .double(-1.25e-300), .double(1.7976931348623157e308),
+        .double(9_007_199_254_740_992), .string("\u{0}\u{1F}\"\\ é ✓ 😀 \u{FFFD}"),
+        .array([.int(1), .double(2.5), .string("three"), .null, .array([]), .object([:])]),
+        .object(["nested": .object(["list": .array([.bool(false), .string("\n")])]), "": .int(0), "ü": .string("u")]),
+    ])
+    func roundTrip(value: JSONValue) throws {
+        #expect(try JSONValue.parse(value.jsonText) == value)
+    }
+
+    @Test("integral doubles below 2^53 come back as integers")
+    func integralDoubles() throws {
+        #expect(try JSONValue.parse(JSONValue.double(42).jsonText) == .int(42))
+        #expect(try JSONValue.parse(JSONValue.double(-3).jsonText) == .int(-3))
+    }
+
+    @Test("text round trips: parse then serialize is stable")
+    func textRoundTrip() throws {
+        let text = "{\"a\":[1,2.5,\"x\",{\"b\":null}],\"c\":true,\"d\":\"\\u0001\\n\",\"e\":-9223372036854775808}"
+        #expect(try JSONValue.parse(text).jsonText == text)
+        let messy = " { \"z\" : 1 , \"a\" : [ true , 1e2 ] } "
+        #expect(try JSONValue.parse(messy).jsonText == "{\"a\":[true,100],\"z\":1}")
+    }
+}
