@@ -126,7 +126,7 @@ final class ExtensionProcess: Sendable {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = command
         }
-        let input = Pipe(), output = Pipe(), errors = Pipe()
+        let input = Foundation.Pipe(), output = Foundation.Pipe(), errors = Foundation.Pipe()
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors

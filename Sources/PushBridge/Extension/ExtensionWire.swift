@@ -20,19 +20,19 @@ enum ExtensionWire {
     /// One request line (without the newline).
     static func requestLine(id: String, request: NotificationRequest, context: MessageContext,
                             content: NotificationContent) -> String {
-        WireJSON.text(.object([
+        JSONValue.object([
             "id": .string(id),
             "topic": .string(context.topic),
             "route": .string(context.route),
             "push_type": .string(request.pushTypeName),
             "priority": .int(Int64(request.priority)),
             "content": json(content),
-        ]))
+        ]).jsonText
     }
 
     /// The `time_will_expire` event line for `id`.
     static func timeWillExpireLine(id: String) -> String {
-        WireJSON.text(.object(["id": .string(id), "event": .string("time_will_expire")]))
+        JSONValue.object(["id": .string(id), "event": .string("time_will_expire")]).jsonText
     }
 
     /// Content as it travels.
@@ -46,7 +46,7 @@ enum ExtensionWire {
     static func answer(_ line: String) throws(Garbage) -> (id: String, content: NotificationContent) {
         let value: JSONValue
         do {
-            value = try WireJSON.parse(line)
+            value = try JSONValue.parse(line)
         } catch {
             throw Garbage(id: scrapeID(line), description: "not JSON (\(error))")
         }
