@@ -5,7 +5,7 @@ import Testing
 /// A scripted child for SPEC section 6: what it does depends on the request's body.
 ///
 /// - `suppress`: answers `{}`; `never`: no answer; `expire`: answers on `time_will_expire`;
-/// - `crash`: exits with status 3; `garbage`: answers with a bad content; `nonjson`: a non-JSON
+/// - `slow`: answers after 500 ms; `crash`: exits with status 3; `garbage`: answers with a bad content; `nonjson`: a non-JSON
 ///   line naming the id; `noise`: an unusable line with no id, then a normal answer;
 /// - anything else: title `T:<body>` after a random delay up to 30 ms (answers out of order).
 private let childScript = #"""
@@ -55,6 +55,8 @@ for line in sys.stdin:
             sys.stdout.write("hello from the child\n")
             sys.stdout.flush()
         answer(req)
+    elif body == "slow":
+        threading.Timer(0.5, answer, [req]).start()
     elif body == "echo":
         send({"id": req["id"], "content": req["content"], "seen": req})
     else:
@@ -127,6 +129,21 @@ struct ExtensionProcessTests {
         #expect(result.verdict == .deliver(request.content, modified: false))
         #expect(result.timedOut)
         #expect(result.duration >= .milliseconds(350))
+    }
+
+    @Test func lateAnswersAreIgnoredAndLoggedAtDebug() async throws {
+        let log = LogCapture()
+        let stage = try Self.stage(timeLimit: .milliseconds(150), grace: .milliseconds(100), log: log)
+        defer { stage.shutdown() }
+        let request = Self.request("slow")
+        let result = await stage.run(request)
+        #expect(result.timedOut && result.verdict == .deliver(request.content, modified: false))
+        for _ in 0..<40 where !log.contains("ignored (late or unknown)") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(log.all.contains { $0.contains("debug") && $0.contains("ignored (late or unknown)") })
+        let next = await stage.run(Self.request("fine"))
+        #expect(next.deliveredContent?.title == "T:fine")
     }
 
     @Test func answersOnTimeWillExpire() async throws {
