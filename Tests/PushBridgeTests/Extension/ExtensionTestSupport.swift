@@ -33,7 +33,7 @@ enum StageFixtures {
                        timeZone: TimeZone(identifier: "UTC")!)
     }
 
-    static func config(timeLimit: Duration = .milliseconds(100), grace: Duration = .milliseconds(100),
+    static func config(timeLimit: Duration = .milliseconds(100), grace: Duration = .seconds(1),
                        onFailure: FailurePolicy = .deliver, concurrency: Int = 256,
                        filters: [FilterConfig] = [], command: [String]? = nil) -> ExtensionConfig {
         var c = ExtensionConfig()

@@ -151,7 +151,7 @@ struct StageBehaviourTests {
     }
 
     @Test func cancelledAsyncExtensionAnsweringWithinGraceCounts() async {
-        let stage = ExtensionStage(config: StageFixtures.config(), filteringGranted: true,
+        let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(5)), filteringGranted: true,
                                    serviceExtension: .native(CancellableExtension(answerWhenCancelled: true)),
                                    logger: Logger(level: .error))
         let result = await stage.run(StageFixtures.request())
@@ -161,13 +161,14 @@ struct StageBehaviourTests {
     }
 
     @Test func cancelledAsyncExtensionThatGivesUpTimesOut() async {
-        let stage = ExtensionStage(config: StageFixtures.config(), filteringGranted: true,
+        let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(5)), filteringGranted: true,
                                    serviceExtension: .native(CancellableExtension(answerWhenCancelled: false)),
                                    logger: Logger(level: .error))
         let request = StageFixtures.request()
         let result = await stage.run(request)
         #expect(result.verdict == .deliver(request.content, modified: false))
         #expect(result.timedOut && !result.extensionFailed)
+        #expect(result.duration < .seconds(4), "a task that gives up ends the step without waiting out the grace")
     }
 
     @Test func shutdownFailsOpenAndQueuedRequests() async {
