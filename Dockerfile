@@ -1,0 +1,69 @@
+# syntax=docker/dockerfile:1
+# pushbridge: a two-stage image. The builder compiles a release binary with the Swift standard
+# library and Foundation linked in statically; the runtime stage is Debian 12 slim with only the
+# C libraries the binary loads (libstdc++6 and libgcc-s1 are already part of debian:bookworm-slim).
+#
+#   docker build -t pushbridge .
+#   docker run --rm -e MQTT_HOST=broker.example pushbridge            # runs /etc/pushbridge/bridge.yml
+#   docker run --rm -v "$PWD/bridge.yml:/etc/pushbridge/bridge.yml:ro" pushbridge check
+
+# ---- build -------------------------------------------------------------------------------------
+# The official Swift image for Debian 12 (bookworm), same 6.x family as the development toolchain.
+FROM swift:6.3-bookworm AS build
+
+# DL3008 (pin apt versions) is ignored: Debian keeps only the newest version of a package in a
+# suite, so an exact pin breaks the build at the next security update; the bookworm tag fixes the release.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libmosquitto-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev pkg-config \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+# The package has no outside dependencies, so the manifest and the sources are all it needs.
+COPY Package.swift ./
+COPY Sources ./Sources
+RUN swift build -c release --static-swift-stdlib --product pushbridge \
+    && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/pushbridge" \
+        /staging/usr/local/bin/pushbridge
+
+# ---- runtime -----------------------------------------------------------------------------------
+FROM debian:bookworm-slim
+
+# DL3008 ignored for the same reason as above (Debian 12 serves only the newest build of a package).
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+        libmosquitto1 libyaml-0-2 libmicrohttpd12 libsqlite3-0 ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+
+# A fixed, unprivileged uid/gid so host-side volume permissions are predictable.
+RUN groupadd --system --gid 10001 pushbridge \
+    && useradd --system --uid 10001 --gid pushbridge --home-dir /var/lib/pushbridge \
+        --no-create-home --shell /usr/sbin/nologin pushbridge \
+    && install -d -o pushbridge -g pushbridge -m 0750 /var/lib/pushbridge \
+    && install -d -m 0755 /etc/pushbridge
+
+COPY --from=build /staging/usr/local/bin/pushbridge /usr/local/bin/pushbridge
+# The repository's example configuration is the default; mount your own over it.
+COPY bridge.yml /etc/pushbridge/bridge.yml
+
+# PUSHBRIDGE_HTTP feeds `monitoring.http: ${PUSHBRIDGE_HTTP:-}` in bridge.yml: inside a container
+# the metrics/health endpoint listens on every interface so the port can be published.
+ENV PUSHBRIDGE_CONFIG=/etc/pushbridge/bridge.yml \
+    PUSHBRIDGE_HTTP=0.0.0.0:9464
+
+# The journal (`journal.path`, at-least-once delivery) lives here; created above so that a new
+# named volume starts out owned by the pushbridge user.
+VOLUME ["/var/lib/pushbridge"]
+WORKDIR /var/lib/pushbridge
+# Numeric, so the runtime (and Kubernetes' runAsNonRoot) can tell it is not root without /etc/passwd.
+USER 10001:10001
+
+EXPOSE 9464
+# `pushbridge health` GETs /healthz of monitoring.http (wildcard binds are probed on loopback).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 CMD ["pushbridge", "health"]
+# SIGTERM drains in-flight messages (up to extension.time_limit + expire_grace) and exits 0.
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["pushbridge"]
+CMD ["run"]

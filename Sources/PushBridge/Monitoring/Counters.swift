@@ -1,0 +1,131 @@
+/// One set of SPEC section 7 counters: for a topic, a route, or the totals.
+///
+/// Invariant (SPEC section 7): `received == delivered + suppressed + notDisplayed
+/// + rejected + expired + unrouted + inFlight`. `modified`, `timeout`,
+/// `extensionFailed` and `loopDropped` are side counters outside that sum.
+public struct Counters: Sendable, Equatable {
+    /// Messages that arrived (for routes: that finished; see `Stats`).
+    public var received = 0
+    /// Published to the display topic.
+    public var delivered = 0
+    /// Silenced by a filter or the extension (filtering entitlement).
+    public var suppressed = 0
+    /// Not an alert, or no alert text: nothing published.
+    public var notDisplayed = 0
+    /// Could not be built or failed APNs validation.
+    public var rejected = 0
+    /// Past its expiration time when processed.
+    public var expired = 0
+    /// No route matched the topic.
+    public var unrouted = 0
+    /// Delivered with content the extension stage changed.
+    public var modified = 0
+    /// The extension stage ran out of time (the original was delivered).
+    public var timeout = 0
+    /// The extension failed (the original was delivered or dropped).
+    public var extensionFailed = 0
+    /// Messages carrying the bridge's own hop property, dropped before the pipeline
+    /// (not counted as received; see `Stats.loopDropped(topic:)`).
+    public var loopDropped = 0
+    /// Received and not yet finished. Always 0 for routes (counted at finish).
+    public var inFlight = 0
+    /// Rejection reason (`RejectReason` raw value) to count.
+    public var rejectedByReason: [String: Int] = [:]
+
+    /// All zero counters.
+    public init() {}
+
+    /// The wire names of the number counters, in SPEC order (`in_flight` is not among them).
+    public static let names: [String] = [
+        "received", "delivered", "suppressed", "not_displayed", "rejected", "expired",
+        "unrouted", "modified", "timeout", "extension_failed", "loop_dropped",
+    ]
+
+    /// The counter with wire name `name` (including `in_flight`), or `nil` for an unknown name.
+    /// Setting `nil` stores 0; setting an unknown name does nothing.
+    public subscript(name name: String) -> Int? {
+        get {
+            switch name {
+            case "received": received
+            case "delivered": delivered
+            case "suppressed": suppressed
+            case "not_displayed": notDisplayed
+            case "rejected": rejected
+            case "expired": expired
+            case "unrouted": unrouted
+            case "modified": modified
+            case "timeout": timeout
+            case "extension_failed": extensionFailed
+            case "loop_dropped": loopDropped
+            case "in_flight": inFlight
+            default: nil
+            }
+        }
+        set {
+            let v = newValue ?? 0
+            switch name {
+            case "received": received = v
+            case "delivered": delivered = v
+            case "suppressed": suppressed = v
+            case "not_displayed": notDisplayed = v
+            case "rejected": rejected = v
+            case "expired": expired = v
+            case "unrouted": unrouted = v
+            case "modified": modified = v
+            case "timeout": timeout = v
+            case "extension_failed": extensionFailed = v
+            case "loop_dropped": loopDropped = v
+            case "in_flight": inFlight = v
+            default: break
+            }
+        }
+    }
+
+    /// The count of messages that ended in `outcome`.
+    public subscript(outcome: Outcome) -> Int {
+        get {
+            switch outcome {
+            case .delivered: delivered
+            case .suppressed: suppressed
+            case .notDisplayed: notDisplayed
+            case .rejected: rejected
+            case .expired: expired
+            case .unrouted: unrouted
+            }
+        }
+        set {
+            switch outcome {
+            case .delivered: delivered = newValue
+            case .suppressed: suppressed = newValue
+            case .notDisplayed: notDisplayed = newValue
+            case .rejected: rejected = newValue
+            case .expired: expired = newValue
+            case .unrouted: unrouted = newValue
+            }
+        }
+    }
+
+    /// Messages that reached an outcome.
+    public var finished: Int { delivered + suppressed + notDisplayed + rejected + expired + unrouted }
+
+    /// `true` when `received == finished + inFlight`.
+    public var satisfiesInvariant: Bool { received == finished + inFlight }
+
+    /// `true` when every counter is zero and no reason was counted.
+    public var isZero: Bool { self == Counters() }
+
+    /// Counts one finished message: its outcome, the side counters, the reason; lowers `inFlight`.
+    mutating func count(_ decision: Decision, finishing: Bool) {
+        self[decision.outcome] += 1
+        if decision.modified { modified += 1 }
+        if decision.timedOut { timeout += 1 }
+        if decision.extensionFailed { extensionFailed += 1 }
+        if decision.outcome == .rejected {
+            rejectedByReason[decision.rejection?.reason.rawValue ?? Counters.unknownReason, default: 0] += 1
+        }
+        if finishing { inFlight -= 1 }
+    }
+
+    /// The reason key used for a rejected decision that carries no `Rejection`.
+    public static let unknownReason = "Unknown"
+}

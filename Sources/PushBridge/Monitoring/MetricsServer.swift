@@ -1,0 +1,178 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// Why the metrics endpoint could not start.
+public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
+    /// Not an IPv4 `host:port` (e.g. `127.0.0.1:9464`).
+    case invalidAddress(String)
+    /// The socket could not be bound or listened on; `reason` is `strerror`'s text.
+    case bindFailed(address: String, reason: String)
+    /// libmicrohttpd refused to start its daemon.
+    case startFailed(address: String)
+
+    /// One line for the log, naming the address.
+    public var description: String {
+        switch self {
+        case .invalidAddress(let a): "metrics address '\(a)' is not an IPv4 host:port such as 127.0.0.1:9464"
+        case .bindFailed(let a, let reason): "metrics endpoint \(a): \(reason)"
+        case .startFailed(let a): "metrics endpoint \(a): libmicrohttpd could not start"
+        }
+    }
+}
+
+/// The HTTP monitoring endpoint (SPEC section 7), served by libmicrohttpd on its own thread.
+///
+/// Routes (GET and HEAD; other methods get 405): `/metrics` (Prometheus text, version
+/// 0.0.4), `/healthz` (200 `ok` while the process runs), `/readyz` (200 `ready` while
+/// `ready()` returns `true`, else 503 `not ready`); any other path is 404. The content
+/// providers are fixed at init and called on libmicrohttpd's thread.
+public final class MetricsServer: Sendable {
+    /// The address as given.
+    public let address: String
+    /// The bound port (useful when the address asked for port 0).
+    public let port: Int
+    private let handler: MetricsHandler
+    /// The daemon handle; `nil` once stopped.
+    private let daemon: Mutex<OpaquePointer?>
+
+    /// Binds exactly `address` (IPv4 `host:port`, port 0 picks a free one) and starts serving.
+    public init(address: String, metrics: @escaping @Sendable () -> String,
+                ready: @escaping @Sendable () -> Bool) throws(MetricsServerError) {
+        guard let socketAddress = Self.parse(address) else { throw .invalidAddress(address) }
+        let (fd, port) = try Self.listen(on: socketAddress, address: address)
+        let handler = MetricsHandler(metrics: metrics, ready: ready)
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
+        let options: [CVarArg] = [MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
+                                  MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(10),
+                                  MHD_OPTION.END.rawValue]
+        let cls = Unmanaged.passUnretained(handler).toOpaque()
+        let started = withVaList(options) { args in
+            MHD_start_daemon_va(flags, 0, nil, nil, { cls, connection, url, method, _, _, _, _ in
+                guard let cls, let connection else { return .NO }
+                let handler = Unmanaged<MetricsHandler>.fromOpaque(cls).takeUnretainedValue()
+                let response = handler.respond(method: method.map { String(cString: $0) } ?? "",
+                                               path: url.map { String(cString: $0) } ?? "/")
+                return response.queue(on: connection)
+            }, cls, args)
+        }
+        // On failure libmicrohttpd 0.9.75 has already closed the listen socket it was given
+        // (every failure path after option parsing closes it), so it is not closed here.
+        guard let started else { throw .startFailed(address: address) }
+        self.address = address
+        self.port = port
+        self.handler = handler   // outlives the daemon: deinit stops the daemon first
+        self.daemon = Mutex(started)
+    }
+
+    /// Serves `stats`: `/metrics` renders a fresh snapshot, `/readyz` follows `stats.isReady`.
+    public convenience init(address: String, stats: Stats, perTopic: Bool = false) throws(MetricsServerError) {
+        try self.init(address: address,
+                      metrics: { prometheusText(stats.snapshot(now: Date().timeIntervalSince1970), perTopic: perTopic) },
+                      ready: { stats.isReady })
+    }
+
+    /// Stops serving and closes the socket; waits for a request in progress. Idempotent.
+    public func stop() {
+        daemon.withLock { handle in
+            if let d = handle { MHD_stop_daemon(d) }   // also closes the listen socket
+            handle = nil
+        }
+    }
+
+    deinit { stop() }
+
+    /// `host:port` with an IPv4 host (or `localhost`) to a socket address; `nil` when invalid.
+    static func parse(_ address: String) -> sockaddr_in? {
+        guard let colon = address.lastIndex(of: ":") else { return nil }
+        var host = String(address[..<colon])
+        if host == "localhost" { host = "127.0.0.1" }
+        guard let port = UInt16(address[address.index(after: colon)...]) else { return nil }
+        var sa = sockaddr_in()
+        sa.sin_family = sa_family_t(AF_INET)
+        sa.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &sa.sin_addr) == 1 else { return nil }
+        return sa
+    }
+
+    /// A bound, listening TCP socket and its port.
+    private static func listen(on socketAddress: sockaddr_in,
+                               address: String) throws(MetricsServerError) -> (Int32, Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .bindFailed(address: address, reason: String(cString: strerror(errno))) }
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var sa = socketAddress
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &sa) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sp in
+                bind(fd, sp, length) == 0 && Glibc.listen(fd, 64) == 0 && getsockname(fd, sp, &length) == 0
+            }
+        }
+        guard ok else {
+            let reason = String(cString: strerror(errno))
+            close(fd)   // not handed to libmicrohttpd yet: ours to close
+            throw .bindFailed(address: address, reason: reason)
+        }
+        return (fd, Int(UInt16(bigEndian: sa.sin_port)))
+    }
+}
+
+/// The request router behind `MetricsServer`, reached from libmicrohttpd's thread.
+///
+/// Immutable (`let` closures only), hence `Sendable` without locks.
+final class MetricsHandler: Sendable {
+    let metrics: @Sendable () -> String
+    let ready: @Sendable () -> Bool
+
+    init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool) {
+        self.metrics = metrics
+        self.ready = ready
+    }
+
+    /// The response for one request (HEAD gets the GET response; libmicrohttpd drops the body).
+    func respond(method: String, path: String) -> HTTPResponse {
+        guard method == "GET" || method == "HEAD" else {
+            return HTTPResponse(status: 405, body: "method not allowed\n", headers: [("Allow", "GET, HEAD")])
+        }
+        switch path {
+        case "/metrics":
+            return HTTPResponse(status: 200, body: metrics(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        case "/healthz":
+            return HTTPResponse(status: 200, body: "ok")
+        case "/readyz":
+            return ready() ? HTTPResponse(status: 200, body: "ready") : HTTPResponse(status: 503, body: "not ready")
+        default:
+            return HTTPResponse(status: 404, body: "not found\n")
+        }
+    }
+}
+
+/// One HTTP response to hand to libmicrohttpd.
+struct HTTPResponse {
+    var status: Int
+    var body: String
+    var contentType = "text/plain; charset=utf-8"
+    var headers: [(String, String)] = []
+
+    init(status: Int, body: String, contentType: String = "text/plain; charset=utf-8",
+         headers: [(String, String)] = []) {
+        self.status = status
+        self.body = body
+        self.contentType = contentType
+        self.headers = headers
+    }
+
+    /// Queues this response on `connection`; libmicrohttpd copies the body (MUST_COPY).
+    func queue(on connection: OpaquePointer) -> MHD_Result {
+        var bytes = Array(body.utf8)
+        let response = bytes.withUnsafeMutableBytes { buffer in
+            MHD_create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return .NO }
+        defer { MHD_destroy_response(response) }   // the queued reference keeps it alive
+        _ = MHD_add_response_header(response, "Content-Type", contentType)
+        for (name, value) in headers { _ = MHD_add_response_header(response, name, value) }
+        return MHD_queue_response(connection, UInt32(status), response)
+    }
+}

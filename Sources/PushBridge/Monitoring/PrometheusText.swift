@@ -1,0 +1,156 @@
+/// Renders `snapshot` in the Prometheus text exposition format 0.0.4.
+///
+/// Families: `pushbridge_build_info{version}`, `pushbridge_uptime_seconds`,
+/// `pushbridge_broker_connected`, `pushbridge_in_flight`, `pushbridge_received_total`,
+/// `pushbridge_messages_total{route,outcome}` (messages without a route, e.g. `unrouted`,
+/// under `route=""`), `pushbridge_rejected_total{reason}`,
+/// `pushbridge_filter_suppressed_total{filter}`, `pushbridge_modified_total`,
+/// `pushbridge_timeouts_total`, `pushbridge_extension_failures_total`,
+/// `pushbridge_loop_dropped_total`, the `pushbridge_extension_duration_seconds` histogram
+/// and the `pushbridge_end_to_end_latency_seconds` summary (quantiles since start).
+/// `perTopic` adds `pushbridge_topic_messages_total{topic,outcome}` (one series per
+/// tracked topic and outcome: mind the cardinality).
+public func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String {
+    var out = PrometheusWriter()
+    let s = snapshot
+    out.family("pushbridge_build_info", .gauge, "Build information; the value is always 1.")
+    out.sample("pushbridge_build_info", [("version", s.version)], 1)
+    out.family("pushbridge_uptime_seconds", .gauge, "Seconds since the bridge started.")
+    out.sample("pushbridge_uptime_seconds", [], s.uptime)
+    out.family("pushbridge_broker_connected", .gauge, "1 while connected to the MQTT broker, else 0.")
+    out.sample("pushbridge_broker_connected", [], s.connected ? 1 : 0)
+    out.family("pushbridge_in_flight", .gauge, "Messages received and not yet finished.")
+    out.sample("pushbridge_in_flight", [], s.inFlight)
+    out.family("pushbridge_received_total", .counter, "Messages received from the broker.")
+    out.sample("pushbridge_received_total", [], s.totals.received)
+
+    out.family("pushbridge_messages_total", .counter, "Finished messages by route and outcome.")
+    for route in s.routes.keys.sorted() {
+        for outcome in Outcome.allCases where outcome != .unrouted {
+            out.sample("pushbridge_messages_total", [("route", route), ("outcome", outcome.rawValue)],
+                       s.routes[route]![outcome])
+        }
+    }
+    for outcome in Outcome.allCases {               // what no route accounts for
+        let routed = s.routes.values.reduce(0) { $0 + $1[outcome] }
+        let rest = s.totals[outcome] - routed
+        if outcome == .unrouted || rest > 0 {
+            out.sample("pushbridge_messages_total", [("route", ""), ("outcome", outcome.rawValue)], rest)
+        }
+    }
+
+    out.family("pushbridge_rejected_total", .counter, "Rejected messages by APNs reason.")
+    let reasons = Set(RejectReason.allCases.map(\.rawValue)).union(s.totals.rejectedByReason.keys).sorted()
+    for reason in reasons {
+        out.sample("pushbridge_rejected_total", [("reason", reason)], s.totals.rejectedByReason[reason] ?? 0)
+    }
+    out.family("pushbridge_filter_suppressed_total", .counter, "Messages suppressed, by filter or extension.")
+    for filter in s.filters.keys.sorted() {
+        out.sample("pushbridge_filter_suppressed_total", [("filter", filter)], s.filters[filter]!)
+    }
+    out.family("pushbridge_modified_total", .counter, "Messages whose content the extension stage changed.")
+    out.sample("pushbridge_modified_total", [], s.totals.modified)
+    out.family("pushbridge_timeouts_total", .counter, "Extension-stage runs that ran out of time.")
+    out.sample("pushbridge_timeouts_total", [], s.totals.timeout)
+    out.family("pushbridge_extension_failures_total", .counter, "Extension-stage runs that failed.")
+    out.sample("pushbridge_extension_failures_total", [], s.totals.extensionFailed)
+    out.family("pushbridge_loop_dropped_total", .counter, "Messages dropped because they carried the bridge's own hop.")
+    out.sample("pushbridge_loop_dropped_total", [], s.totals.loopDropped)
+
+    out.histogram("pushbridge_extension_duration_seconds", "Time spent in the extension stage.",
+                  s.extensionDuration)
+    out.family("pushbridge_end_to_end_latency_seconds", .summary,
+               "From arrival to the display publish's acknowledgement; quantiles since start.")
+    for q in [0.5, 0.9, 0.99] {
+        out.sample("pushbridge_end_to_end_latency_seconds", [("quantile", PrometheusWriter.format(q))],
+                   s.latency.quantile(q) ?? .nan)
+    }
+    out.sample("pushbridge_end_to_end_latency_seconds_sum", [], s.latency.sum)
+    out.sample("pushbridge_end_to_end_latency_seconds_count", [], s.latency.count)
+
+    if perTopic {
+        out.family("pushbridge_topic_messages_total", .counter, "Finished messages by source topic and outcome.")
+        for topic in s.topics.keys.sorted() {
+            for outcome in Outcome.allCases {
+                out.sample("pushbridge_topic_messages_total", [("topic", topic), ("outcome", outcome.rawValue)],
+                           s.topics[topic]!.counters[outcome])
+            }
+        }
+    }
+    return out.text
+}
+
+/// Accumulates exposition-format lines.
+struct PrometheusWriter {
+    enum Kind: String { case counter, gauge, histogram, summary }
+
+    private(set) var text = ""
+
+    /// The `# HELP` and `# TYPE` lines of a family.
+    mutating func family(_ name: String, _ kind: Kind, _ help: String) {
+        text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
+    }
+
+    mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Int) {
+        line(name, labels, String(value))
+    }
+
+    mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
+        line(name, labels, Self.format(value))
+    }
+
+    /// A whole histogram family: cumulative `le` buckets ending in `+Inf`, `_sum`, `_count`.
+    mutating func histogram(_ name: String, _ help: String, _ h: Histogram) {
+        family(name, .histogram, help)
+        let cumulative = h.cumulativeCounts
+        for (i, bound) in h.bounds.enumerated() {
+            sample(name + "_bucket", [("le", Self.format(bound))], cumulative[i])
+        }
+        sample(name + "_bucket", [("le", "+Inf")], cumulative.last ?? 0)
+        sample(name + "_sum", [], h.sum)
+        sample(name + "_count", [], h.count)
+    }
+
+    private mutating func line(_ name: String, _ labels: [(String, String)], _ value: String) {
+        text += name
+        if !labels.isEmpty {
+            text += "{" + labels.map { "\($0.0)=\"\(Self.escapeLabel($0.1))\"" }.joined(separator: ",") + "}"
+        }
+        text += " " + value + "\n"
+    }
+
+    /// Label values escape `\`, `"` and newline.
+    static func escapeLabel(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// HELP text escapes `\` and newline.
+    static func escapeHelp(_ s: String) -> String {
+        var out = ""
+        for c in s.unicodeScalars {
+            switch c {
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// A float as Go's `strconv.ParseFloat` reads it: `+Inf`, `-Inf`, `NaN`, integers without `.0`.
+    static func format(_ d: Double) -> String {
+        if d.isNaN { return "NaN" }
+        if d.isInfinite { return d > 0 ? "+Inf" : "-Inf" }
+        if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
+        return String(d)
+    }
+}

@@ -1,0 +1,124 @@
+/// One topic's counters and when a message last arrived on it.
+public struct TopicStats: Sendable, Equatable {
+    /// The topic's counters (its `inFlight` included).
+    public var counters: Counters
+    /// Last arrival, UNIX seconds (`nil` when unknown).
+    public var lastSeen: Double?
+
+    /// A topic entry from its parts.
+    public init(counters: Counters, lastSeen: Double?) {
+        self.counters = counters
+        self.lastSeen = lastSeen
+    }
+}
+
+/// A consistent copy of `Stats` at one moment: what the stats topic publishes (SPEC section 7).
+///
+/// The JSON form (`json()`) carries everything but the histograms: `latency_ms` holds
+/// p50 and p99 of the end-to-end latency since start, in milliseconds (0 before any
+/// sample). In `topics` and `routes` zero counters are left out, and a topic entry
+/// carries `in_flight` when it is not 0, so the per-topic invariant can be checked.
+public struct StatsSnapshot: Sendable, Equatable {
+    /// The bridge version.
+    public var version: String
+    /// Process start, UNIX seconds.
+    public var startedAt: Double
+    /// Seconds since start when the snapshot was taken.
+    public var uptime: Double
+    /// Whether the broker connection was up.
+    public var connected: Bool
+    /// Every counter over all topics (`inFlight` included).
+    public var totals: Counters
+    /// Per source topic, with `Stats.otherTopic` for topics beyond `max_topics`.
+    public var topics: [String: TopicStats]
+    /// Per route name (`inFlight` always 0: routes count at finish).
+    public var routes: [String: Counters]
+    /// Filter (or extension) name to the number of messages it suppressed.
+    public var filters: [String: Int]
+    /// p50 of the end-to-end latency since start, in milliseconds.
+    public var latencyP50Milliseconds: Double
+    /// p99 of the end-to-end latency since start, in milliseconds.
+    public var latencyP99Milliseconds: Double
+    /// End-to-end latency histogram (not in the JSON; empty after `parse`).
+    public var latency: Histogram
+    /// Extension-stage duration histogram (not in the JSON; empty after `parse`).
+    public var extensionDuration: Histogram
+
+    /// Messages received and not yet finished (the totals' `in_flight`).
+    public var inFlight: Int { totals.inFlight }
+
+    /// When the snapshot was taken, UNIX seconds.
+    public var takenAt: Double { startedAt + uptime }
+
+    /// A snapshot from its parts; the latency percentiles come from `latency`.
+    public init(version: String, startedAt: Double, uptime: Double, connected: Bool, totals: Counters,
+                topics: [String: TopicStats] = [:], routes: [String: Counters] = [:],
+                filters: [String: Int] = [:], latency: Histogram = .latency(),
+                extensionDuration: Histogram = .extensionDuration()) {
+        self.version = version
+        self.startedAt = startedAt
+        self.uptime = uptime
+        self.connected = connected
+        self.totals = totals
+        self.topics = topics
+        self.routes = routes
+        self.filters = filters
+        self.latency = latency
+        self.extensionDuration = extensionDuration
+        self.latencyP50Milliseconds = (latency.quantile(0.5) ?? 0) * 1000
+        self.latencyP99Milliseconds = (latency.quantile(0.99) ?? 0) * 1000
+    }
+
+    /// The stats-topic JSON, keys in SPEC order, maps sorted by name, fractions to 3 decimals.
+    public func json() -> [UInt8] {
+        var w = JSONWriter()
+        w.beginObject()
+        w.key("version"); w.string(version)
+        w.key("started_at"); w.string(Timestamp.iso8601(startedAt))
+        w.key("uptime_s"); w.number(uptime)
+        w.key("connected"); w.bool(connected)
+        w.key("in_flight"); w.number(totals.inFlight)
+        w.key("totals"); Self.write(totals, into: &w, all: true)
+        w.key("topics"); w.beginObject()
+        for name in topics.keys.sorted() {
+            let t = topics[name]!
+            w.key(name)
+            Self.write(t.counters, into: &w, all: false) { w in
+                if let seen = t.lastSeen { w.key("last_seen"); w.string(Timestamp.iso8601(seen)) }
+            }
+        }
+        w.endObject()
+        w.key("routes"); w.beginObject()
+        for name in routes.keys.sorted() { w.key(name); Self.write(routes[name]!, into: &w, all: false) }
+        w.endObject()
+        w.key("filters"); w.beginObject()
+        for name in filters.keys.sorted() {
+            w.key(name); w.beginObject(); w.key("suppressed"); w.number(filters[name]!); w.endObject()
+        }
+        w.endObject()
+        w.key("latency_ms"); w.beginObject()
+        w.key("p50"); w.number(latencyP50Milliseconds)
+        w.key("p99"); w.number(latencyP99Milliseconds)
+        w.endObject()
+        w.endObject()
+        return w.bytes
+    }
+
+    /// Writes one counter set; `all` writes zeros and `rejected_by_reason` even when empty.
+    private static func write(_ c: Counters, into w: inout JSONWriter, all: Bool,
+                              extra: (inout JSONWriter) -> Void = { _ in }) {
+        w.beginObject()
+        for name in Counters.names {
+            let v = c[name: name] ?? 0
+            if all || v != 0 { w.key(name); w.number(v) }
+        }
+        if !all && c.inFlight != 0 { w.key("in_flight"); w.number(c.inFlight) }
+        if all || !c.rejectedByReason.isEmpty {
+            w.key("rejected_by_reason"); w.beginObject()
+            for reason in c.rejectedByReason.keys.sorted() { w.key(reason); w.number(c.rejectedByReason[reason]!) }
+            w.endObject()
+        }
+        extra(&w)
+        w.endObject()
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import PushBridge
+
+/// `pushbridge health`: one GET of the bridge's `/healthz`, for container healthchecks (no curl needed).
+///
+/// The address is `monitoring.http` (a wildcard bind such as `0.0.0.0` is probed on loopback) or
+/// `--url URL`. Exit 0 on HTTP 200; 1 when the answer is another status, or no answer came within
+/// two seconds; 2 when there is nothing to check or the URL is not a plain `http://` URL.
+enum HealthCommand {
+    /// Budget for connecting, sending and reading the status line, together.
+    static let timeoutMilliseconds = 2_000
+
+    static func run(_ args: Arguments, config: BridgeConfig) -> Int32 {
+        let target: HealthTarget
+        if let url = args.value("--url") {
+            switch HealthTarget.parse(url: url) {
+            case .success(let parsed): target = parsed
+            case .failure(let problem):
+                printErr("pushbridge: error: invalid --url '\(url)': \(problem.reason)")
+                return 2
+            }
+        } else if let http = config.monitoring.http {
+            switch HealthTarget.parse(url: "http://\(http)/healthz") {
+            case .success(let parsed): target = parsed.probingLoopback()
+            case .failure(let problem):
+                printErr("pushbridge: error: invalid monitoring.http '\(http)': \(problem.reason)")
+                return 2
+            }
+        } else {
+            printErr("pushbridge: error: monitoring.http is not set; nothing to check")
+            return 2
+        }
+        switch HealthProbe.statusCode(of: target, timeoutMilliseconds: timeoutMilliseconds) {
+        case .success(200):
+            return 0
+        case .success(let status):
+            printErr("pushbridge: unhealthy: GET \(target) answered HTTP \(status)")
+            return 1
+        case .failure(let problem):
+            printErr("pushbridge: unhealthy: GET \(target) failed: \(problem.reason)")
+            return 1
+        }
+    }
+}
+
+/// Why a health probe could not be made or did not get a status.
+struct HealthProblem: Error {
+    let reason: String
+
+    /// The C library's words for `code` (`Connection refused`).
+    static func errno(_ code: Int32, _ step: String) -> HealthProblem {
+        HealthProblem(reason: "\(step): \(String(cString: strerror(code)))")
+    }
+}
+
+/// Where to send the GET: host (without brackets), port and path.
+struct HealthTarget: CustomStringConvertible {
+    var host: String
+    var port: Int
+    var path: String
+
+    var description: String {
+        let shown = host.contains(":") ? "[\(host)]" : host
+        return "http://\(shown):\(port)\(path)"
+    }
+
+    /// Parses `http://host[:port][/path]`; IPv6 hosts in brackets; the port defaults to 80.
+    static func parse(url: String) -> Result<HealthTarget, HealthProblem> {
+        guard url.lowercased().hasPrefix("http://") else {
+            return .failure(HealthProblem(reason: "only http:// URLs are supported"))
+        }
+        let rest = url.dropFirst("http://".count)
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        var path = String(rest.dropFirst(authority.count))
+        if path.isEmpty || !path.hasPrefix("/") { path = "/" + path }
+        if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
+        var host: Substring
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else {
+                return .failure(HealthProblem(reason: "an IPv6 host needs a closing ']'"))
+            }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return .failure(HealthProblem(reason: "expected ':' after ']'")) }
+                portText = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            portText = authority[authority.index(after: colon)...]
+            if host.contains(":") {
+                return .failure(HealthProblem(reason: "write an IPv6 host in brackets, e.g. http://[::1]:9464/healthz"))
+            }
+        } else {
+            host = authority
+        }
+        if host.contains("@") { return .failure(HealthProblem(reason: "user information is not supported")) }
+        guard !host.isEmpty else { return .failure(HealthProblem(reason: "the host is empty")) }
+        var port = 80
+        if let portText {
+            guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let value = Int(portText), (1...65_535).contains(value) else {
+                return .failure(HealthProblem(reason: "the port must be 1 to 65535, got '\(portText)'"))
+            }
+            port = value
+        }
+        return .success(HealthTarget(host: String(host), port: port, path: path))
+    }
+
+    /// The same target with a wildcard bind address (`0.0.0.0`, `::`) replaced by loopback.
+    func probingLoopback() -> HealthTarget {
+        var copy = self
+        switch host {
+        case "0.0.0.0": copy.host = "127.0.0.1"
+        case "::", "::0": copy.host = "::1"
+        default: break
+        }
+        return copy
+    }
+}
+
+/// One HTTP/1.0 GET over a non-blocking POSIX socket, bounded by one deadline.
+enum HealthProbe {
+    /// The status code of the answer to `GET target.path`, or why there is none.
+    static func statusCode(of target: HealthTarget, timeoutMilliseconds: Int) -> Result<Int, HealthProblem> {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutMilliseconds) * 1_000_000
+        let fd: Int32
+        switch connect(to: target, deadline: deadline) {
+        case .success(let connected): fd = connected
+        case .failure(let problem): return .failure(problem)
+        }
+        defer { close(fd) }
+        let shownHost = target.host.contains(":") ? "[\(target.host)]" : target.host
+        let request = "GET \(target.path) HTTP/1.0\r\nHost: \(shownHost):\(target.port)\r\n"
+            + "User-Agent: pushbridge-health\r\nConnection: close\r\n\r\n"
+        if let problem = send(Array(request.utf8), on: fd, deadline: deadline) { return .failure(problem) }
+        switch readStatusLine(from: fd, deadline: deadline) {
+        case .failure(let problem): return .failure(problem)
+        case .success(let line): return parseStatus(line)
+        }
+    }
+
+    /// `HTTP/1.1 200 OK` → 200.
+    static func parseStatus(_ line: String) -> Result<Int, HealthProblem> {
+        let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/"), parts[1].count == 3,
+              let code = Int(parts[1]) else {
+            return .failure(HealthProblem(reason: "not an HTTP answer: '\(line.prefix(80))'"))
+        }
+        return .success(code)
+    }
+
+    /// Milliseconds left before `deadline` (0 when it has passed).
+    private static func remaining(_ deadline: UInt64) -> Int32 {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return now >= deadline ? 0 : Int32(min((deadline - now) / 1_000_000 + 1, UInt64(Int32.max)))
+    }
+
+    /// Waits for `events` on `fd`; `nil` when ready, else the timeout or poll error.
+    private static func wait(_ fd: Int32, for events: Int32, deadline: UInt64, step: String) -> HealthProblem? {
+        while true {
+            let left = remaining(deadline)
+            if left == 0 { return HealthProblem(reason: "\(step): no answer within \(HealthCommand.timeoutMilliseconds) ms") }
+            var entry = pollfd(fd: fd, events: Int16(events), revents: 0)
+            let n = poll(&entry, 1, left)
+            if n > 0 { return nil }
+            if n == 0 { continue }
+            if errno == EINTR { continue }
+            return .errno(errno, step)
+        }
+    }
+
+    /// A connected non-blocking socket to the first address of `target` that accepts.
+    private static func connect(to target: HealthTarget, deadline: UInt64) -> Result<Int32, HealthProblem> {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = AI_NUMERICSERV
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(target.host, String(target.port), &hints, &list)
+        guard rc == 0, let first = list else {
+            return .failure(HealthProblem(reason: "cannot resolve '\(target.host)': \(String(cString: gai_strerror(rc)))"))
+        }
+        defer { freeaddrinfo(first) }
+        var lastProblem = HealthProblem(reason: "no address for '\(target.host)'")
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            cursor = info.pointee.ai_next
+            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
+                            info.pointee.ai_protocol)
+            if fd < 0 { lastProblem = .errno(errno, "socket"); continue }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return .success(fd) }
+            guard errno == EINPROGRESS else { lastProblem = .errno(errno, "connect"); close(fd); continue }
+            if let problem = wait(fd, for: Int32(POLLOUT), deadline: deadline, step: "connect") {
+                close(fd)
+                return .failure(problem)
+            }
+            var soError: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            if getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) != 0 { soError = errno }
+            if soError == 0 { return .success(fd) }
+            lastProblem = .errno(soError, "connect")
+            close(fd)
+        }
+        return .failure(lastProblem)
+    }
+
+    /// Writes all of `bytes`; `nil` on success.
+    private static func send(_ bytes: [UInt8], on fd: Int32, deadline: UInt64) -> HealthProblem? {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n > 0 { offset += n; continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                if let problem = wait(fd, for: Int32(POLLOUT), deadline: deadline, step: "send") { return problem }
+                continue
+            }
+            return .errno(errno, "send")
+        }
+        return nil
+    }
+
+    /// Reads until the first line ends (or the peer closes) and returns that line.
+    private static func readStatusLine(from fd: Int32, deadline: UInt64) -> Result<String, HealthProblem> {
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1_024)
+        while received.count < 8_192 {
+            if let newline = received.firstIndex(of: UInt8(ascii: "\n")) {
+                return .success(line(received[..<newline]))
+            }
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { received += chunk[..<n]; continue }
+            if n == 0 {
+                if received.isEmpty { return .failure(HealthProblem(reason: "the server closed the connection without an answer")) }
+                return .success(line(received[...]))
+            }
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                if let problem = wait(fd, for: Int32(POLLIN), deadline: deadline, step: "read") { return .failure(problem) }
+                continue
+            }
+            return .failure(.errno(errno, "read"))
+        }
+        return .failure(HealthProblem(reason: "the status line is longer than 8 KiB"))
+    }
+
+    private static func line(_ bytes: ArraySlice<UInt8>) -> String {
+        var text = String(decoding: bytes, as: UTF8.self)
+        if text.hasSuffix("\r") { text.removeLast() }
+        return text
+    }
+}

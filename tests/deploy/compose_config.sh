@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Validates compose/compose.yml with Debian 12's docker-compose (1.29), without a docker engine:
+# `config` must succeed with and without the `scale` profile, and the resolved model must hold
+# what the deployment promises (healthchecks, the secret, loopback-only ports, depends_on healthy,
+# one hostname and one volume per replica, profiles). Exit 0 when all holds.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if ! command -v docker-compose >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq docker-compose >/dev/null 2>&1 \
+        || { apt-get update -qq && apt-get install -y -qq docker-compose >/dev/null; }
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+docker-compose -f compose/compose.yml config > "$tmp/default.yml"
+docker-compose -f compose/compose.yml --profile scale config > "$tmp/scale.yml"
+
+# docker-compose 1.29 depends on python3-yaml, so Debian's own python3 can read the resolved files.
+/usr/bin/python3 - "$tmp/default.yml" "$tmp/scale.yml" <<'PY'
+import sys, yaml
+
+problems = []
+def check(ok, what):
+    if not ok:
+        problems.append(what)
+
+for path in sys.argv[1:]:
+    name = path.rsplit("/", 1)[-1]
+    doc = yaml.safe_load(open(path))
+    services = doc["services"]
+    check(set(services) == {"mosquitto", "pushbridge", "pushbridge-replica-1",
+                            "pushbridge-replica-2", "pushbridge-replica-3"}, f"{name}: services {sorted(services)}")
+    check(doc["secrets"]["mqtt_password"]["file"].endswith("compose/secrets/mqtt_password.txt"),
+          f"{name}: secret file")
+
+    m = services["mosquitto"]
+    check(m["image"] == "eclipse-mosquitto:2", f"{name}: mosquitto image")
+    check("profiles" not in m, f"{name}: mosquitto must run in every profile")
+    check(any(v.endswith(":/mosquitto/config/mosquitto.conf:ro") and "compose/mosquitto.conf" in v for v in m["volumes"]),
+          f"{name}: mosquitto.conf mounted read-only")
+    check(any(v.startswith("mosquitto-data:/mosquitto/data") for v in m["volumes"]), f"{name}: broker persistence volume")
+    test = " ".join(m["healthcheck"]["test"])
+    # 1.29 prints $$ back escaped; the shell in the container gets one literal $.
+    check("mosquitto_sub" in test and "SYS/broker/version" in test and "/run/secrets/mqtt_password" in test,
+          f"{name}: mosquitto healthcheck {test!r}")
+
+    for sname, s in services.items():
+        for p in s.get("ports", []):
+            check(str(p).startswith("127.0.0.1:"), f"{name}: {sname} publishes {p} beyond loopback")
+        if sname == "mosquitto":
+            continue
+        env = s["environment"]
+        check(env.get("MQTT_HOST") == "mosquitto", f"{name}: {sname} MQTT_HOST")
+        check(env.get("MQTT_PORT") == "1883", f"{name}: {sname} MQTT_PORT")
+        check(env.get("MQTT_USERNAME") == "pushbridge", f"{name}: {sname} MQTT_USERNAME")
+        check(env.get("MQTT_PASSWORD_FILE") == "/run/secrets/mqtt_password", f"{name}: {sname} MQTT_PASSWORD_FILE")
+        check(env.get("PUSHBRIDGE_HTTP", "").endswith(":9464"), f"{name}: {sname} PUSHBRIDGE_HTTP")
+        check([x["source"] for x in s["secrets"]] == ["mqtt_password"], f"{name}: {sname} secret")
+        check(s["depends_on"] == {"mosquitto": {"condition": "service_healthy"}}, f"{name}: {sname} depends_on")
+        check(s["restart"] == "unless-stopped", f"{name}: {sname} restart")
+        check(s["healthcheck"]["test"] == ["CMD", "pushbridge", "health"], f"{name}: {sname} healthcheck")
+        check(s["build"]["context"] == s["build"]["context"].rstrip("/") and s["build"]["dockerfile"] == "Dockerfile",
+              f"{name}: {sname} build")
+        check(any(v.endswith(":/etc/pushbridge/bridge.yml:ro") for v in s["volumes"]), f"{name}: {sname} config mount")
+
+    single = services["pushbridge"]
+    check("profiles" not in single, f"{name}: pushbridge must run without a profile")
+    check(any(v.endswith("/bridge.yml:/etc/pushbridge/bridge.yml:ro") and "/compose/" not in v for v in single["volumes"]),
+          f"{name}: pushbridge mounts the root bridge.yml")
+    check("127.0.0.1:9464:9464/tcp" in single.get("ports", []), f"{name}: pushbridge port 9464 on loopback")
+
+    hostnames, data = set(), set()
+    for i in (1, 2, 3):
+        r = services[f"pushbridge-replica-{i}"]
+        check(r.get("profiles") == ["scale"], f"{name}: replica {i} profile")
+        check(any("compose/bridge.scale.yml:/etc/pushbridge/bridge.yml:ro" in v for v in r["volumes"]),
+              f"{name}: replica {i} mounts bridge.scale.yml")
+        check("PUSHBRIDGE_CLIENT_ID" not in r["environment"], f"{name}: replica {i} must not pin a client id")
+        hostnames.add(r.get("hostname"))
+        data.update(v.split(":")[0] for v in r["volumes"] if v.endswith(":/var/lib/pushbridge:rw"))
+    check(len(hostnames) == 3 and None not in hostnames, f"{name}: replica hostnames {hostnames}")
+    check(len(data) == 3, f"{name}: one journal volume per replica, got {data}")
+
+for p in problems:
+    print("compose_config:", p, file=sys.stderr)
+sys.exit(1 if problems else 0)
+PY
+
+# The scale config gives each replica its own client id and every route a share group.
+# shellcheck disable=SC2016  # the pattern is literal text of the file
+grep -q 'client_id: pushbridge-${HOSTNAME:-local}' compose/bridge.scale.yml
+[ "$(grep -c '^  - name:' compose/bridge.scale.yml)" = "$(grep -c '^    share: pushbridge' compose/bridge.scale.yml)" ] \
+    || { echo "compose_config: a route in bridge.scale.yml has no 'share: pushbridge'" >&2; exit 1; }
+# The shipped password file holds the user the bridge logs in as, hashed.
+# shellcheck disable=SC2016  # \$7\$ is the hash scheme prefix, literal
+grep -q '^pushbridge:\$7\$' compose/passwd || { echo "compose_config: compose/passwd has no hashed 'pushbridge' user" >&2; exit 1; }
+
+echo "compose_config: default and scale profiles resolve with docker-compose $(docker-compose version --short)"

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The `scale` profile of compose/compose.yml, run natively: one broker (compose/mosquitto.conf) and
+# three `pushbridge run -c compose/bridge.scale.yml`, each with its own HOSTNAME (as compose's
+# `hostname:` gives), so each has its own client id, status topic and journal, and all routes are
+# in the shared-subscription group `pushbridge`. Checks, each bounded in time:
+#   - all three become ready and report "online" on pushbridge/<hostname>/status
+#   - N doorbell rings give exactly N display messages, one per ring (no ring lost, none twice)
+#   - SIGTERM stops each with exit 0 and "offline"; the stats each publishes on its clean stop
+#     add up to N delivered, spread over more than one replica
+# Usage: tests/deploy/native_scale.sh PATH_TO_PUSHBRIDGE      (exit 0 on success)
+set -euo pipefail
+BIN=${1:-}
+[ -n "$BIN" ] && BIN=$(realpath -e "$BIN" 2>/dev/null || echo "$BIN")
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/deploy/lib.sh
+. tests/deploy/lib.sh
+require_binary "$BIN"
+RINGS=30
+
+start_broker
+echo "mosquitto (compose/mosquitto.conf) healthy on 127.0.0.1:$BROKER_PORT"
+
+run_id="$$x$RANDOM"
+declare -A PIDS HTTP
+for i in 1 2 3; do
+    host="replica-$i-$run_id"
+    HTTP[$i]=$(free_port)
+    mkdir -p "$DEPLOY_TMP/state-$i"
+    start_bridge "replica-$i" compose/bridge.scale.yml "${HTTP[$i]}" \
+        HOSTNAME="$host" PUSHBRIDGE_STATE_DIR="$DEPLOY_TMP/state-$i"
+    PIDS[$i]=$BRIDGE_PID
+done
+for i in 1 2 3; do
+    wait_for 15 bridge_ready "${PIDS[$i]}" "${HTTP[$i]}" || fail "replica $i did not become ready (GET /readyz)"
+    status=$(mqtt_sub -t "pushbridge/replica-$i-$run_id/status" -C 1 -W 5) || fail "replica $i: no status"
+    [ "$status" = online ] || fail "replica $i: status '$status', expected 'online'"
+done
+echo "three replicas ready and online"
+
+subscribe_bg "$DEPLOY_TMP/display.out" -v -q 1 -t 'display/#'
+for k in $(seq "$RINGS"); do
+    mqtt_pub -q 1 -t "home/r$run_id-$k/doorbell" -m "{\"who\":\"guest-$k\"}" || fail "publish $k failed"
+done
+displayed() { grep -c '^display/' "$DEPLOY_TMP/display.out" || true; }
+all_displayed() { [ "$(displayed)" -ge "$RINGS" ]; }
+wait_for 20 all_displayed || fail "only $(displayed) of $RINGS rings reached display/# in 20 s"
+sleep 2   # a duplicate would arrive now
+kill "$SUB_PID"
+python3 - "$DEPLOY_TMP/display.out" "$RINGS" "$run_id" <<'PY' || fail "the display messages are not one per ring"
+import json, sys
+path, rings, run_id = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+seen = []
+for line in open(path):
+    if line.startswith("display/"):
+        topic, payload = line.rstrip("\n").split(" ", 1)
+        seen.append((topic, json.loads(payload)["body"]))
+expected = sorted((f"display/home/r{run_id}-{k}/doorbell", f"guest-{k} is at the door") for k in range(1, rings + 1))
+if sorted(seen) != expected:
+    extra = [s for s in seen if seen.count(s) > 1]
+    print(f"got {len(seen)} messages for {rings} rings; repeated: {sorted(set(extra))[:5]}", file=sys.stderr)
+    sys.exit(1)
+PY
+echo "$RINGS rings -> $RINGS display messages, each once"
+
+for i in 1 2 3; do
+    stop_bridge "${PIDS[$i]}"
+    status=$(mqtt_sub -t "pushbridge/replica-$i-$run_id/status" -C 1 -W 5) || fail "replica $i: no status after stop"
+    [ "$status" = offline ] || fail "replica $i: status '$status' after SIGTERM, expected 'offline'"
+    mqtt_sub -t "pushbridge/replica-$i-$run_id/stats" -C 1 -W 5 > "$DEPLOY_TMP/stats-$i.json" \
+        || fail "replica $i: no retained stats after its clean stop"
+done
+python3 - "$RINGS" "$DEPLOY_TMP"/stats-{1,2,3}.json <<'PY' || fail "the replicas' stats do not add up"
+import json, sys
+rings = int(sys.argv[1])
+delivered = [json.load(open(p))["totals"]["delivered"] for p in sys.argv[2:]]
+print("delivered per replica:", delivered)
+assert sum(delivered) == rings, f"sum {sum(delivered)} != {rings}"
+assert sum(1 for d in delivered if d > 0) >= 2, "the group did not spread the load"
+PY
+echo "native_scale: passed"
