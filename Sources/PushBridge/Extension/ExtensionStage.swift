@@ -31,14 +31,14 @@ public final class ExtensionStage: Sendable {
     }
 
     /// How the chain ended, before rule 5.
-    private enum ChainEnd {
+    enum ChainEnd {
         case content(NotificationContent, decidedBy: String?)
         case timedOut(String)
         case failed(String, reason: String)
     }
 
     /// One request travelling through the asynchronous steps.
-    private struct Run: Sendable {
+    struct Run: Sendable {
         let request: NotificationRequest
         let context: MessageContext
         let start: Duration
@@ -47,13 +47,13 @@ public final class ExtensionStage: Sendable {
         let completion: @Sendable (StageResult) -> Void
     }
 
-    private let config: ExtensionConfig
-    private let filteringGranted: Bool
-    private let logger: Logger
-    private let clock: StageClock
+    let config: ExtensionConfig
+    let filteringGranted: Bool
+    let logger: Logger
+    let clock: StageClock
     private let filters: FilterChain
     private let steps: [Step]
-    private let admission: Admission
+    let admission: Admission
     private let workQueue = DispatchQueue(label: "pushbridge.extension.work", attributes: .concurrent)
     private let timerQueue = DispatchQueue(label: "pushbridge.extension.timers")
     private let open = Mutex<[ObjectIdentifier: StepAttempt]>([:])
@@ -111,7 +111,10 @@ public final class ExtensionStage: Sendable {
             abandon: { [self] in finish(notAdmitted, .failed("stage", reason: "the extension stage is shut down")) }))
     }
 
+    deinit { shutdown() }
+
     /// Stops the external process and ends every open request as a failure (`on_failure`).
+    /// Requests processed afterwards fail the same way. Releasing the stage shuts it down too.
     public func shutdown() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         admission.close()
@@ -219,66 +222,6 @@ public final class ExtensionStage: Sendable {
             }
             attempt.arm(onExpire: { queue.async { box.instance?.serviceExtensionTimeWillExpire() } })
         }
-    }
-
-    // MARK: - Rule 5
-
-    private func finish(_ run: Run, _ end: ChainEnd) {
-        var result = decide(run, end)
-        result.filterTrace = annotate(run.trace, decision: result, end: end, request: run.request)
-        result.duration = clock.monotonic() - run.start
-        if run.admitted { admission.leave() }
-        if case .dropped(let reason) = result.verdict {
-            logger.warning("extension: request \(run.request.id) dropped: \(reason)")
-        }
-        run.completion(result)
-    }
-
-    private func decide(_ run: Run, _ end: ChainEnd) -> StageResult {
-        let original = run.request.content
-        let deliverOriginal = StageResult.Verdict.deliver(original, modified: false)
-        switch end {
-        case .timedOut(let step):
-            return StageResult(verdict: deliverOriginal, timedOut: true,
-                                rule: "\(step): no answer by the time limit nor within the grace after time_will_expire; original delivered")
-        case .failed(let step, let reason):
-            if config.onFailure == .drop {
-                return StageResult(verdict: .dropped(reason: "\(step) failed: \(reason)"), extensionFailed: true,
-                                    rule: "\(step) failed (\(reason)); dropped (on_failure: drop)")
-            }
-            return StageResult(verdict: deliverOriginal, extensionFailed: true,
-                                rule: "\(step) failed (\(reason)); original delivered")
-        case .content(let content, let decidedBy):
-            if content.hasAlertText {
-                let modified = content != original
-                return StageResult(verdict: .deliver(content, modified: modified),
-                                    rule: modified ? "content with alert text: delivered as modified"
-                                                   : "content with alert text: delivered unchanged")
-            }
-            let who = decidedBy ?? "extension"
-            if content.isEmpty && filteringGranted && run.request.pushType == .alert {
-                return StageResult(verdict: .suppressed(decidedBy: who),
-                                    rule: "empty content from \(who) with the filtering entitlement and push type alert: suppressed")
-            }
-            return StageResult(verdict: deliverOriginal,
-                                rule: "content without alert text from \(who), \(Self.whyNotSuppressed(content, filteringGranted, run.request)); original delivered")
-        }
-    }
-
-    private static func whyNotSuppressed(_ content: NotificationContent, _ granted: Bool, _ request: NotificationRequest) -> String {
-        if !content.isEmpty { return "not empty (sound or attachments)" }
-        if !granted { return "entitlement missing" }
-        return "push type \(request.pushTypeName)"
-    }
-
-    /// Marks the step whose suppression rule 5 overruled: `… — not applied: entitlement missing`.
-    private func annotate(_ trace: [FilterTrace], decision: StageResult, end: ChainEnd, request: NotificationRequest) -> [FilterTrace] {
-        guard case .content(let content, let decidedBy?) = end, !content.hasAlertText,
-              case .deliver = decision.verdict,
-              let index = trace.lastIndex(where: { $0.name == decidedBy }) else { return trace }
-        var trace = trace
-        trace[index].verdict += " — not applied: \(Self.whyNotSuppressed(content, filteringGranted, request))"
-        return trace
     }
 }
 
