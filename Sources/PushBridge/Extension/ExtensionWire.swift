@@ -1,0 +1,125 @@
+/// The external extension's newline-delimited JSON protocol (SPEC section 6).
+///
+/// ```
+/// bridge -> child  {"id":"…","topic":"…","route":"…","push_type":"alert","priority":10,"content":{…}}
+/// child -> bridge  {"id":"…","content":{…}}        ({} means empty content)
+/// bridge -> child  {"id":"…","event":"time_will_expire"}
+/// ```
+/// Content members: `title`, `subtitle`, `body`, `sound`, `badge`, `thread_id`, `category`,
+/// `interruption_level`, `relevance_score`, `target_content_id`, `filter_criteria`,
+/// `attachments` (strings) and `user_info`; absent members are left out. An answer's
+/// content replaces the content as a whole (a member it leaves out is gone); `null` is absent.
+enum ExtensionWire {
+    /// Why an answer line could not be used.
+    struct Garbage: Error, CustomStringConvertible {
+        /// The request id when it could be read from the line.
+        var id: String?
+        var description: String
+    }
+
+    /// One request line (without the newline).
+    static func requestLine(id: String, request: NotificationRequest, context: MessageContext,
+                            content: NotificationContent) -> String {
+        JSONValue.object([
+            "id": .string(id),
+            "topic": .string(context.topic),
+            "route": .string(context.route),
+            "push_type": .string(request.pushTypeName),
+            "priority": .int(Int64(request.priority)),
+            "content": json(content),
+        ]).jsonText
+    }
+
+    /// The `time_will_expire` event line for `id`.
+    static func timeWillExpireLine(id: String) -> String {
+        JSONValue.object(["id": .string(id), "event": .string("time_will_expire")]).jsonText
+    }
+
+    /// Content as it travels.
+    static func json(_ content: NotificationContent) -> JSONValue {
+        guard case .object(var members) = content.jsonValue else { return .object([:]) }
+        if !content.attachments.isEmpty { members["attachments"] = .array(content.attachments.map { .string($0) }) }
+        return .object(members)
+    }
+
+    /// Reads one answer line: the request id and the content.
+    static func answer(_ line: String) throws(Garbage) -> (id: String, content: NotificationContent) {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(line)
+        } catch {
+            throw Garbage(id: scrapeID(line), description: "not JSON (\(error))")
+        }
+        guard case .object(let members) = value else { throw Garbage(id: nil, description: "not a JSON object") }
+        guard let id = members["id"]?.stringValue else { throw Garbage(id: nil, description: "no string 'id'") }
+        guard let contentValue = members["content"] else { throw Garbage(id: id, description: "no 'content'") }
+        do {
+            return (id, try content(from: contentValue))
+        } catch {
+            throw Garbage(id: id, description: error.description)
+        }
+    }
+
+    /// Content from its wire form; wrong member types are garbage.
+    static func content(from value: JSONValue) throws(Garbage) -> NotificationContent {
+        guard case .object(let o) = value else { throw Garbage(id: nil, description: "'content' is not an object") }
+        func text(_ key: String) throws(Garbage) -> String? {
+            switch o[key] {
+            case nil, .null?: return nil
+            case .string(let s)?: return s
+            default: throw Garbage(id: nil, description: "'\(key)' is not a string")
+            }
+        }
+        var c = NotificationContent()
+        c.title = try text("title")
+        c.subtitle = try text("subtitle")
+        c.body = try text("body")
+        c.sound = try text("sound")
+        c.threadID = try text("thread_id")
+        c.category = try text("category")
+        c.targetContentID = try text("target_content_id")
+        c.filterCriteria = try text("filter_criteria")
+        if let level = try text("interruption_level") {
+            guard InterruptionLevel(rawValue: level) != nil else {
+                throw Garbage(id: nil, description: "'interruption_level' \"\(level)\" is not an APNs level")
+            }
+            c.interruptionLevel = level
+        }
+        switch o["badge"] {
+        case nil, .null?: break
+        case .int(let i)?: c.badge = Int(exactly: i)
+        case .double(let d)? where d.rounded() == d && abs(d) < 1e15: c.badge = Int(d)
+        default: throw Garbage(id: nil, description: "'badge' is not an integer")
+        }
+        switch o["relevance_score"] {
+        case nil, .null?: break
+        case .int(let i)?: c.relevanceScore = min(1, max(0, Double(i)))
+        case .double(let d)? where d.isFinite: c.relevanceScore = min(1, max(0, d))
+        default: throw Garbage(id: nil, description: "'relevance_score' is not a number")
+        }
+        switch o["attachments"] {
+        case nil, .null?: break
+        case .array(let items)?:
+            c.attachments = try items.map { item throws(Garbage) in
+                guard let s = item.stringValue else { throw Garbage(id: nil, description: "'attachments' holds a non-string") }
+                return s
+            }
+        default: throw Garbage(id: nil, description: "'attachments' is not a list")
+        }
+        c.userInfo = o["user_info"] ?? .object([:])
+        return c
+    }
+
+    /// The `"id":"…"` of a line that is not valid JSON, when it can be seen.
+    static func scrapeID(_ line: String) -> String? {
+        guard let keyRange = line.range(of: "\"id\"") else { return nil }
+        var rest = line[keyRange.upperBound...].drop(while: { $0 == " " })
+        guard rest.first == ":" else { return nil }
+        rest = rest.dropFirst().drop(while: { $0 == " " })
+        guard rest.first == "\"" else { return nil }
+        rest = rest.dropFirst()
+        guard let end = rest.firstIndex(of: "\"") else { return nil }
+        let id = String(rest[..<end])
+        return id.contains("\\") ? nil : id
+    }
+}

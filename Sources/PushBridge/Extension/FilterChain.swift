@@ -1,0 +1,95 @@
+import Foundation
+
+/// The declarative filters of `extension.filters`, run synchronously in order (SPEC section 4).
+///
+/// Each filter sees the content as left by the one before (`context.content` is kept up to
+/// date). The chain stops at the first filter that leaves content without alert text —
+/// a `suppress`, `dedupe`, `rate_limit` or `quiet_hours` that fires hands back empty content.
+/// Whether that really suppresses is decided later by rule 5 (entitlement, push type).
+final class FilterChain: Sendable {
+    /// What the chain produced.
+    struct Result: Sendable {
+        var content: NotificationContent
+        /// The filter that left the content without alert text, if one did.
+        var stoppedBy: String?
+        var trace: [FilterTrace]
+    }
+
+    private struct Compiled: Sendable {
+        let config: FilterConfig
+        /// Hit memory for `dedupe` and `rate_limit`.
+        let windows: KeyedWindows?
+        /// The zone of a `quiet_hours` filter; `nil` uses the message context's zone.
+        let timeZone: TimeZone?
+    }
+
+    private let filters: [Compiled]
+    private let clock: StageClock
+
+    init(_ configs: [FilterConfig], clock: StageClock, keyCapacity: Int = 10_000) {
+        self.clock = clock
+        filters = configs.map { config in
+            switch config.action {
+            case .dedupe, .rateLimit:
+                return Compiled(config: config, windows: KeyedWindows(capacity: keyCapacity), timeZone: nil)
+            case .quietHours(_, _, let zone, _):
+                return Compiled(config: config, windows: nil, timeZone: zone.flatMap(TimeZone.init(identifier:)))
+            case .suppress, .set:
+                return Compiled(config: config, windows: nil, timeZone: nil)
+            }
+        }
+    }
+
+    /// `true` when there are no filters.
+    var isEmpty: Bool { filters.isEmpty }
+
+    /// Runs every filter on `content` in order.
+    func run(_ content: NotificationContent, context: MessageContext) -> Result {
+        var context = context
+        context.content = content
+        var trace: [FilterTrace] = []
+        for filter in filters {
+            let name = filter.config.name
+            if let routes = filter.config.routes, !routes.contains(context.route) {
+                trace.append(FilterTrace(name: name, verdict: "skipped (route)"))
+                continue
+            }
+            if let when = filter.config.when, !when.isTrue(in: context) {
+                trace.append(FilterTrace(name: name, verdict: "skipped (when false)"))
+                continue
+            }
+            let (newContent, verdict) = apply(filter, to: context)
+            trace.append(FilterTrace(name: name, verdict: verdict))
+            context.content = newContent
+            if !newContent.hasAlertText {
+                return Result(content: newContent, stoppedBy: name, trace: trace)
+            }
+        }
+        return Result(content: context.content, stoppedBy: nil, trace: trace)
+    }
+
+    private func apply(_ filter: Compiled, to context: MessageContext) -> (NotificationContent, String) {
+        let empty = NotificationContent()
+        switch filter.config.action {
+        case .suppress(let condition):
+            return condition.isTrue(in: context) ? (empty, "suppressed") : (context.content, "passed")
+        case .set(let fields):
+            return ContentSetter.apply(fields, to: context)
+        case .dedupe(let key, let window):
+            let admitted = filter.windows!.admit(key.render(in: context), now: clock.monotonic(), window: window, max: 1)
+            return admitted ? (context.content, "passed") : (empty, "suppressed (duplicate)")
+        case .rateLimit(let key, let max, let window):
+            let admitted = filter.windows!.admit(key.render(in: context), now: clock.monotonic(), window: window, max: max)
+            return admitted ? (context.content, "passed") : (empty, "suppressed (rate limit)")
+        case .quietHours(let from, let to, _, let unless):
+            let hours = QuietHours(fromMinute: from, toMinute: to)
+            guard hours.contains(unixSeconds: clock.wall(), in: filter.timeZone ?? context.timeZone) else {
+                return (context.content, "passed")
+            }
+            if let unless, unless.isTrue(in: context) {
+                return (context.content, "passed (quiet hours, unless true)")
+            }
+            return (empty, "suppressed (quiet hours)")
+        }
+    }
+}

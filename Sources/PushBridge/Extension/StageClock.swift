@@ -1,0 +1,36 @@
+import Foundation
+import Dispatch
+
+/// The clocks the extension stage reads, injectable for tests.
+///
+/// `monotonic` (time since an arbitrary origin) measures durations and the windows of
+/// `dedupe` and `rate_limit`; `wall` (UNIX seconds) places `quiet_hours`. Time limits are
+/// armed on Dispatch timers, which run on the system's monotonic clock.
+public struct StageClock: Sendable {
+    /// Time since an arbitrary, fixed origin; never goes backwards.
+    public var monotonic: @Sendable () -> Duration
+    /// Wall-clock time, UNIX seconds.
+    public var wall: @Sendable () -> Double
+
+    public init(monotonic: @escaping @Sendable () -> Duration, wall: @escaping @Sendable () -> Double) {
+        self.monotonic = monotonic
+        self.wall = wall
+    }
+
+    /// The system clocks: `ContinuousClock` and `Date`.
+    public static var system: StageClock {
+        let origin = ContinuousClock.now
+        return StageClock(monotonic: { ContinuousClock.now - origin },
+                          wall: { Date().timeIntervalSince1970 })
+    }
+}
+
+extension Duration {
+    /// This duration as a Dispatch interval (nanoseconds, saturating; negatives are zero).
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        if seconds < 0 { return .nanoseconds(0) }
+        if seconds >= Int64(Int.max / 1_000_000_000) - 1 { return .never }
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,60 @@
+/// SPEC section 2 rule 5: how the end of the chain becomes the stage's result.
+extension ExtensionStage {
+    func finish(_ run: Run, _ end: ChainEnd) {
+        var result = decide(run, end)
+        result.filterTrace = annotate(run.trace, decision: result, end: end, request: run.request)
+        result.duration = clock.monotonic() - run.start
+        if run.admitted { admission.leave() }
+        if case .dropped(let reason) = result.verdict {
+            logger.warning("extension: request \(run.request.id) dropped: \(reason)")
+        }
+        run.completion(result)
+    }
+
+    private func decide(_ run: Run, _ end: ChainEnd) -> StageResult {
+        let original = run.request.content
+        let deliverOriginal = StageResult.Verdict.deliver(original, modified: false)
+        switch end {
+        case .timedOut(let step):
+            return StageResult(verdict: deliverOriginal, timedOut: true,
+                               rule: "\(step): no answer by the time limit nor within the grace after time_will_expire; original delivered")
+        case .failed(let step, let reason):
+            if config.onFailure == .drop {
+                return StageResult(verdict: .dropped(reason: "\(step) failed: \(reason)"), extensionFailed: true,
+                                   rule: "\(step) failed (\(reason)); dropped (on_failure: drop)")
+            }
+            return StageResult(verdict: deliverOriginal, extensionFailed: true,
+                               rule: "\(step) failed (\(reason)); original delivered")
+        case .content(let content, let decidedBy):
+            if content.hasAlertText {
+                let modified = content != original
+                return StageResult(verdict: .deliver(content, modified: modified),
+                                   rule: modified ? "content with alert text: delivered as modified"
+                                                   : "content with alert text: delivered unchanged")
+            }
+            let who = decidedBy ?? "extension"
+            if content.isEmpty && filteringGranted && run.request.pushType == .alert {
+                return StageResult(verdict: .suppressed(decidedBy: who),
+                                   rule: "empty content from \(who) with the filtering entitlement and push type alert: suppressed")
+            }
+            return StageResult(verdict: deliverOriginal,
+                               rule: "content without alert text from \(who), \(Self.whyNotSuppressed(content, filteringGranted, run.request)); original delivered")
+        }
+    }
+
+    private static func whyNotSuppressed(_ content: NotificationContent, _ granted: Bool, _ request: NotificationRequest) -> String {
+        if !content.isEmpty { return "not empty (sound or attachments)" }
+        if !granted { return "entitlement missing" }
+        return "push type \(request.pushTypeName)"
+    }
+
+    /// Marks the step whose suppression rule 5 overruled: `… — not applied: entitlement missing`.
+    private func annotate(_ trace: [FilterTrace], decision: StageResult, end: ChainEnd, request: NotificationRequest) -> [FilterTrace] {
+        guard case .content(let content, let decidedBy?) = end, !content.hasAlertText,
+              case .deliver = decision.verdict,
+              let index = trace.lastIndex(where: { $0.name == decidedBy }) else { return trace }
+        var trace = trace
+        trace[index].verdict += " — not applied: \(Self.whyNotSuppressed(content, filteringGranted, request))"
+        return trace
+    }
+}

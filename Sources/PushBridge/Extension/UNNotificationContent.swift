@@ -1,0 +1,211 @@
+import Foundation
+
+/// The uneditable content of a notification, shaped like Apple's `UNNotificationContent`.
+///
+/// It wraps the value type `NotificationContent` (``notificationContent``); the properties
+/// read through to it. `UNNotificationContent()` is Apple's "empty content": handing it to
+/// the content handler asks for suppression (SPEC section 2, rule 5).
+/// `mutableCopy()` gives a ``UNMutableNotificationContent``; `copy()` an immutable copy.
+open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying {
+    /// The wrapped value. Subclasses change it through the mutable properties.
+    public internal(set) var notificationContent: NotificationContent
+
+    /// Empty content: no alert text, sound or attachments.
+    public override init() {
+        notificationContent = NotificationContent()
+        super.init()
+    }
+
+    /// Content wrapping `content`.
+    public init(_ content: NotificationContent) {
+        notificationContent = content
+        super.init()
+    }
+
+    /// The title (`""` when absent).
+    open var title: String { notificationContent.title ?? "" }
+    /// The subtitle (`""` when absent).
+    open var subtitle: String { notificationContent.subtitle ?? "" }
+    /// The body (`""` when absent).
+    open var body: String { notificationContent.body ?? "" }
+    /// The badge number, or `nil` to leave the badge alone.
+    open var badge: NSNumber? { notificationContent.badge.map { NSNumber(value: $0) } }
+    /// The sound, or `nil` for a silent notification.
+    open var sound: UNNotificationSound? { notificationContent.sound.map(UNNotificationSound.init(storedName:)) }
+    /// `thread-id` (`""` when absent).
+    open var threadIdentifier: String { notificationContent.threadID ?? "" }
+    /// `category` (`""` when absent).
+    open var categoryIdentifier: String { notificationContent.category ?? "" }
+    /// `target-content-id`, or `nil`.
+    open var targetContentIdentifier: String? { notificationContent.targetContentID }
+    /// `interruption-level` (`.active` when absent, as on Apple's devices).
+    open var interruptionLevel: UNNotificationInterruptionLevel {
+        UNNotificationInterruptionLevel(name: notificationContent.interruptionLevel) ?? .active
+    }
+    /// `relevance-score` (0 when absent).
+    open var relevanceScore: Double { notificationContent.relevanceScore ?? 0 }
+    /// `filter-criteria`, or `nil`.
+    open var filterCriteria: String? { notificationContent.filterCriteria }
+    /// The attachments (their URLs are what travels).
+    open var attachments: [UNNotificationAttachment] {
+        notificationContent.attachments.map(UNNotificationAttachment.init(stored:))
+    }
+    /// The custom keys. A `userInfo` that is not a JSON object (possible for `input: text`)
+    /// reads as `[:]` and is kept as it is unless assigned.
+    open var userInfo: [AnyHashable: Any] { UserInfoBridge.dictionary(from: notificationContent.userInfo) }
+
+    /// An immutable copy.
+    open func copy(with zone: NSZone? = nil) -> Any { UNNotificationContent(notificationContent) }
+
+    /// A mutable copy.
+    open func mutableCopy(with zone: NSZone? = nil) -> Any { UNMutableNotificationContent(notificationContent) }
+
+    open override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? UNNotificationContent else { return false }
+        return other.notificationContent == notificationContent
+    }
+
+    open override var hash: Int { notificationContent.title?.hashValue ?? 0 }
+
+    open override var description: String {
+        "<\(type(of: self)) title=\(title.debugDescription) body=\(body.debugDescription)>"
+    }
+}
+
+/// The editable content of a notification, shaped like Apple's `UNMutableNotificationContent`.
+open class UNMutableNotificationContent: UNNotificationContent {
+    /// Stores `text`, keeping an absent field absent when it is set to `""`.
+    private static func text(_ text: String, replacing old: String?) -> String? {
+        text.isEmpty && old == nil ? nil : text
+    }
+
+    open override var title: String {
+        get { notificationContent.title ?? "" }
+        set { notificationContent.title = Self.text(newValue, replacing: notificationContent.title) }
+    }
+    open override var subtitle: String {
+        get { notificationContent.subtitle ?? "" }
+        set { notificationContent.subtitle = Self.text(newValue, replacing: notificationContent.subtitle) }
+    }
+    open override var body: String {
+        get { notificationContent.body ?? "" }
+        set { notificationContent.body = Self.text(newValue, replacing: notificationContent.body) }
+    }
+    open override var badge: NSNumber? {
+        get { notificationContent.badge.map { NSNumber(value: $0) } }
+        set { notificationContent.badge = newValue?.intValue }
+    }
+    open override var sound: UNNotificationSound? {
+        get { notificationContent.sound.map(UNNotificationSound.init(storedName:)) }
+        set { notificationContent.sound = newValue?.storedName }
+    }
+    open override var threadIdentifier: String {
+        get { notificationContent.threadID ?? "" }
+        set { notificationContent.threadID = Self.text(newValue, replacing: notificationContent.threadID) }
+    }
+    open override var categoryIdentifier: String {
+        get { notificationContent.category ?? "" }
+        set { notificationContent.category = Self.text(newValue, replacing: notificationContent.category) }
+    }
+    open override var targetContentIdentifier: String? {
+        get { notificationContent.targetContentID }
+        set { notificationContent.targetContentID = newValue }
+    }
+    open override var interruptionLevel: UNNotificationInterruptionLevel {
+        get { UNNotificationInterruptionLevel(name: notificationContent.interruptionLevel) ?? .active }
+        set { notificationContent.interruptionLevel = newValue.name }
+    }
+    open override var relevanceScore: Double {
+        get { notificationContent.relevanceScore ?? 0 }
+        set { notificationContent.relevanceScore = min(1, max(0, newValue)) }
+    }
+    open override var filterCriteria: String? {
+        get { notificationContent.filterCriteria }
+        set { notificationContent.filterCriteria = newValue }
+    }
+    open override var attachments: [UNNotificationAttachment] {
+        get { notificationContent.attachments.map(UNNotificationAttachment.init(stored:)) }
+        set { notificationContent.attachments = newValue.map(\.url.absoluteString) }
+    }
+    open override var userInfo: [AnyHashable: Any] {
+        get { UserInfoBridge.dictionary(from: notificationContent.userInfo) }
+        set { notificationContent.userInfo = UserInfoBridge.json(from: newValue) }
+    }
+}
+
+/// A notification's importance and delivery timing, like Apple's enum of the same name.
+public enum UNNotificationInterruptionLevel: UInt, Sendable, CaseIterable {
+    case passive = 0, active = 1, timeSensitive = 2, critical = 3
+
+    /// The APNs spelling: `passive`, `active`, `time-sensitive`, `critical`.
+    public var name: String {
+        switch self {
+        case .passive: "passive"
+        case .active: "active"
+        case .timeSensitive: "time-sensitive"
+        case .critical: "critical"
+        }
+    }
+
+    /// The level for an APNs spelling; `nil` for `nil` or an unknown name.
+    public init?(name: String?) {
+        guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
+}
+
+/// The name of a sound file, like Apple's `UNNotificationSoundName`.
+public struct UNNotificationSoundName: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { self.rawValue = value }
+}
+
+/// A sound played with a notification: `.default` or a named file (APNs `sound`).
+public final class UNNotificationSound: NSObject, Sendable {
+    /// `"default"` or the file name, as it travels in `aps.sound`.
+    public let storedName: String
+
+    init(storedName: String) {
+        self.storedName = storedName
+        super.init()
+    }
+
+    /// The default sound.
+    public class var `default`: UNNotificationSound { UNNotificationSound(storedName: "default") }
+
+    /// A sound file by name.
+    public convenience init(named name: UNNotificationSoundName) {
+        self.init(storedName: name.rawValue)
+    }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        (object as? UNNotificationSound)?.storedName == storedName
+    }
+
+    public override var hash: Int { storedName.hashValue }
+}
+
+/// A media attachment; only its URL travels (APNs bodies carry no attachments).
+public final class UNNotificationAttachment: NSObject, Sendable {
+    /// The identifier given at creation (the URL text for attachments read from content).
+    public let identifier: String
+    /// Where the attachment lives.
+    public let url: URL
+    /// A type hint; always `""` here.
+    public let type: String = ""
+
+    /// An attachment for `url`.
+    public init(identifier: String, url: URL, options: [AnyHashable: Any]? = nil) throws {
+        self.identifier = identifier
+        self.url = url
+        super.init()
+    }
+
+    init(stored: String) {
+        identifier = stored
+        url = URL(string: stored) ?? URL(fileURLWithPath: stored)
+        super.init()
+    }
+}

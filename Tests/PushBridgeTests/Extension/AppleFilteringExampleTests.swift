@@ -1,0 +1,91 @@
+import PushBridge
+import Foundation
+import Testing
+
+// The class body is Apple's example from the documentation page of the entitlement
+// "com.apple.developer.usernotifications.filtering", verbatim; only the import line differs
+// (`import PushBridge` instead of `import UserNotifications`).
+class NotificationService: UNNotificationServiceExtension {
+
+    override func didReceive(_ request: UNNotificationRequest, withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        
+        // Determine whether you should suppress the notification.
+        let suppress = myShouldSuppressNotification(request: request)
+        
+        if suppress {
+            // Don't deliver the notification to the user.
+            contentHandler(UNNotificationContent())
+            
+        } else {
+            // Deliver the notification.
+            guard let updatedContent = request.content.mutableCopy() as? UNMutableNotificationContent else {
+                // This error should never occur.
+                fatalError("Unable to create a mutable copy of the content")
+            }
+            
+            // Update the notification's content, such as decrypting the body, here.
+            contentHandler(updatedContent)
+        }
+    }
+}
+
+// Apple leaves `myShouldSuppressNotification` to the reader; this one suppresses when
+// the custom key `suppress` is true.
+extension NotificationService {
+    func myShouldSuppressNotification(request: UNNotificationRequest) -> Bool {
+        request.content.userInfo["suppress"] as? Bool == true
+    }
+}
+
+@Suite("Apple's filtering example")
+struct AppleFilteringExampleTests {
+    private func stage(granted: Bool) -> ExtensionStage {
+        var config = ExtensionConfig()
+        config.timeLimit = .seconds(5)
+        return ExtensionStage(config: config, filteringGranted: granted,
+                              serviceExtension: .apple { NotificationService() }, logger: Logger(level: .error))
+    }
+
+    private func request(suppress: Bool, pushType: PushType?) -> NotificationRequest {
+        var content = NotificationContent()
+        content.title = "Door"
+        content.body = "Someone rang"
+        content.userInfo = .object(["suppress": .bool(suppress), "room": .string("hall")])
+        return NotificationRequest(id: UUID().uuidString.lowercased(), pushType: pushType, priority: 10,
+                                   mutableContent: true, content: content)
+    }
+
+    private func run(_ stage: ExtensionStage, _ request: NotificationRequest) async -> StageResult {
+        await withCheckedContinuation { continuation in
+            stage.process(request, context: MessageContext(topic: "home/door", payload: .null, raw: "")) {
+                continuation.resume(returning: $0)
+            }
+        }
+    }
+
+    @Test func suppressesWithEntitlementAndAlertPushType() async {
+        let result = await run(stage(granted: true), request(suppress: true, pushType: .alert))
+        #expect(result.verdict == .suppressed(decidedBy: "extension"))
+        #expect(!result.timedOut && !result.extensionFailed)
+    }
+
+    @Test func deliversTheUnchangedCopyWhenNotSuppressing() async {
+        let original = request(suppress: false, pushType: .alert)
+        let result = await run(stage(granted: true), original)
+        #expect(result.verdict == .deliver(original.content, modified: false))
+    }
+
+    @Test func deliversTheOriginalWithoutTheEntitlement() async {
+        let original = request(suppress: true, pushType: .alert)
+        let result = await run(stage(granted: false), original)
+        #expect(result.verdict == .deliver(original.content, modified: false))
+        #expect(result.rule.contains("entitlement missing"))
+    }
+
+    @Test func deliversTheOriginalForTheLegacyPushTypeNone() async {
+        let original = request(suppress: true, pushType: nil)
+        let result = await run(stage(granted: true), original)
+        #expect(result.verdict == .deliver(original.content, modified: false))
+        #expect(result.rule.contains("push type none"))
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import Testing
+@testable import PushBridge
+
+/// A scripted child for SPEC section 6: what it does depends on the request's body.
+///
+/// - `suppress`: answers `{}`; `never`: no answer; `expire`: answers on `time_will_expire`;
+/// - `slow`: answers after 500 ms; `crash`: exits with status 3; `garbage`: answers with a bad content; `nonjson`: a non-JSON
+///   line naming the id; `noise`: an unusable line with no id, then a normal answer;
+/// - anything else: title `T:<body>` after a random delay up to 30 ms (answers out of order).
+private let childScript = #"""
+import json, random, sys, threading
+
+lock = threading.Lock()
+waiting = {}
+
+def send(obj):
+    with lock:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+def answer(req):
+    c = req["content"]
+    c["title"] = "T:" + c.get("body", "")
+    send({"id": req["id"], "content": c})
+
+sys.stderr.write("child ready\n")
+sys.stderr.flush()
+for line in sys.stdin:
+    req = json.loads(line)
+    if req.get("event") == "time_will_expire":
+        pending = waiting.pop(req["id"], None)
+        if pending is not None:
+            c = pending["content"]
+            c["title"] = "late best attempt"
+            send({"id": req["id"], "content": c})
+        continue
+    body = req["content"].get("body", "")
+    if body == "suppress":
+        send({"id": req["id"], "content": {}})
+    elif body == "never":
+        pass
+    elif body == "expire":
+        waiting[req["id"]] = req
+    elif body == "crash":
+        sys.exit(3)
+    elif body == "garbage":
+        send({"id": req["id"], "content": {"title": 5}})
+    elif body == "nonjson":
+        with lock:
+            sys.stdout.write('{"id": "' + req["id"] + '", oops\n')
+            sys.stdout.flush()
+    elif body == "noise":
+        with lock:
+            sys.stdout.write("hello from the child\n")
+            sys.stdout.flush()
+        answer(req)
+    elif body == "slow":
+        threading.Timer(0.5, answer, [req]).start()
+    elif body == "echo":
+        send({"id": req["id"], "content": req["content"], "seen": req})
+    else:
+        threading.Timer(random.random() * 0.03, answer, [req]).start()
+"""#
+
+@Suite("External extension process")
+struct ExtensionProcessTests {
+    /// A stage running the scripted child from a fresh temp directory.
+    static func stage(timeLimit: Duration = .seconds(3), grace: Duration = .milliseconds(300),
+                      onFailure: FailurePolicy = .deliver, granted: Bool = true,
+                      log: LogCapture = LogCapture()) throws -> ExtensionStage {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-ext-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let script = dir.appendingPathComponent("child.py")
+        try childScript.write(to: script, atomically: true, encoding: .utf8)
+        let config = StageFixtures.config(timeLimit: timeLimit, grace: grace, onFailure: onFailure,
+                                          command: ["python3", "-u", script.path])
+        return ExtensionStage(config: config, filteringGranted: granted, logger: log.logger)
+    }
+
+    static func request(_ body: String) -> NotificationRequest {
+        StageFixtures.request(StageFixtures.content(title: "Title", body: body))
+    }
+
+    @Test func modifies() async throws {
+        let stage = try Self.stage()
+        defer { stage.shutdown() }
+        let result = await stage.run(Self.request("hello"))
+        #expect(result.deliveredContent?.title == "T:hello")
+        #expect(result.deliveredContent?.body == "hello")
+        #expect(result.modified)
+        #expect(result.filterTrace == [FilterTrace(name: "command", verdict: "answered")])
+    }
+
+    @Test func sendsTheSpecRequestShape() async throws {
+        let stage = try Self.stage()
+        defer { stage.shutdown() }
+        var content = StageFixtures.content(title: "Title", body: "echo", sound: "default",
+                                            userInfo: .object(["k": .int(1)]))
+        content.badge = 3
+        let request = StageFixtures.request(content, id: "0a1b2c3d-0000-4000-8000-000000000001")
+        let result = await stage.run(request, context: StageFixtures.context(topic: "home/x", route: "door"))
+        // The child echoes the content unchanged: nothing lost on the way there and back.
+        #expect(result.verdict == .deliver(content, modified: false))
+    }
+
+    @Test func suppresses() async throws {
+        let stage = try Self.stage()
+        defer { stage.shutdown() }
+        let result = await stage.run(Self.request("suppress"))
+        #expect(result.verdict == .suppressed(decidedBy: "command"))
+    }
+
+    @Test func suppressionWithoutEntitlementDeliversTheOriginal() async throws {
+        let stage = try Self.stage(granted: false)
+        defer { stage.shutdown() }
+        let request = Self.request("suppress")
+        let result = await stage.run(request)
+        #expect(result.verdict == .deliver(request.content, modified: false))
+        #expect(result.filterTrace.first?.verdict == "answered — not applied: entitlement missing")
+    }
+
+    @Test func timesOut() async throws {
+        let log = LogCapture()
+        let stage = try Self.stage(timeLimit: .milliseconds(200), grace: .milliseconds(150), log: log)
+        defer { stage.shutdown() }
+        let request = Self.request("never")
+        let result = await stage.run(request)
+        #expect(result.verdict == .deliver(request.content, modified: false))
+        #expect(result.timedOut)
+        #expect(result.duration >= .milliseconds(350))
+    }
+
+    @Test func lateAnswersAreIgnoredAndLoggedAtDebug() async throws {
+        let log = LogCapture()
+        let stage = try Self.stage(timeLimit: .milliseconds(150), grace: .milliseconds(100), log: log)
+        defer { stage.shutdown() }
+        let request = Self.request("slow")
+        let result = await stage.run(request)
+        #expect(result.timedOut && result.verdict == .deliver(request.content, modified: false))
+        for _ in 0..<40 where !log.contains("ignored (late or unknown)") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(log.all.contains { $0.contains("debug") && $0.contains("ignored (late or unknown)") })
+        let next = await stage.run(Self.request("fine"))
+        #expect(next.deliveredContent?.title == "T:fine")
+    }
+
+    @Test func answersOnTimeWillExpire() async throws {
+        let stage = try Self.stage(timeLimit: .milliseconds(200), grace: .seconds(2))
+        defer { stage.shutdown() }
+        let result = await stage.run(Self.request("expire"))
+        #expect(result.deliveredContent?.title == "late best attempt")
+        #expect(!result.timedOut)
+        #expect(result.filterTrace.first?.verdict == "answered after time_will_expire")
+    }
+
+    @Test func garbageFailsThatRequest() async throws {
+        for onFailure in [FailurePolicy.deliver, .drop] {
+            let stage = try Self.stage(onFailure: onFailure)
+            defer { stage.shutdown() }
+            for body in ["garbage", "nonjson"] {
+                let request = Self.request(body)
+                let result = await stage.run(request)
+                #expect(result.extensionFailed)
+                if onFailure == .deliver {
+                    #expect(result.verdict == .deliver(request.content, modified: false))
+                } else if case .dropped = result.verdict {} else {
+                    Issue.record("expected a drop for \(body), got \(result.verdict)")
+                }
+            }
+        }
+    }
+
+    @Test func unusableLinesAreLoggedAndStderrIsForwarded() async throws {
+        let log = LogCapture()
+        let stage = try Self.stage(log: log)
+        defer { stage.shutdown() }
+        let result = await stage.run(Self.request("noise"))
+        #expect(result.deliveredContent?.title == "T:noise")
+        #expect(log.contains("unusable line ignored"))
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(log.contains("extension: child ready"))
+    }
+
+    @Test func crashFailsOpenRequestsAndTheChildComesBack() async throws {
+        let log = LogCapture()
+        let stage = try Self.stage(log: log)
+        defer { stage.shutdown() }
+        let warmup = await stage.run(Self.request("one"))
+        #expect(warmup.deliveredContent?.title == "T:one")
+        // A request the child never answers, in flight when it crashes.
+        async let open = stage.run(Self.request("never"))
+        try await Task.sleep(for: .milliseconds(100))
+        let crash = await stage.run(Self.request("crash"))
+        #expect(crash.extensionFailed && !crash.timedOut)
+        let stranded = await open
+        #expect(stranded.extensionFailed && !stranded.timedOut)
+        // Sent while the child restarts: waits for the new child.
+        let after = await stage.run(Self.request("two"))
+        #expect(after.deliveredContent?.title == "T:two")
+        #expect(log.contains("process exited (status 3)"))
+    }
+
+    @Test func fiveHundredAnsweredInRandomOrder() async throws {
+        let stage = try Self.stage(timeLimit: .seconds(8))
+        defer { stage.shutdown() }
+        let results = await withTaskGroup(of: (Int, StageResult).self) { group in
+            for i in 0..<500 {
+                group.addTask { (i, await stage.run(Self.request("m\(i)"))) }
+            }
+            var all: [(Int, StageResult)] = []
+            for await r in group { all.append(r) }
+            return all
+        }
+        #expect(results.count == 500)
+        for (i, result) in results {
+            #expect(result.deliveredContent?.title == "T:m\(i)", "request \(i)")
+            #expect(result.deliveredContent?.body == "m\(i)")
+        }
+    }
+
+    @Test func shutdownStopsTheChildAndFailsOpenRequests() async throws {
+        let stage = try Self.stage(timeLimit: .seconds(8), onFailure: .drop)
+        async let open = stage.run(Self.request("never"))
+        try await Task.sleep(for: .milliseconds(300))
+        stage.shutdown()
+        let result = await open
+        #expect(result.extensionFailed)
+        if case .dropped = result.verdict {} else { Issue.record("expected a drop, got \(result.verdict)") }
+    }
+}
