@@ -42,7 +42,9 @@ public final class MQTTClient: Sendable {
     public func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool,
                         userProperties: [(name: String, value: String)] = []) throws(MQTTError) -> Int32 {
         guard (0...2).contains(qos) else { throw .invalidQoS(qos) }
-        guard mosquitto_pub_topic_check(topic) == MosquittoCode.success.rawValue else { throw .invalidTopic(topic) }
+        guard !topic.isEmpty, mosquitto_pub_topic_check(topic) == MosquittoCode.success.rawValue else {
+            throw .invalidTopic(topic)
+        }
         guard let length = Int32(exactly: payload.count), length <= MQTTLimits.maxPayload else {
             throw .payloadTooLarge(payload.count)
         }

@@ -81,7 +81,7 @@ final class MosquittoHandle: @unchecked Sendable {
     }
 
     private func setWill(_ will: MQTTWill) throws(MQTTError) {
-        guard mosquitto_pub_topic_check(will.topic) == MosquittoCode.success.rawValue else {
+        guard !will.topic.isEmpty, mosquitto_pub_topic_check(will.topic) == MosquittoCode.success.rawValue else {
             throw .invalidTopic(will.topic)
         }
         guard (0...2).contains(will.qos) else { throw .invalidQoS(will.qos) }
