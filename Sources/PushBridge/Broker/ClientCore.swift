@@ -1,0 +1,174 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// The part of an `MQTTClient` that libmosquitto calls back into and the network thread runs.
+///
+/// It is the callback context (`userdata`): every stored property is a `let` of a
+/// `Sendable` type and the mutable state sits in a `Mutex`. Lock order: this mutex may be
+/// taken inside libmosquitto's callback mutex, and libmosquitto's queue mutexes may be taken
+/// inside it (publish, subscribe); nothing under it waits for the callback mutex.
+final class ClientCore: Sendable {
+    let options: MQTTClientOptions
+    let handlers: MQTTClientHandlers
+    let state: Mutex<ClientState>
+    /// Wakes the network thread from a backoff sleep (stop).
+    let wake = DispatchSemaphore(value: 0)
+    /// Signalled once when the network thread has ended.
+    let finished = DispatchSemaphore(value: 0)
+    /// Set once in `init`; `nil` only while `init` runs.
+    private let handleBox: HandleBox
+    private let minimumLibraryLevel: LogLevel
+
+    var handle: MosquittoHandle { handleBox.handle! }
+
+    init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {
+        for s in options.subscriptions { try Self.validate(s) }
+        guard (0...Int64(UInt16.max)).contains(options.keepalive.wholeSeconds(limit: .max)),
+              options.keepalive.wholeSeconds() == 0 || options.keepalive.wholeSeconds() >= 5 else {
+            throw .invalidOption("keepalive must be 0 or 5...65535 seconds")
+        }
+        guard (1...65_535).contains(options.port) else { throw .invalidOption("port \(options.port)") }
+        if let r = options.receiveMaximum, !(1...65_535).contains(r) {
+            throw .invalidOption("receive maximum \(r) (1...65535)")
+        }
+        self.options = options
+        self.handlers = handlers
+        self.state = Mutex(ClientState(desired: options.subscriptions))
+        self.minimumLibraryLevel = options.libraryLogLevel ?? .error
+        self.handleBox = HandleBox()
+        let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
+                                         context: Unmanaged.passUnretained(self).toOpaque())
+        handleBox.handle = handle
+        try handle.configure(options)
+        MosquittoCallbacks.install(on: handle, forwardLogs: options.libraryLogLevel != nil)
+    }
+
+    /// Throws when a subscription's filter or QoS is not valid.
+    static func validate(_ s: MQTTSubscription) throws(MQTTError) {
+        guard mosquitto_sub_topic_check(s.filter) == MosquittoCode.success.rawValue else {
+            throw .invalidTopicFilter(s.filter)
+        }
+        guard (0...2).contains(s.qos) else { throw .invalidQoS(s.qos) }
+    }
+
+    func log(_ level: LogLevel, _ message: String) {
+        handlers.log(level, message)
+    }
+
+    // MARK: callbacks (network thread)
+
+    func didConnect(code: Int32, sessionPresent: Bool) {
+        guard code == 0 else {
+            // v5 reason codes and 3.1.1 return codes have separate tables.
+            let reason = options.protocolVersion == .v5
+                ? String(cString: mosquitto_reason_string(code))
+                : String(cString: mosquitto_connack_string(code))
+            state.withLock { $0.refusal = "\(reason) (CONNACK code \(code))" }
+            return
+        }
+        state.withLock { s in
+            s.beginConnection(sessionPresent: sessionPresent)
+            let plan = SubscriptionPlan(desired: s.desired, held: s.held)
+            if plan.isEmpty { return }
+            sendPlan(plan, state: &s)
+        }
+        log(.info, "connected to \(options.endpoint) as '\(options.clientID)'"
+            + (sessionPresent ? " (session present)" : ""))
+        handlers.onConnection(.connected(sessionPresent: sessionPresent))
+    }
+
+    func didDisconnect(code: Int32) {
+        state.withLock { $0.connected = false }
+    }
+
+    func didPublish(mid: Int32, reasonCode: Int32) {
+        if reasonCode >= 0x80 {
+            log(.warning, "broker rejected publish mid \(mid): \(String(cString: mosquitto_reason_string(reasonCode)))")
+        }
+        state.withLock { $0.acknowledgePublish(mid: mid) }
+        handlers.onPublished(mid)
+    }
+
+    func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
+        // Everything is copied: libmosquitto frees the message when the callback returns.
+        let topic = message.topic.map { String(cString: $0) } ?? ""
+        let count = Int(max(message.payloadlen, 0))
+        let payload: [UInt8] = message.payload.map {
+            Array(UnsafeRawBufferPointer(start: $0, count: count))
+        } ?? []
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let inbound = InboundMessage(
+            topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
+            userProperties: properties == nil ? [] : PropertyList.userProperties(of: properties),
+            receivedAt: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, mid: message.mid)
+        handlers.onMessage(inbound)
+    }
+
+    func didSubscribe(mid: Int32, granted: [Int32]) {
+        let failures = state.withLock { $0.acknowledgeSubscribe(mid: mid, granted: granted) }
+        for (sub, code) in failures {
+            let reason = code == 0x80 ? "refused" : String(cString: mosquitto_reason_string(code))
+            log(.error, "broker refused subscription '\(sub.filter)': \(reason)")
+        }
+    }
+
+    func didUnsubscribe(mid: Int32) {
+        state.withLock { $0.acknowledgeUnsubscribe(mid: mid) }
+    }
+
+    func libraryLog(level: Int32, _ text: String) {
+        let ours = MosquittoCallbacks.logLevel(level)
+        if ours >= minimumLibraryLevel { log(ours, "libmosquitto: \(text)") }
+    }
+
+    // MARK: subscriptions
+
+    /// Sends `plan`'s packets and records them as pending. Called with the lock held
+    /// (`state` is the locked value); libmosquitto only queues the packets here.
+    func sendPlan(_ plan: SubscriptionPlan, state s: inout ClientState) {
+        for group in plan.subscribe {
+            let options = group[0].noLocal && self.options.protocolVersion == .v5
+                ? Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) : 0
+            var mid: Int32 = 0
+            let rc = Self.withCStrings(group.map(\.filter)) { count, filters in
+                mosquitto_subscribe_multiple(handle.raw, &mid, count, filters, Int32(group[0].qos), options, nil)
+            }
+            do {
+                try MQTTError.check(rc)
+                s.pendingSubscribes[mid] = group
+            } catch {
+                log(.error, "subscribe to \(group.map(\.filter)) failed: \(error)")
+            }
+        }
+        if !plan.unsubscribe.isEmpty {
+            var mid: Int32 = 0
+            let rc = Self.withCStrings(plan.unsubscribe) { count, filters in
+                mosquitto_unsubscribe_multiple(handle.raw, &mid, count, filters, nil)
+            }
+            do {
+                try MQTTError.check(rc)
+                s.pendingUnsubscribes[mid] = plan.unsubscribe
+            } catch {
+                log(.error, "unsubscribe from \(plan.unsubscribe) failed: \(error)")
+            }
+        }
+    }
+
+    /// Calls `body` with a C array of C strings copied from `strings`.
+    static func withCStrings<R>(_ strings: [String],
+                                _ body: (Int32, UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+        let copies = strings.map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        return copies.withUnsafeBufferPointer { body(Int32($0.count), $0.baseAddress!) }
+    }
+}
+
+/// Holds the handle so that `ClientCore.init` can pass `self` to `mosquitto_new` first.
+///
+/// `@unchecked Sendable`: written once during `ClientCore.init`, before the core is
+/// shared with any other thread, and only read afterwards.
+final class HandleBox: @unchecked Sendable {
+    var handle: MosquittoHandle?
+}

@@ -1,0 +1,101 @@
+import Dispatch
+
+/// The mutable state of one `MQTTClient`, kept behind its mutex.
+///
+/// The network thread and callers of `publish`/`setSubscriptions`/`stop` share it.
+struct ClientState: Sendable {
+    /// What the application wants, without repeats.
+    var desired: [MQTTSubscription]
+    /// Subscriptions the broker confirmed with a SUBACK and still holds (kept across
+    /// connections while the session is present).
+    var held: Set<MQTTSubscription> = []
+    /// SUBSCRIBE packets sent on this connection and not yet acknowledged, by mid.
+    var pendingSubscribes: [Int32: [MQTTSubscription]] = [:]
+    /// UNSUBSCRIBE packets waiting for UNSUBACK, by mid.
+    var pendingUnsubscribes: [Int32: [String]] = [:]
+    /// Subscriptions the broker refused on this connection.
+    var refused: Set<MQTTSubscription> = []
+    /// CONNACK accepted and the socket not yet lost.
+    var connected = false
+    /// The current connection attempt got an accepting CONNACK.
+    var accepted = false
+    /// The reason the current attempt's CONNACK refused us, if it did.
+    var refusal: String? = nil
+    /// Mids of our QoS>0 publishes not yet acknowledged.
+    var outstanding: Set<Int32> = []
+    /// Signalled when `outstanding` becomes empty while `stop` waits for it.
+    var flushWaiter: DispatchSemaphore? = nil
+    /// `start()` was called.
+    var started = false
+    /// `stop()` was called (or the client was dropped): the network thread ends.
+    var stopRequested = false
+
+    init(desired: [MQTTSubscription]) {
+        self.desired = SubscriptionPlan.unique(desired)
+    }
+
+    /// SUBACK for every wanted subscription received, none refused, on a live connection.
+    var isSubscribed: Bool {
+        connected && pendingSubscribes.isEmpty && refused.isEmpty && desired.allSatisfy { held.contains($0) }
+    }
+
+    /// Subscriptions the broker has or is about to have (held plus in-flight SUBSCRIBEs).
+    var heldOrPending: Set<MQTTSubscription> {
+        var all = held
+        for subs in pendingSubscribes.values {
+            for s in subs {
+                all = all.filter { $0.filter != s.filter }
+                all.insert(s)
+            }
+        }
+        return all
+    }
+
+    /// Resets what belongs to one connection, at an accepting CONNACK.
+    ///
+    /// Without a present session the broker forgot our subscriptions.
+    mutating func beginConnection(sessionPresent: Bool) {
+        connected = true
+        accepted = true
+        pendingSubscribes = [:]
+        pendingUnsubscribes = [:]
+        refused = []
+        if !sessionPresent { held = [] }
+    }
+
+    /// Records a SUBACK: `granted[i]` is the QoS granted to the i-th subscription of packet
+    /// `mid`, or a failure code (≥ 0x80). Returns the subscriptions the broker refused.
+    mutating func acknowledgeSubscribe(mid: Int32, granted: [Int32]) -> [(MQTTSubscription, Int32)] {
+        guard let subs = pendingSubscribes.removeValue(forKey: mid) else { return [] }
+        var failures: [(MQTTSubscription, Int32)] = []
+        for (i, s) in subs.enumerated() {
+            let code = i < granted.count ? granted[i] : 0x80
+            held = held.filter { $0.filter != s.filter }
+            if code >= 0x80 {
+                refused.insert(s)
+                failures.append((s, code))
+            } else {
+                held.insert(s)
+                refused.remove(s)
+            }
+        }
+        return failures
+    }
+
+    /// Records an UNSUBACK for packet `mid`.
+    mutating func acknowledgeUnsubscribe(mid: Int32) {
+        guard let filters = pendingUnsubscribes.removeValue(forKey: mid) else { return }
+        let gone = Set(filters)
+        held = held.filter { !gone.contains($0.filter) }
+        refused = refused.filter { !gone.contains($0.filter) }
+    }
+
+    /// Records the acknowledgement of a publish; signals a waiting `stop` when none remain.
+    mutating func acknowledgePublish(mid: Int32) {
+        outstanding.remove(mid)
+        if outstanding.isEmpty, let waiter = flushWaiter {
+            flushWaiter = nil
+            waiter.signal()
+        }
+    }
+}

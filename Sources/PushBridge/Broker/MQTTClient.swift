@@ -1,0 +1,158 @@
+import CMosquitto
+import Foundation
+
+/// An MQTT client on libmosquitto that stays connected: it reconnects with backoff after
+/// any failure, resubscribes, and keeps QoS>0 publishes queued while offline.
+///
+/// All callbacks run on the client's own network thread (see `MQTTClientHandlers`).
+public final class MQTTClient: Sendable {
+    private let core: ClientCore
+
+    /// Validates `options` and prepares the client; nothing touches the network yet.
+    public init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {
+        core = try ClientCore(options: options, handlers: handlers)
+    }
+
+    deinit {
+        // The thread holds the core; ask it to end so the handle is destroyed.
+        requestStop()
+    }
+
+    /// Starts the network thread, which connects (retrying) in the background. Never blocks;
+    /// a second call does nothing.
+    public func start() {
+        let begin = core.state.withLock { s -> Bool in
+            if s.started || s.stopRequested { return false }
+            s.started = true
+            return true
+        }
+        guard begin else { return }
+        let core = self.core
+        let thread = Thread { core.runNetworkLoop() }
+        thread.name = "mqtt \(core.options.clientID)"
+        thread.start()
+    }
+
+    /// Publishes a message and returns its message id (the one `onPublished` reports).
+    ///
+    /// QoS 1 and 2 messages are queued while offline and sent on reconnect: that is
+    /// success, never retry it (a retry would be a duplicate). QoS 0 while offline throws
+    /// `.notConnected`.
+    @discardableResult
+    public func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool,
+                        userProperties: [(name: String, value: String)] = []) throws(MQTTError) -> Int32 {
+        guard (0...2).contains(qos) else { throw .invalidQoS(qos) }
+        guard !topic.isEmpty, mosquitto_pub_topic_check(topic) == MosquittoCode.success.rawValue else {
+            throw .invalidTopic(topic)
+        }
+        guard let length = Int32(exactly: payload.count), length <= MQTTLimits.maxPayload else {
+            throw .payloadTooLarge(payload.count)
+        }
+        var properties: PropertyList? = nil
+        if !userProperties.isEmpty {
+            guard core.options.protocolVersion == .v5 else { throw .userPropertiesRequireMQTT5 }
+            let list = PropertyList()
+            for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
+            properties = list
+        }
+        let raw = core.handle.raw
+        var mid: Int32 = 0
+        let send = { () -> MosquittoCode in
+            MosquittoCode(payload.withUnsafeBytes { bytes in
+                mosquitto_publish_v5(raw, &mid, topic, length, bytes.baseAddress, Int32(qos), retain, properties?.head)
+            })
+        }
+        if qos == 0 {
+            try MQTTError.check(send().rawValue)
+            return mid
+        }
+        // Recorded under the lock so that an acknowledgement (on the network thread, which
+        // takes the same lock) cannot arrive before the mid is known.
+        let rc = core.state.withLock { s -> MosquittoCode in
+            let rc = send()
+            // NO_CONN for QoS>0: libmosquitto queued the message; it goes out on reconnect.
+            if rc.isSuccess || rc == .noConnection { s.outstanding.insert(mid) }
+            return rc
+        }
+        if rc != .noConnection { try MQTTError.check(rc.rawValue) }
+        return mid
+    }
+
+    /// Replaces the subscriptions. While connected, the difference is sent right away
+    /// (SUBSCRIBE for new ones, UNSUBSCRIBE for dropped ones); otherwise on the next connect.
+    /// An invalid subscription (bad filter or QoS) is logged as an error and left out.
+    public func setSubscriptions(_ subscriptions: [MQTTSubscription]) {
+        let valid = subscriptions.filter { sub in
+            do { try ClientCore.validate(sub); return true } catch {
+                core.log(.error, "ignoring subscription: \(error)")
+                return false
+            }
+        }
+        core.state.withLock { s in
+            s.desired = SubscriptionPlan.unique(valid)
+            s.refused = s.refused.filter { s.desired.contains($0) }
+            guard s.connected else { return }
+            let plan = SubscriptionPlan(desired: s.desired, held: s.heldOrPending)
+            if !plan.isEmpty { core.sendPlan(plan, state: &s) }
+        }
+    }
+
+    /// `true` between an accepted CONNACK and the loss of that connection.
+    public var isConnected: Bool { core.state.withLock { $0.connected } }
+
+    /// `true` when every current subscription was granted by a SUBACK on this connection
+    /// (or is held by a present session).
+    public var isSubscribed: Bool { core.state.withLock { $0.isSubscribed } }
+
+    /// QoS>0 publishes not yet acknowledged by the broker.
+    public var unacknowledgedCount: Int { core.state.withLock { $0.outstanding.count } }
+
+    /// Stops the client: waits up to `flushTimeout` for our QoS>0 publishes to be
+    /// acknowledged, sends DISCONNECT (normal: the broker drops the will), and joins the
+    /// network thread. Blocks the caller; call it off the cooperative pool.
+    public func stop(flushTimeout: Duration) {
+        let waiter = DispatchSemaphore(value: 0)
+        let (started, mustWait) = core.state.withLock { s -> (Bool, Bool) in
+            guard s.started, !s.stopRequested, !s.outstanding.isEmpty else { return (s.started, false) }
+            s.flushWaiter = waiter
+            return (true, true)
+        }
+        if mustWait, waiter.wait(timeout: Self.deadline(flushTimeout)) == .timedOut {
+            let left = core.state.withLock { s -> Int in
+                s.flushWaiter = nil
+                return s.outstanding.count
+            }
+            core.log(.warning, "stopping with \(left) unacknowledged publish(es) after \(ClientCore.format(flushTimeout))")
+        }
+        requestStop()
+        guard started else { return }
+        let bound = ClientCore.disconnectGrace + .seconds(3)
+        if core.finished.wait(timeout: Self.deadline(bound)) == .timedOut {
+            core.log(.warning, "network thread still busy (connecting?) after stop; leaving it to finish")
+        } else {
+            core.finished.signal()  // a later stop() returns at once
+        }
+    }
+
+    private func requestStop() {
+        let first = core.state.withLock { s -> Bool in
+            defer { s.stopRequested = true }
+            return !s.stopRequested
+        }
+        guard first else { return }
+        // Reason 0, normal disconnection: the broker discards the will.
+        _ = mosquitto_disconnect_v5(core.handle.raw, 0, nil)
+        core.wake.signal()
+    }
+
+    private static func deadline(_ d: Duration) -> DispatchTime {
+        .now() + .nanoseconds(Int(min(max(d.seconds, 0), 86_400) * 1e9))
+    }
+
+    /// Test hook: shuts the socket down without a DISCONNECT, as a crash or a network
+    /// failure would look to the broker (which then publishes the will).
+    func abortConnectionForTesting() {
+        let fd = mosquitto_socket(core.handle.raw)
+        if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+}

@@ -1,0 +1,138 @@
+/// One subscription the client keeps on every connection.
+public struct MQTTSubscription: Sendable, Hashable {
+    /// The full filter, including a `$share/<group>/` prefix when shared.
+    public var filter: String
+    /// Requested maximum QoS (0...2).
+    public var qos: Int
+    /// MQTT 5 No Local: the broker does not send this client its own publishes.
+    /// Not allowed on shared subscriptions; ignored on 3.1.1.
+    public var noLocal: Bool
+
+    public init(filter: String, qos: Int = 1, noLocal: Bool = false) {
+        self.filter = filter
+        self.qos = qos
+        self.noLocal = noLocal
+    }
+}
+
+/// The Last Will the broker publishes when the client vanishes without a DISCONNECT.
+public struct MQTTWill: Sendable {
+    public var topic: String
+    public var payload: [UInt8]
+    public var qos: Int
+    public var retain: Bool
+
+    public init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) {
+        self.topic = topic
+        self.payload = payload
+        self.qos = qos
+        self.retain = retain
+    }
+}
+
+/// Everything `MQTTClient` needs to connect and stay connected.
+public struct MQTTClientOptions: Sendable {
+    public var host: String
+    public var port: Int
+    public var clientID: String
+    public var protocolVersion: MQTTProtocolVersion
+    /// Keepalive; libmosquitto needs 0 (off) or at least 5 seconds.
+    public var keepalive: Duration
+    /// `false` resumes the broker's session (MQTT 5 also needs `sessionExpiry` > 0).
+    public var cleanStart: Bool
+    /// MQTT 5 Session Expiry Interval, sent on CONNECT (whole seconds).
+    public var sessionExpiry: Duration
+    public var username: String?
+    /// Never logged.
+    public var password: String?
+    public var tls: TLSConfig?
+    /// First delay before a reconnect; doubles per failure up to `reconnectMax`.
+    public var reconnectMin: Duration
+    public var reconnectMax: Duration
+    public var will: MQTTWill?
+    public var subscriptions: [MQTTSubscription]
+    /// MQTT 5 Receive Maximum sent on CONNECT: QoS>0 messages the broker may have in flight to us.
+    public var receiveMaximum: Int?
+    /// Most QoS>0 publishes of ours in flight at once (libmosquitto's send maximum).
+    public var maxInflight: Int?
+    /// Least severe libmosquitto log line forwarded to `log`; `nil` installs no log
+    /// callback at all (libmosquitto formats a debug line per packet when one is installed).
+    public var libraryLogLevel: LogLevel?
+
+    /// Options with the SPEC defaults; only the host, port and client id usually change.
+    public init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",
+                protocolVersion: MQTTProtocolVersion = .v5, keepalive: Duration = .seconds(30),
+                cleanStart: Bool = false, sessionExpiry: Duration = .seconds(86_400),
+                username: String? = nil, password: String? = nil, tls: TLSConfig? = nil,
+                reconnectMin: Duration = .seconds(1), reconnectMax: Duration = .seconds(30),
+                will: MQTTWill? = nil, subscriptions: [MQTTSubscription] = [],
+                receiveMaximum: Int? = nil, maxInflight: Int? = nil,
+                libraryLogLevel: LogLevel? = .warning) {
+        self.host = host
+        self.port = port
+        self.clientID = clientID
+        self.protocolVersion = protocolVersion
+        self.keepalive = keepalive
+        self.cleanStart = cleanStart
+        self.sessionExpiry = sessionExpiry
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.reconnectMin = reconnectMin
+        self.reconnectMax = reconnectMax
+        self.will = will
+        self.subscriptions = subscriptions
+        self.receiveMaximum = receiveMaximum
+        self.maxInflight = maxInflight
+        self.libraryLogLevel = libraryLogLevel
+    }
+
+    /// Options from the `broker:` section of `bridge.yml`.
+    public init(config: BrokerConfig, will: MQTTWill?, subscriptions: [MQTTSubscription]) {
+        self.init(host: config.host, port: config.effectivePort, clientID: config.clientID,
+                  protocolVersion: config.protocolVersion, keepalive: config.keepalive,
+                  cleanStart: config.cleanStart, sessionExpiry: config.sessionExpiry,
+                  username: config.username, password: config.password, tls: config.tls,
+                  reconnectMin: config.reconnectMin, reconnectMax: config.reconnectMax,
+                  will: will, subscriptions: subscriptions)
+    }
+
+    /// `host:port`, for log lines.
+    var endpoint: String { "\(host):\(port)" }
+}
+
+/// A change in the client's connection, reported through `MQTTClientHandlers.onConnection`.
+public enum ConnectionEvent: Sendable, Equatable {
+    /// CONNACK accepted; `sessionPresent` says the broker kept our session.
+    case connected(sessionPresent: Bool)
+    /// An established connection ended; the client reconnects unless it is stopping.
+    case disconnected(reason: String)
+    /// A connection attempt failed (network, TLS, or a refused CONNACK); retried with backoff.
+    case connectFailed(reason: String)
+}
+
+/// The callbacks of an `MQTTClient`, fixed at init.
+///
+/// They are kept in `let`s (never in a lock) because the per-message closure is read on
+/// every message. All run on the client's network thread: return quickly.
+public struct MQTTClientHandlers: Sendable {
+    /// A message arrived. Runs inside libmosquitto's `on_message`, before the QoS 1 PUBACK
+    /// is written, so work done here (a journal write) happens before the broker forgets it.
+    public var onMessage: @Sendable (InboundMessage) -> Void
+    /// A publish of ours is done: QoS 1 PUBACK, QoS 2 PUBCOMP, or QoS 0 written to the socket.
+    public var onPublished: @Sendable (Int32) -> Void
+    /// Connected, disconnected, or a failed attempt.
+    public var onConnection: @Sendable (ConnectionEvent) -> Void
+    /// One log line (never holds the password).
+    public var log: @Sendable (LogLevel, String) -> Void
+
+    public init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
+                onPublished: @escaping @Sendable (Int32) -> Void = { _ in },
+                onConnection: @escaping @Sendable (ConnectionEvent) -> Void = { _ in },
+                log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in }) {
+        self.onMessage = onMessage
+        self.onPublished = onPublished
+        self.onConnection = onConnection
+        self.log = log
+    }
+}

@@ -1,0 +1,71 @@
+import CMosquitto
+import Foundation
+
+/// An error from the MQTT client: a rejected argument or a libmosquitto failure.
+public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The topic is empty, not UTF-8 or holds a wildcard (`+`, `#`); publishing needs a plain topic.
+    case invalidTopic(String)
+    /// The subscription filter breaks the `+`/`#` rules.
+    case invalidTopicFilter(String)
+    /// QoS outside 0...2.
+    case invalidQoS(Int)
+    /// The payload (its byte count) is over MQTT's 268 435 455 byte limit.
+    case payloadTooLarge(Int)
+    /// A QoS 0 publish (or another call that needs a live socket) while not connected.
+    case notConnected
+    /// User properties exist only in MQTT 5; the client speaks 3.1.1.
+    case userPropertiesRequireMQTT5
+    /// An option libmosquitto refused before any network traffic (names the option).
+    case invalidOption(String)
+    /// Any other libmosquitto failure, with its code and `mosquitto_strerror` text.
+    case library(code: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .invalidTopic(let t): return "invalid topic '\(t)'"
+        case .invalidTopicFilter(let f): return "invalid topic filter '\(f)'"
+        case .invalidQoS(let q): return "invalid QoS \(q) (must be 0, 1 or 2)"
+        case .payloadTooLarge(let n): return "payload of \(n) bytes is too large for MQTT"
+        case .notConnected: return "not connected to the broker"
+        case .userPropertiesRequireMQTT5: return "user properties need MQTT 5"
+        case .invalidOption(let o): return "invalid option: \(o)"
+        case .library(let code, let message): return "\(message) (mosquitto error \(code))"
+        }
+    }
+
+    /// Turns a libmosquitto return code into a thrown error; success returns.
+    ///
+    /// This is the only place a raw return code becomes an `MQTTError`.
+    static func check(_ rc: Int32) throws(MQTTError) {
+        let code = MosquittoCode(rc)
+        if code.isSuccess { return }
+        switch code {
+        case .noConnection: throw .notConnected
+        default: throw .library(code: rc, message: code.description)
+        }
+    }
+}
+
+/// A libmosquitto return code (`enum mosq_err_t`) with its library description.
+struct MosquittoCode: RawRepresentable, Equatable, Sendable, CustomStringConvertible {
+    var rawValue: Int32
+    init(rawValue: Int32) { self.rawValue = rawValue }
+    init(_ rawValue: Int32) { self.rawValue = rawValue }
+
+    static let success = MosquittoCode(Int32(MOSQ_ERR_SUCCESS.rawValue))
+    static let noConnection = MosquittoCode(Int32(MOSQ_ERR_NO_CONN.rawValue))
+    static let errno = MosquittoCode(Int32(MOSQ_ERR_ERRNO.rawValue))
+
+    /// `true` for `MOSQ_ERR_SUCCESS`.
+    var isSuccess: Bool { self == .success }
+
+    /// `mosquitto_strerror`, or the C library's `strerror(errno)` for `MOSQ_ERR_ERRNO`
+    /// (read right away: the caller must not make other calls in between).
+    var description: String {
+        if self == .errno {
+            let e = Foundation.errno
+            return e == 0 ? "system error" : String(cString: strerror(e))
+        }
+        return String(cString: mosquitto_strerror(rawValue))
+    }
+}

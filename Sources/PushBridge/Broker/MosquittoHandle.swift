@@ -1,0 +1,150 @@
+import CMosquitto
+import Foundation
+
+/// Owns one libmosquitto client (`struct mosquitto *`) and destroys it in `deinit`.
+///
+/// `@unchecked Sendable`: the pointer never changes, and it is used from two threads
+/// only through libmosquitto calls that the library makes safe for threaded clients
+/// (`mosquitto_threaded_set(true)`): publish, subscribe, unsubscribe and disconnect
+/// take the library's own mutexes; connect and loop run only on our network thread.
+final class MosquittoHandle: @unchecked Sendable {
+    let raw: OpaquePointer
+
+    /// A new client for `clientID`, calling back with `context` as `userdata`.
+    ///
+    /// `context` must outlive the handle (the owner keeps both alive together).
+    init(clientID: String, cleanStart: Bool, context: UnsafeMutableRawPointer) throws(MQTTError) {
+        MosquittoHandle.initializeLibrary
+        guard !clientID.isEmpty else { throw .invalidOption("client id must not be empty") }
+        guard let raw = mosquitto_new(clientID, cleanStart, context) else {
+            // mosquitto_new sets errno: EINVAL for bad arguments, ENOMEM otherwise.
+            throw .invalidOption("cannot create client '\(clientID)': \(String(cString: strerror(errno)))")
+        }
+        self.raw = raw
+    }
+
+    deinit {
+        mosquitto_destroy(raw)
+    }
+
+    /// `mosquitto_lib_init`, once per process (never cleaned up: other clients may live on).
+    private static let initializeLibrary: Void = {
+        _ = mosquitto_lib_init()
+    }()
+
+    /// Sets an integer option, naming it in the error.
+    func setOption(_ option: mosq_opt_t, _ value: Int, name: String) throws(MQTTError) {
+        guard let v = Int32(exactly: value) else { throw .invalidOption("\(name) = \(value)") }
+        do { try MQTTError.check(mosquitto_int_option(raw, option, v)) } catch {
+            throw .invalidOption("\(name) = \(value): \(error)")
+        }
+    }
+
+    /// Applies everything in `options` that libmosquitto keeps between connections.
+    func configure(_ options: MQTTClientOptions) throws(MQTTError) {
+        try MQTTError.check(mosquitto_threaded_set(raw, true))
+        let version = options.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try setOption(MOSQ_OPT_PROTOCOL_VERSION, Int(version), name: "protocol version")
+        try setOption(MOSQ_OPT_TCP_NODELAY, 1, name: "TCP_NODELAY")
+        if let max = options.maxInflight {
+            try setOption(MOSQ_OPT_SEND_MAXIMUM, max, name: "max inflight")
+        }
+        if options.username != nil || options.password != nil {
+            do { try MQTTError.check(mosquitto_username_pw_set(raw, options.username, options.password)) } catch {
+                throw .invalidOption("username/password: \(error)")
+            }
+        }
+        if let tls = options.tls { try configureTLS(tls) }
+        if let will = options.will { try setWill(will) }
+    }
+
+    private func configureTLS(_ tls: TLSConfig) throws(MQTTError) {
+        for path in [tls.caFile, tls.certFile, tls.keyFile].compactMap({ $0 })
+        where !FileManager.default.isReadableFile(atPath: path) {
+            throw .invalidOption("TLS file '\(path)' is not readable")
+        }
+        if (tls.certFile == nil) != (tls.keyFile == nil) {
+            throw .invalidOption("TLS cert_file and key_file go together")
+        }
+        // Without a CA file the system's trust store is used.
+        let caPath: String? = tls.caFile == nil ? "/etc/ssl/certs" : nil
+        if tls.caFile == nil {
+            try setOption(MOSQ_OPT_TLS_USE_OS_CERTS, 1, name: "TLS system CA certificates")
+        }
+        do {
+            try MQTTError.check(mosquitto_tls_set(raw, tls.caFile, caPath, tls.certFile, tls.keyFile, nil))
+            // insecure: skip the host name check (the chain is still verified).
+            try MQTTError.check(mosquitto_tls_insecure_set(raw, tls.insecure))
+        } catch {
+            throw .invalidOption("TLS: \(error)")
+        }
+    }
+
+    private func setWill(_ will: MQTTWill) throws(MQTTError) {
+        guard !will.topic.isEmpty, mosquitto_pub_topic_check(will.topic) == MosquittoCode.success.rawValue else {
+            throw .invalidTopic(will.topic)
+        }
+        guard (0...2).contains(will.qos) else { throw .invalidQoS(will.qos) }
+        guard let length = Int32(exactly: will.payload.count), length <= MQTTLimits.maxPayload else {
+            throw .payloadTooLarge(will.payload.count)
+        }
+        let rc = will.payload.withUnsafeBytes { bytes in
+            mosquitto_will_set(raw, will.topic, length, bytes.baseAddress, Int32(will.qos), will.retain)
+        }
+        try MQTTError.check(rc)
+    }
+}
+
+/// MQTT's fixed limits.
+enum MQTTLimits {
+    /// The largest payload a PUBLISH can carry (remaining length limit).
+    static let maxPayload: Int32 = 268_435_455
+}
+
+/// An owned MQTT 5 property list (`mosquitto_property *`), freed in `deinit`.
+final class PropertyList {
+    private(set) var head: OpaquePointer? = nil
+
+    init() {}
+
+    deinit {
+        mosquitto_property_free_all(&head)
+    }
+
+    /// Appends a user property (name/value pair).
+    func addUserProperty(name: String, value: String) throws(MQTTError) {
+        try MQTTError.check(mosquitto_property_add_string_pair(&head, Int32(MQTT_PROP_USER_PROPERTY.rawValue), name, value))
+    }
+
+    /// Appends a four-byte integer property such as the Session Expiry Interval.
+    func addInt32(_ identifier: mqtt5_property, _ value: UInt32) throws(MQTTError) {
+        try MQTTError.check(mosquitto_property_add_int32(&head, Int32(identifier.rawValue), value))
+    }
+
+    /// Appends a two-byte integer property such as Receive Maximum.
+    func addInt16(_ identifier: mqtt5_property, _ value: UInt16) throws(MQTTError) {
+        try MQTTError.check(mosquitto_property_add_int16(&head, Int32(identifier.rawValue), value))
+    }
+
+    /// The user properties of a received list, in order, copied out.
+    static func userProperties(of list: OpaquePointer?) -> [(name: String, value: String)] {
+        var result: [(name: String, value: String)] = []
+        var p = list
+        let userProperty = Int32(MQTT_PROP_USER_PROPERTY.rawValue)
+        while let current = p {
+            if mosquitto_property_identifier(current) == userProperty {
+                var name: UnsafeMutablePointer<CChar>? = nil
+                var value: UnsafeMutablePointer<CChar>? = nil
+                // Reads this very property (skip_first false, and it matches): copies both strings.
+                if mosquitto_property_read_string_pair(current, userProperty, &name, &value, false) != nil,
+                   let name, let value {
+                    result.append((String(cString: name), String(cString: value)))
+                }
+                free(name)
+                free(value)
+            }
+            p = mosquitto_property_next(current)
+        }
+        return result
+    }
+}

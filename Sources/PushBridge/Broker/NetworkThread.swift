@@ -1,0 +1,101 @@
+import CMosquitto
+import Foundation
+
+/// The client's own network loop, run on a dedicated thread.
+///
+/// Why not `mosquitto_loop_start`: its thread runs `mosquitto_loop_forever`, which returns
+/// for good on a refused CONNACK, a TLS or a protocol error (lib/loop.c, 2.0.11), leaving a
+/// client that never reconnects. This loop connects, runs `mosquitto_loop` until it fails,
+/// and reconnects with backoff, forever, until stop.
+///
+/// PUBACK timing (checked in lib/handle_publish.c and lib/packet_mosq.c of 2.0.11): for a
+/// QoS 1 PUBLISH, `handle__publish` calls `send__puback` and then `on_message`. The PUBACK
+/// goes through `packet__queue`, which writes to the socket at once only when
+/// `in_callback == false && threaded == mosq_ts_none`. We set `mosquitto_threaded_set(true)`
+/// (`mosq_ts_external`, as `loop_start` sets `mosq_ts_self`), so the PUBACK is only queued
+/// and is written by the write half of a later `mosquitto_loop` call on this same thread,
+/// after `on_message` has returned. A message made durable inside `onMessage` is therefore
+/// durable before the broker sees its PUBACK. (QoS 2 sends PUBREC before the callback and
+/// calls `on_message` at PUBREL: no better.)
+extension ClientCore {
+    /// How long one `mosquitto_loop` call may wait in `select` (publish and disconnect
+    /// wake it early through libmosquitto's socket pair).
+    static let loopTimeoutMilliseconds: Int32 = 1000
+    /// How long the loop keeps running after stop, to write the DISCONNECT.
+    static let disconnectGrace: Duration = .seconds(2)
+
+    /// Runs until stop is requested. The thread holds `self` strongly throughout, which
+    /// keeps the handle (and so every callback's `userdata`) alive.
+    func runNetworkLoop() {
+        var backoff = ReconnectBackoff(minimum: options.reconnectMin, maximum: options.reconnectMax)
+        let properties = connectProperties()
+        let keepalive = Int32(options.keepalive.wholeSeconds())
+        while !isStopRequested {
+            state.withLock { s in
+                s.accepted = false
+                s.refusal = nil
+            }
+            let rc = MosquittoCode(mosquitto_connect_bind_v5(handle.raw, options.host, Int32(options.port),
+                                                             keepalive, nil, properties?.head))
+            var ended = rc
+            if rc.isSuccess {
+                if isStopRequested {
+                    // stop() may have run between its DISCONNECT and this new socket.
+                    _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
+                }
+                var stopSeen: ContinuousClock.Instant? = nil
+                repeat {
+                    ended = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
+                    // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
+                    if stopSeen == nil, isStopRequested { stopSeen = .now }
+                    if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
+                } while ended.isSuccess
+            }
+            let reason = ended.description
+            let (accepted, refusal) = state.withLock { s in
+                s.connected = false
+                return (s.accepted, s.refusal)
+            }
+            if isStopRequested { break }
+            if accepted { backoff.reset() }
+            let delay = backoff.next()
+            let retry = "retrying in \(Self.format(delay))"
+            if accepted {
+                log(.warning, "connection to \(options.endpoint) lost: \(reason); \(retry)")
+                handlers.onConnection(.disconnected(reason: reason))
+            } else {
+                let why = refusal ?? reason
+                log(.error, "cannot connect to \(options.endpoint): \(why); \(retry)")
+                handlers.onConnection(.connectFailed(reason: why))
+            }
+            _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay.seconds * 1e9)))
+        }
+        finished.signal()
+    }
+
+    var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// CONNECT properties for MQTT 5 (Session Expiry Interval, Receive Maximum); `nil` for 3.1.1.
+    private func connectProperties() -> PropertyList? {
+        guard options.protocolVersion == .v5 else { return nil }
+        let list = PropertyList()
+        do {
+            let expiry = options.sessionExpiry.wholeSeconds(limit: Int64(UInt32.max))
+            if expiry > 0 {
+                try list.addInt32(MQTT_PROP_SESSION_EXPIRY_INTERVAL, UInt32(expiry))
+            }
+            if let receiveMaximum = options.receiveMaximum {
+                try list.addInt16(MQTT_PROP_RECEIVE_MAXIMUM, UInt16(receiveMaximum))
+            }
+        } catch {
+            log(.error, "cannot build CONNECT properties: \(error)")
+        }
+        return list
+    }
+
+    /// `1s`, `250ms`: a delay for log lines.
+    static func format(_ d: Duration) -> String {
+        let ms = Int((d.seconds * 1000).rounded())
+        return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
+    }
+}

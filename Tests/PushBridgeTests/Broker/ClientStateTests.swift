@@ -1,0 +1,115 @@
+import Dispatch
+import Testing
+@testable import PushBridge
+
+@Suite struct ClientStateTests {
+    let a = MQTTSubscription(filter: "a/#", qos: 1)
+    let b = MQTTSubscription(filter: "b", qos: 0)
+
+    @Test func subscribedOnlyAfterEverySubackOnALiveConnection() {
+        var s = ClientState(desired: [a, b])
+        #expect(!s.isSubscribed)
+        s.beginConnection(sessionPresent: false)
+        s.pendingSubscribes = [1: [a], 2: [b]]
+        #expect(!s.isSubscribed)
+        #expect(s.acknowledgeSubscribe(mid: 1, granted: [1]).isEmpty)
+        #expect(!s.isSubscribed)
+        #expect(s.acknowledgeSubscribe(mid: 2, granted: [0]).isEmpty)
+        #expect(s.isSubscribed)
+        s.connected = false
+        #expect(!s.isSubscribed)
+    }
+
+    @Test func refusedSubscriptionIsReportedAndBlocksSubscribed() {
+        var s = ClientState(desired: [a, b])
+        s.beginConnection(sessionPresent: false)
+        s.pendingSubscribes = [7: [a, b]]
+        let failures = s.acknowledgeSubscribe(mid: 7, granted: [1, 0x87])
+        #expect(failures.map(\.0) == [b])
+        #expect(failures.map(\.1) == [0x87])
+        #expect(s.held == [a])
+        #expect(s.refused == [b])
+        #expect(!s.isSubscribed)
+    }
+
+    @Test func missingGrantCodesCountAsRefused() {
+        var s = ClientState(desired: [a, b])
+        s.beginConnection(sessionPresent: false)
+        s.pendingSubscribes = [3: [a, b]]
+        #expect(s.acknowledgeSubscribe(mid: 3, granted: [1]).map(\.0) == [b])
+    }
+
+    @Test func unknownSubackIsIgnored() {
+        var s = ClientState(desired: [a])
+        s.beginConnection(sessionPresent: false)
+        #expect(s.acknowledgeSubscribe(mid: 99, granted: [0]).isEmpty)
+        #expect(s.held.isEmpty)
+    }
+
+    @Test func sessionPresenceDecidesWhatTheBrokerStillHolds() {
+        var s = ClientState(desired: [a])
+        s.held = [a]
+        s.beginConnection(sessionPresent: true)
+        #expect(s.held == [a])
+        #expect(s.isSubscribed)
+        s.beginConnection(sessionPresent: false)
+        #expect(s.held.isEmpty)
+        #expect(!s.isSubscribed)
+    }
+
+    @Test func newConnectionForgetsPendingPackets() {
+        var s = ClientState(desired: [a])
+        s.pendingSubscribes = [1: [a]]
+        s.pendingUnsubscribes = [2: ["x"]]
+        s.refused = [a]
+        s.beginConnection(sessionPresent: true)
+        #expect(s.pendingSubscribes.isEmpty && s.pendingUnsubscribes.isEmpty && s.refused.isEmpty)
+        #expect(s.connected && s.accepted)
+    }
+
+    @Test func heldOrPendingReplacesFiltersBeingResubscribed() {
+        var s = ClientState(desired: [])
+        let a2 = MQTTSubscription(filter: "a/#", qos: 2)
+        s.held = [a, b]
+        s.pendingSubscribes = [4: [a2]]
+        #expect(s.heldOrPending == [a2, b])
+    }
+
+    @Test func subackReplacesOldOptionsForTheFilter() {
+        var s = ClientState(desired: [])
+        let a2 = MQTTSubscription(filter: "a/#", qos: 2)
+        s.held = [a]
+        s.pendingSubscribes = [4: [a2]]
+        _ = s.acknowledgeSubscribe(mid: 4, granted: [2])
+        #expect(s.held == [a2])
+    }
+
+    @Test func unsubackDropsTheFilters() {
+        var s = ClientState(desired: [])
+        s.held = [a, b]
+        s.pendingUnsubscribes = [5: ["a/#"]]
+        s.acknowledgeUnsubscribe(mid: 5)
+        #expect(s.held == [b])
+        s.acknowledgeUnsubscribe(mid: 5)
+        #expect(s.held == [b])
+    }
+
+    @Test func lastPublishAckSignalsTheFlushWaiter() {
+        var s = ClientState(desired: [])
+        let waiter = DispatchSemaphore(value: 0)
+        s.outstanding = [1, 2]
+        s.flushWaiter = waiter
+        s.acknowledgePublish(mid: 1)
+        #expect(waiter.wait(timeout: .now()) == .timedOut)
+        s.acknowledgePublish(mid: 42)  // a QoS 0 mid: not tracked
+        #expect(s.outstanding == [2])
+        s.acknowledgePublish(mid: 2)
+        #expect(waiter.wait(timeout: .now()) == .success)
+        #expect(s.flushWaiter == nil)
+    }
+
+    @Test func desiredIsDeduplicated() {
+        let a0 = MQTTSubscription(filter: "a/#", qos: 0)
+        #expect(ClientState(desired: [a, a0]).desired == [a0])
+    }
+}
