@@ -194,7 +194,7 @@ public final class Bridge: Sendable {
         switch event {
         case .connected(let sessionPresent):
             stats.setConnected(true)
-            logger.info("connected to \(config.broker.host):\(config.broker.effectivePort) (session present: \(sessionPresent))")
+            logger.debug("session present: \(sessionPresent)")
             if let topic = config.monitoring.statusTopic {
                 let client = clientBox.client.withLock { $0 }
                 _ = try? client?.publish(topic: topic, payload: Array("online".utf8), qos: 1, retain: true,

@@ -31,8 +31,10 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
     /// Takes the next ticket for `topic` (call in arrival order, from the receiving thread).
     public func enter(_ topic: String) -> Ticket {
         lanes.withLock { lanes in
-            let seq = lanes[topic, default: Lane()].assigned
-            lanes[topic]!.assigned = seq + 1
+            var lane = lanes[topic] ?? Lane()
+            let seq = lane.assigned
+            lane.assigned = seq + 1
+            lanes[topic] = lane
             return Ticket(topic: topic, sequence: seq)
         }
     }
