@@ -83,7 +83,11 @@ public final class Bridge: Sendable {
         var server: MetricsServer?
         if let address = m.http {
             do {
-                server = try MetricsServer(address: address, stats: stats)
+                let stats = self.stats
+                server = try MetricsServer(
+                    address: address,
+                    metrics: { prometheusText(stats.snapshot(now: Date().timeIntervalSince1970)) },
+                    ready: { client.isConnected && client.isSubscribed })
                 logger.info("monitoring on http://\(address) (/metrics, /healthz, /readyz)")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
