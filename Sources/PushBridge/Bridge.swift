@@ -9,7 +9,23 @@ public final class Bridge: Sendable {
 
     public let config: BridgeConfig
     let logger: Logger
-    let pipeline: Pipeline
+    /// The pipeline for the current config; SIGHUP swaps it (see `reload`).
+    private let pipelineSlot: Mutex<Pipeline>
+    let serviceExtension: ExtensionFactory?
+    /// The pipeline messages arriving now go through.
+    var pipeline: Pipeline { pipelineSlot.withLock { $0 } }
+
+    /// Installs `new` for messages arriving from now on; returns the previous one.
+    func swapPipeline(_ new: Pipeline) -> Pipeline {
+        pipelineSlot.withLock { slot in
+            let old = slot
+            slot = new
+            return old
+        }
+    }
+
+    /// The broker client once `run()` has created it.
+    func currentClient() -> MQTTClient? { clientBox.client.withLock { $0 } }
     let stats: Stats
     let hop: (name: String, value: String)
     private let sequencer: TopicSequencer<Finished>
@@ -27,7 +43,8 @@ public final class Bridge: Sendable {
         self.logger = logger
         let hop = (name: DisplayRenderer.hopProperty, value: config.broker.clientID)
         self.hop = hop
-        self.pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop)
+        self.serviceExtension = serviceExtension
+        self.pipelineSlot = Mutex(Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop))
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats

@@ -3,7 +3,7 @@ import PushBridge
 
 /// `pushbridge run`: the bridge until SIGTERM/SIGINT.
 enum RunCommand {
-    static func run(config: BridgeConfig) async -> Int32 {
+    static func run(config: BridgeConfig, path: String) async -> Int32 {
         let logger = Logger(level: config.monitoring.logLevel, format: config.monitoring.logFormat)
         let bridge = Bridge(config: config, logger: logger)
         signal(SIGTERM, SIG_IGN)
@@ -24,6 +24,14 @@ enum RunCommand {
             source.resume()
             signals.keep(source)
         }
+        signal(SIGHUP, SIG_IGN)
+        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hup.setEventHandler {
+            logger.info("received SIGHUP: reloading \(path)")
+            bridge.reload(path: path)
+        }
+        hup.resume()
+        signals.keep(hup)
         do {
             try await bridge.run()
             return 0

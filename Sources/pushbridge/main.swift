@@ -33,9 +33,12 @@ do {
     exit(2)
 }
 
-/// Loads the config named by -c, $PUSHBRIDGE_CONFIG or ./bridge.yml; exits 2 with every error.
+/// The config file named by -c, $PUSHBRIDGE_CONFIG or ./bridge.yml.
+let configPath = args.value("-c") ?? ProcessInfo.processInfo.environment["PUSHBRIDGE_CONFIG"] ?? "bridge.yml"
+
+/// Loads the config file; exits 2 with every error.
 func loadConfig() -> BridgeConfig {
-    let path = args.value("-c") ?? ProcessInfo.processInfo.environment["PUSHBRIDGE_CONFIG"] ?? "bridge.yml"
+    let path = configPath
     switch ConfigLoader.load(path: path) {
     case .success(let config): return config
     case .failure(let errors):
@@ -55,7 +58,7 @@ case "try":
     exit(TryCommand.run(args, config: loadConfig()))
 case "run":
     let config = loadConfig()
-    exit(await RunCommand.run(config: config))
+    exit(await RunCommand.run(config: config, path: configPath))
 case "monitor":
     exit(await MonitorCommand.run(args, config: loadConfig()))
 case "health":

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Hot reload (SIGHUP): a new `bridge.yml` takes effect without a restart.
+extension Bridge {
+    /// What a reload did.
+    public enum ReloadResult: Sendable, Equatable {
+        /// The new routes, filters, extension and display settings are in effect.
+        case applied(warnings: [String])
+        /// The file had errors; the old config stays.
+        case refused(errors: [String])
+    }
+
+    /// Re-reads `path` and applies it: routes, entitlements, `extension`, `display` and
+    /// `dead_letter` change at once — subscriptions are added before old ones are removed,
+    /// so no message between them is lost. Messages already in flight finish under the
+    /// config they started with. `broker`, `journal` and `monitoring` need a restart: a
+    /// change there is logged as a warning and ignored. Declarative filter state
+    /// (dedupe and rate-limit windows) starts empty under the new config.
+    @discardableResult
+    public func reload(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ReloadResult {
+        switch ConfigLoader.load(path: path, environment: environment) {
+        case .failure(let errors):
+            let lines = errors.errors.map(\.description)
+            for line in lines { logger.error(line) }
+            logger.error("reload refused: \(lines.count) error(s) in \(path); still running the previous configuration")
+            return .refused(errors: lines)
+        case .success(let new):
+            return apply(new)
+        }
+    }
+
+    /// Applies an already loaded config (see `reload(path:)`).
+    @discardableResult
+    public func apply(_ new: BridgeConfig) -> ReloadResult {
+        var warnings: [String] = []
+        let old = pipeline.config
+        if describeBroker(old.broker) != describeBroker(new.broker) {
+            warnings.append("the broker section changed; restart pushbridge to use it")
+        }
+        if old.journal?.path != new.journal?.path || old.journal?.fsync != new.journal?.fsync {
+            warnings.append("the journal section changed; restart pushbridge to use it")
+        }
+        let m0 = old.monitoring, m1 = new.monitoring
+        if m0.http != m1.http || m0.statusTopic != m1.statusTopic || m0.statsTopic != m1.statsTopic
+            || m0.interval != m1.interval || m0.maxTopics != m1.maxTopics || m0.logLevel != m1.logLevel
+            || m0.logFormat != m1.logFormat {
+            warnings.append("the monitoring section changed; restart pushbridge to use it")
+        }
+        var effective = new
+        effective.broker = old.broker
+        effective.journal = old.journal
+        effective.monitoring = old.monitoring
+        let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop)
+        let previous = swapPipeline(replacement)
+        currentClient()?.setSubscriptions(Self.subscriptions(for: effective))
+        // Let what the old pipeline still holds finish before its stage (and child) stops.
+        let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)
+        Task.detached {
+            try? await Task.sleep(for: linger)
+            previous.shutdown()
+        }
+        for w in warnings { logger.warning(w) }
+        logger.info("reloaded: \(effective.routes.count) route(s), \(effective.extension.filters.count) filter(s)")
+        return .applied(warnings: warnings)
+    }
+
+    private func describeBroker(_ b: BrokerConfig) -> String {
+        "\(b.host)|\(b.effectivePort)|\(b.clientID)|\(b.protocolVersion)|\(b.keepalive)|\(b.cleanStart)|\(b.sessionExpiry)|"
+            + "\(b.username ?? "")|\(b.password ?? "")|\(b.tls?.caFile ?? "")|\(b.tls?.certFile ?? "")|"
+            + "\(b.tls?.keyFile ?? "")|\(b.tls?.insecure ?? false)|\(b.reconnectMin)|\(b.reconnectMax)"
+    }
+}
