@@ -15,7 +15,8 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=tests/deploy/lib.sh
 . tests/deploy/lib.sh
 require_binary "$BIN"
-RINGS=30
+RINGS=${RINGS:-3000}
+ROOMS=30
 
 start_broker
 echo "mosquitto (compose/mosquitto.conf) healthy on 127.0.0.1:$BROKER_PORT"
@@ -38,12 +39,13 @@ done
 echo "three replicas ready and online"
 
 subscribe_bg "$DEPLOY_TMP/display.out" -v -q 1 -t 'display/#'
-for k in $(seq "$RINGS"); do
-    mqtt_pub -q 1 -t "home/r$run_id-$k/doorbell" -m "{\"who\":\"guest-$k\"}" || fail "publish $k failed"
+# ROOMS topics, RINGS/ROOMS rings each, one mosquitto_pub -l per topic (QoS 1).
+for room in $(seq 0 $((ROOMS - 1))); do
+    seq "$RINGS" | awk -v r="$room" -v n="$ROOMS" '$1 % n == r { printf "{\"who\":\"guest-%s\"}\n", $1 }' | mqtt_pub -q 1 -t "home/r$run_id-$room/doorbell" -l || fail "publish to room $room failed"
 done
 displayed() { grep -c '^display/' "$DEPLOY_TMP/display.out" || true; }
 all_displayed() { [ "$(displayed)" -ge "$RINGS" ]; }
-wait_for 20 all_displayed || fail "only $(displayed) of $RINGS rings reached display/# in 20 s"
+wait_for 60 all_displayed || fail "only $(displayed) of $RINGS rings reached display/# in 60 s"
 sleep 2   # a duplicate would arrive now
 kill "$SUB_PID"
 python3 - "$DEPLOY_TMP/display.out" "$RINGS" "$run_id" <<'PY' || fail "the display messages are not one per ring"
@@ -54,7 +56,8 @@ for line in open(path):
     if line.startswith("display/"):
         topic, payload = line.rstrip("\n").split(" ", 1)
         seen.append((topic, json.loads(payload)["body"]))
-expected = sorted((f"display/home/r{run_id}-{k}/doorbell", f"guest-{k} is at the door") for k in range(1, rings + 1))
+rooms = 30
+expected = sorted((f"display/home/r{run_id}-{k % rooms}/doorbell", f"guest-{k} is at the door") for k in range(1, rings + 1))
 if sorted(seen) != expected:
     extra = [s for s in seen if seen.count(s) > 1]
     print(f"got {len(seen)} messages for {rings} rings; repeated: {sorted(set(extra))[:5]}", file=sys.stderr)
