@@ -36,6 +36,11 @@ let package = Package(
             name: "pushbridge",
             dependencies: ["PushBridge"]
         ),
+        .executableTarget(
+            name: "pushbridge-example-extension",
+            dependencies: ["PushBridge"],
+            path: "examples/swift-extension"
+        ),
         .testTarget(
             name: "PushBridgeTests",
             dependencies: ["PushBridge"]
