@@ -128,6 +128,19 @@ final class ClientCore: Sendable {
     /// Sends `plan`'s packets and records them as pending. Called with the lock held
     /// (`state` is the locked value); libmosquitto only queues the packets here.
     func sendPlan(_ plan: SubscriptionPlan, state s: inout ClientState) {
+        // UNSUBSCRIBE first: when the last SUBACK is in, the broker has handled both.
+        if !plan.unsubscribe.isEmpty {
+            var mid: Int32 = 0
+            let rc = Self.withCStrings(plan.unsubscribe) { count, filters in
+                mosquitto_unsubscribe_multiple(handle.raw, &mid, count, filters, nil)
+            }
+            do {
+                try MQTTError.check(rc)
+                s.pendingUnsubscribes[mid] = plan.unsubscribe
+            } catch {
+                log(.error, "unsubscribe from \(plan.unsubscribe) failed: \(error)")
+            }
+        }
         for group in plan.subscribe {
             let options = group[0].noLocal && self.options.protocolVersion == .v5
                 ? Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) : 0
@@ -140,18 +153,6 @@ final class ClientCore: Sendable {
                 s.pendingSubscribes[mid] = group
             } catch {
                 log(.error, "subscribe to \(group.map(\.filter)) failed: \(error)")
-            }
-        }
-        if !plan.unsubscribe.isEmpty {
-            var mid: Int32 = 0
-            let rc = Self.withCStrings(plan.unsubscribe) { count, filters in
-                mosquitto_unsubscribe_multiple(handle.raw, &mid, count, filters, nil)
-            }
-            do {
-                try MQTTError.check(rc)
-                s.pendingUnsubscribes[mid] = plan.unsubscribe
-            } catch {
-                log(.error, "unsubscribe from \(plan.unsubscribe) failed: \(error)")
             }
         }
     }

@@ -34,14 +34,17 @@ struct ClientState: Sendable {
         self.desired = SubscriptionPlan.unique(desired)
     }
 
-    /// SUBACK for every wanted subscription received, none refused, on a live connection.
+    /// SUBACK for every wanted subscription (and UNSUBACK for every dropped one) received,
+    /// none refused, on a live connection.
     var isSubscribed: Bool {
-        connected && pendingSubscribes.isEmpty && refused.isEmpty && desired.allSatisfy { held.contains($0) }
+        connected && pendingSubscribes.isEmpty && pendingUnsubscribes.isEmpty && refused.isEmpty && desired.allSatisfy { held.contains($0) }
     }
 
-    /// Subscriptions the broker has or is about to have (held plus in-flight SUBSCRIBEs).
+    /// Subscriptions the broker has or is about to have: held, less in-flight UNSUBSCRIBEs,
+    /// plus in-flight SUBSCRIBEs.
     var heldOrPending: Set<MQTTSubscription> {
-        var all = held
+        let leaving = Set(pendingUnsubscribes.values.joined())
+        var all = held.filter { !leaving.contains($0.filter) }
         for subs in pendingSubscribes.values {
             for s in subs {
                 all = all.filter { $0.filter != s.filter }

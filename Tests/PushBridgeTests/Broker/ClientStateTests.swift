@@ -75,6 +75,26 @@ import Testing
         #expect(s.heldOrPending == [a2, b])
     }
 
+    @Test func heldOrPendingLeavesOutFiltersBeingUnsubscribed() {
+        var s = ClientState(desired: [])
+        s.held = [a, b]
+        s.pendingUnsubscribes = [6: ["a/#"]]
+        #expect(s.heldOrPending == [b])
+        // A filter unsubscribed and wanted again is subscribed again (after the UNSUBSCRIBE).
+        #expect(SubscriptionPlan(desired: [a, b], held: s.heldOrPending).subscribe == [[a]])
+    }
+
+    @Test func pendingUnsubscribeBlocksSubscribed() {
+        var s = ClientState(desired: [a])
+        s.held = [a]
+        s.beginConnection(sessionPresent: true)
+        #expect(s.isSubscribed)
+        s.pendingUnsubscribes = [8: ["b"]]
+        #expect(!s.isSubscribed)
+        s.acknowledgeUnsubscribe(mid: 8)
+        #expect(s.isSubscribed)
+    }
+
     @Test func subackReplacesOldOptionsForTheFilter() {
         var s = ClientState(desired: [])
         let a2 = MQTTSubscription(filter: "a/#", qos: 2)

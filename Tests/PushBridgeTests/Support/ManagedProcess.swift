@@ -22,57 +22,74 @@ struct ProcessError: Error, CustomStringConvertible {
 ///
 /// Used by tests to run `pushbridge`, `mosquitto_pub` and friends:
 /// `let r = try await ManagedProcess.run("/usr/bin/mosquitto_pub", ["-p", "1883", …])`.
-///
-/// `@unchecked Sendable`: `Process` is not Sendable, but after `init` it is only asked
-/// for its pid/running state/status, which Foundation guards; captured output sits in a `Mutex`.
-final class ManagedProcess: @unchecked Sendable {
-    private let process = Process()
+/// Built on `ChildProcess`, so SIGTERM reaches the child.
+final class ManagedProcess: Sendable {
+    private let child: ChildProcess
     private let output = Mutex<(out: [UInt8], err: [UInt8])>(([], []))
     private let readersDone = DispatchGroup()
 
     /// Starts `executable` with `arguments`; `stdin` bytes (if any) are written then closed.
     init(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
          currentDirectory: String? = nil, stdin: [UInt8]? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let currentDirectory { process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory) }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let input = Pipe()
-        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        do { try process.run() } catch {
-            throw ProcessError(description: "cannot start \(executable): \(error)")
+        var out: [Int32] = [0, 0], err: [Int32] = [0, 0], input: [Int32] = [-1, -1]
+        guard Self.makePipe(&out), Self.makePipe(&err), stdin == nil || Self.makePipe(&input) else {
+            throw ProcessError(description: "pipe: \(String(cString: strerror(errno)))")
         }
-        startReader(out.fileHandleForReading, isError: false)
-        startReader(err.fileHandleForReading, isError: true)
+        do {
+            child = try ChildProcess(executable, arguments, environment: environment, currentDirectory: currentDirectory,
+                                     stdin: stdin == nil ? nil : input[0], stdout: out[1], stderr: err[1])
+        } catch {
+            for fd in out + err + input where fd >= 0 { close(fd) }
+            throw error
+        }
+        close(out[1])
+        close(err[1])
+        startReader(out[0], isError: false)
+        startReader(err[0], isError: true)
         if let stdin {
-            let writer = input.fileHandleForWriting
+            close(input[0])
+            let fd = input[1]
             Thread.detachNewThread {
-                try? writer.write(contentsOf: stdin)
-                try? writer.close()
+                stdin.withUnsafeBytes { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                        if n <= 0 { break }
+                        offset += n
+                    }
+                }
+                close(fd)
             }
         }
     }
 
-    private func startReader(_ handle: FileHandle, isError: Bool) {
+    /// A pipe whose ends close on exec (the child gets its copies through dup2).
+    private static func makePipe(_ fds: inout [Int32]) -> Bool {
+        guard pipe(&fds) == 0 else { return false }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        return true
+    }
+
+    private func startReader(_ fd: Int32, isError: Bool) {
         readersDone.enter()
         // A plain thread (not the GCD pool): it blocks for the life of the process.
         Thread.detachNewThread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                output.withLock { isError ? $0.err.append(contentsOf: data) : $0.out.append(contentsOf: data) }
+                let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+                output.withLock { isError ? $0.err.append(contentsOf: buffer[0..<n]) : $0.out.append(contentsOf: buffer[0..<n]) }
             }
+            close(fd)
             readersDone.leave()
         }
     }
 
     /// The child's pid.
-    var pid: Int32 { process.processIdentifier }
+    var pid: Int32 { child.pid }
     /// `true` while the child runs.
-    var isRunning: Bool { process.isRunning }
+    var isRunning: Bool { child.isRunning }
     /// Standard output so far (invalid UTF-8 replaced).
     var stdout: String { String(decoding: output.withLock { $0.out }, as: UTF8.self) }
     /// Standard error so far.
@@ -80,17 +97,13 @@ final class ManagedProcess: @unchecked Sendable {
 
     /// Sends `signal` (e.g. `SIGTERM`, `SIGKILL`, `SIGSTOP`) to the child.
     func send(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        child.signal(signal)
     }
 
     /// Waits until the child exits; `nil` when it still runs after `timeout`.
     func waitForExit(timeout: Duration) async -> ProcessResult? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
-            if ContinuousClock.now >= deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return finishedResult(timedOut: false)
+        guard let status = await child.wait(timeout: timeout) else { return nil }
+        return result(status: status, timedOut: false)
     }
 
     /// SIGTERM, then SIGKILL after `grace`; returns the result once it has exited.
@@ -99,14 +112,15 @@ final class ManagedProcess: @unchecked Sendable {
         send(SIGTERM)
         if let result = await waitForExit(timeout: grace) { return result }
         send(SIGKILL)
-        return await waitForExit(timeout: .seconds(10)) ?? finishedResult(timedOut: true)
+        let status = await child.wait(timeout: .seconds(10)) ?? -1
+        return result(status: status, timedOut: true)
     }
 
-    private func finishedResult(timedOut: Bool) -> ProcessResult {
-        if !process.isRunning { _ = readersDone.wait(timeout: .now() + 2) }
-        let normal = !process.isRunning && process.terminationReason == .exit
-        return ProcessResult(status: process.isRunning ? -1 : process.terminationStatus,
-                             exitedNormally: normal, stdout: stdout, stderr: stderr, timedOut: timedOut)
+    private func result(status: Int32, timedOut: Bool) -> ProcessResult {
+        _ = readersDone.wait(timeout: .now() + 2)
+        let code = ChildProcess.exitCode(status)
+        return ProcessResult(status: code < 0 ? -code : code, exitedNormally: code >= 0,
+                             stdout: stdout, stderr: stderr, timedOut: timedOut)
     }
 
     /// Runs a process to its end, killing it when it outlives `timeout`.
@@ -122,18 +136,14 @@ final class ManagedProcess: @unchecked Sendable {
     /// Runs a short helper synchronously (for setup code that cannot await); throws on a
     /// non-zero exit, with its standard error.
     static func runChecked(_ executable: String, _ arguments: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: executable)
-        p.arguments = arguments
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else {
-            throw ProcessError(description: "\(executable) \(arguments.joined(separator: " ")) failed "
-                               + "(\(p.terminationStatus)): \(String(decoding: data, as: UTF8.self))")
+        let logFile = FileManager.default.temporaryDirectory.appendingPathComponent("pb-\(UUID().uuidString).err").path
+        let fd = open(logFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        defer { close(fd); unlink(logFile) }
+        let child = try ChildProcess(executable, arguments, stderr: fd)
+        let status = child.waitSync(timeout: .seconds(30)) ?? -1
+        guard status == 0 else {
+            let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
+            throw ProcessError(description: "\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
     }
 }

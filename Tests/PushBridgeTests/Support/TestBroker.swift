@@ -28,7 +28,7 @@ final class TestBroker: Sendable {
     let port: Int
     /// The TLS listener's port when `options.tls`.
     let tlsPort: Int?
-    private let process = Mutex<Process?>(nil)
+    private let process = Mutex<ChildProcess?>(nil)
 
     /// The CA certificate that signed the server certificate (with `tls`).
     var caFile: String { directory + "/ca.crt" }
@@ -71,12 +71,7 @@ final class TestBroker: Sendable {
     }
 
     deinit {
-        process.withLock { p in
-            if let p, p.isRunning {
-                kill(p.processIdentifier, SIGKILL)
-                p.waitUntilExit()
-            }
-        }
+        stop(signal: SIGKILL)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
@@ -92,10 +87,17 @@ final class TestBroker: Sendable {
 
     /// SIGTERM and wait: mosquitto saves its persistence file on the way out.
     func stop() {
-        let p = process.withLock { p -> Process? in defer { p = nil }; return p }
+        stop(signal: SIGTERM)
+    }
+
+    private func stop(signal: Int32) {
+        let p = process.withLock { p -> ChildProcess? in defer { p = nil }; return p }
         guard let p, p.isRunning else { return }
-        kill(p.processIdentifier, SIGTERM)
-        p.waitUntilExit()
+        p.signal(signal)
+        if p.waitSync(timeout: .seconds(10)) == nil {
+            p.signal(SIGKILL)
+            _ = p.waitSync(timeout: .seconds(5))
+        }
     }
 
     /// `stop()` then `start()`.
@@ -142,25 +144,16 @@ final class TestBroker: Sendable {
         try (lines.joined(separator: "\n") + "\n").write(toFile: directory + "/mosquitto.conf", atomically: true, encoding: .utf8)
     }
 
-    private static func launch(configFile: String, logFile: String, ports: [Int]) throws -> Process {
-        if !FileManager.default.fileExists(atPath: logFile) {
-            _ = FileManager.default.createFile(atPath: logFile, contents: nil)
-        }
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logFile))
-        log.seekToEndOfFile()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-        p.arguments = ["-c", configFile]
-        p.standardOutput = log
-        p.standardError = log
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        try? log.close()
+    private static func launch(configFile: String, logFile: String, ports: [Int]) throws -> ChildProcess {
+        let log = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard log >= 0 else { throw ProcessError(description: "cannot open \(logFile)") }
+        defer { close(log) }
+        let p = try ChildProcess("/usr/sbin/mosquitto", ["-c", configFile], stdout: log, stderr: log)
         let deadline = ContinuousClock.now + .seconds(10)
         while !ports.allSatisfy(LoopbackPorts.isAccepting) {
             if !p.isRunning || ContinuousClock.now > deadline {
-                if p.isRunning { kill(p.processIdentifier, SIGKILL) }
-                p.waitUntilExit()
+                p.signal(SIGKILL)
+                _ = p.waitSync(timeout: .seconds(5))
                 let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
                 throw ProcessError(description: "mosquitto did not start on \(ports): \(text.suffix(600))")
             }
