@@ -39,7 +39,8 @@ let package = Package(
         .executableTarget(
             name: "pushbridge-example-extension",
             dependencies: ["PushBridge"],
-            path: "examples/swift-extension"
+            path: "examples/swift-extension",
+            exclude: ["README.md"]
         ),
         .testTarget(
             name: "PushBridgeTests",
