@@ -94,7 +94,10 @@ class Bench:
         if time.monotonic() > DEADLINE:
             raise RuntimeError("time budget exhausted")
         cmd = [self.tool, mode, "-p", str(broker.port), *map(str, args)]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{' '.join(cmd)} took over {timeout} s (machine overloaded?)")
         if not out.stdout.strip():
             raise RuntimeError(f"{' '.join(cmd)} failed: {out.stderr.strip()}")
         result = {}
