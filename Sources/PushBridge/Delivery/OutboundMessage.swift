@@ -22,13 +22,20 @@ public struct OutboundMessage: Sendable {
 
 /// Writes JSON objects with keys in a chosen order (the wire formats of SPEC section 8).
 struct OrderedJSONWriter {
-    private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+    private(set) var bytes: [UInt8]
     private var first = true
+
+    init() {
+        // One allocation for a typical display message.
+        bytes = []
+        bytes.reserveCapacity(512)
+        bytes.append(UInt8(ascii: "{"))
+    }
 
     private mutating func key(_ k: String) {
         if !first { bytes.append(UInt8(ascii: ",")) }
         first = false
-        JSONValue.string(k).write(into: &bytes)
+        JSONValue.writeString(k, into: &bytes)
         bytes.append(UInt8(ascii: ":"))
     }
 
@@ -39,7 +46,8 @@ struct OrderedJSONWriter {
 
     mutating func add(_ k: String, _ s: String?) {
         guard let s else { return }
-        add(k, .string(s))
+        key(k)
+        JSONValue.writeString(s, into: &bytes)
     }
 
     mutating func finish() -> [UInt8] {

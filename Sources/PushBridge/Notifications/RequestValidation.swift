@@ -22,8 +22,11 @@ extension NotificationRequest {
         if pushType == .background && priority == 10 {
             throw Rejection(.badPriority, "background pushes must use priority 5 (or 1), got 10")
         }
-        let size = apnsBody.jsonText.utf8.count
         let limit = pushType?.maxBodyBytes ?? 4096
+        // The exact size needs the body built and serialized; a cheap upper bound spares
+        // that for every request that is clearly small enough.
+        if apnsBodySizeBound <= limit { return }
+        let size = apnsBody.jsonText.utf8.count
         if size > limit {
             throw Rejection(.payloadTooLarge, "APNs body is \(size) bytes; the limit for \(pushTypeName) is \(limit)")
         }
@@ -45,8 +48,8 @@ extension NotificationRequest {
 
     /// A new random lowercase UUID.
     public static func newID() -> String {
-        var g = SystemRandomNumberGenerator()
-        return uuidString(high: g.next(), low: g.next())
+        let (high, low) = IDGenerator.shared.next128()
+        return uuidString(high: high, low: low)
     }
 
     /// A lowercase version-4-shaped UUID from 128 bits.
@@ -54,15 +57,24 @@ extension NotificationRequest {
         var h = high, l = low
         h = (h & ~0xF000) | 0x4000                      // version 4
         l = (l & ~(0xC000_0000_0000_0000)) | 0x8000_0000_0000_0000  // variant 10
-        let hex = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(36)
-        for i in 0..<16 {
-            if i == 4 || i == 6 || i == 8 || i == 10 { out.append(UInt8(ascii: "-")) }
-            let byte = i < 8 ? UInt8(truncatingIfNeeded: h >> (56 - 8 * i)) : UInt8(truncatingIfNeeded: l >> (56 - 8 * (i - 8)))
-            out.append(hex[Int(byte >> 4)])
-            out.append(hex[Int(byte & 0xF)])
+        return String(unsafeUninitializedCapacity: 36) { out in
+            var n = 0
+            for i in 0..<16 {
+                if i == 4 || i == 6 || i == 8 || i == 10 {
+                    out[n] = UInt8(ascii: "-")
+                    n += 1
+                }
+                let byte = i < 8 ? UInt8(truncatingIfNeeded: h >> (56 - 8 * i))
+                                 : UInt8(truncatingIfNeeded: l >> (56 - 8 * (i - 8)))
+                out[n] = hexDigit(byte >> 4)
+                out[n + 1] = hexDigit(byte & 0xF)
+                n += 2
+            }
+            return n
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble + UInt8(ascii: "0") : nibble - 10 + UInt8(ascii: "a")
     }
 }

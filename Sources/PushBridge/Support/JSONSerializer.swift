@@ -33,11 +33,14 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            for (position, key) in members.keys.sorted().enumerated() {
-                if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            // Sorting the pairs (not the keys) spares a hash lookup per member.
+            var first = true
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
                 JSONValue.writeString(key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                members[key]?.write(into: &bytes)
+                value.write(into: &bytes)
             }
             bytes.append(UInt8(ascii: "}"))
         }
@@ -57,6 +60,18 @@ extension JSONValue {
     /// Appends `string` as a quoted, escaped JSON string.
     static func writeString(_ string: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        // Fast path: most strings need no escape and go in with one copy.
+        let copied = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)

@@ -1,0 +1,28 @@
+extension NotificationRequest {
+    /// Room for one `"key":` of the `aps` dictionary (the longest key is 18 bytes) and its comma.
+    private static let apsMemberOverhead = 24
+
+    /// An upper bound of the size of `apnsBody`'s JSON text, without building it.
+    ///
+    /// Validation needs the exact size only when this bound passes the limit.
+    public var apnsBodySizeBound: Int {
+        let c = content
+        let member = Self.apsMemberOverhead
+        // {"aps":{"alert":{}}} and commas
+        var total = 32
+        for text in [c.title, c.subtitle, c.body, c.sound, c.threadID, c.category,
+                     c.targetContentID, c.interruptionLevel, c.filterCriteria] {
+            if let text { total += member + JSONValue.stringSizeBound(text) }
+        }
+        if c.badge != nil { total += member + 20 }
+        if c.relevanceScore != nil { total += member + 32 }
+        if contentAvailable { total += member + 1 }
+        if mutableContent { total += member + 1 }
+        if case .object(let custom) = c.userInfo {
+            for (key, value) in custom where key != "aps" {
+                total += JSONValue.stringSizeBound(key) + value.jsonSizeBound + 2
+            }
+        }
+        return total
+    }
+}

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""pushbridge side-by-side benchmark (run by bench/run.sh; method in bench/README.md).
+
+Starts private mosquitto brokers on free loopback ports, drives them with bench/mqttbench
+(C, libmosquitto), runs the release pushbridge in between, and prints one table: input
+msg/s, ratio to the plain relay, latency, the bridge's CPU per input message and peak RSS,
+and the broker's CPU per relayed message. Floods are medians of 3 runs.
+"""
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+N0 = int(os.environ.get("BENCH_N0", "200000"))   # QoS 0 flood size
+N1 = int(os.environ.get("BENCH_N1", "100000"))   # QoS 1 flood size
+FIXED_RATE = 1000
+FIXED_SECONDS = 10
+TICK = os.sysconf("SC_CLK_TCK")
+DEADLINE = time.monotonic() + 570  # the whole run stays under 10 minutes
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process, in seconds (fields 14 and 15 of /proc/<pid>/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def delivered(n, topics):
+    """Messages the filter lets through: mqttbench sets "drop" when (j / topics) is odd."""
+    return sum(1 for j in range(n) if (j // topics) % 2 == 0)
+
+
+def peak_rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Broker:
+    """A private mosquitto; `tuned` raises the queue and in-flight limits for floods."""
+
+    def __init__(self, workdir, tuned):
+        self.port = free_port()
+        conf = os.path.join(workdir, f"mosquitto-{self.port}.conf")
+        lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true", "persistence false"]
+        if tuned:
+            lines += ["max_queued_messages 1000000", "max_queued_bytes 0", "max_inflight_messages 500"]
+        with open(conf, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.log = open(os.path.join(workdir, f"mosquitto-{self.port}.log"), "w")
+        self.proc = subprocess.Popen(["mosquitto", "-c", conf], stdout=self.log, stderr=subprocess.STDOUT)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("mosquitto did not start")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+class Bench:
+    def __init__(self, workdir, tool, pushbridge):
+        self.workdir = workdir
+        self.tool = tool
+        self.pushbridge = pushbridge
+
+    def gen(self, broker, mode, *args, timeout=120):
+        """Runs mqttbench once; returns its key=value line as a dict (numbers as floats)."""
+        if time.monotonic() > DEADLINE:
+            raise RuntimeError("time budget exhausted")
+        cmd = [self.tool, mode, "-p", str(broker.port), *map(str, args)]
+        try:
+            out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"{' '.join(cmd)} took over {timeout} s (machine overloaded?)")
+        if not out.stdout.strip():
+            raise RuntimeError(f"{' '.join(cmd)} failed: {out.stderr.strip()}")
+        result = {}
+        for pair in out.stdout.split():
+            key, value = pair.split("=", 1)
+            try:
+                result[key] = float(value)
+            except ValueError:
+                result[key] = value
+        if result["received"] < result["expected"]:
+            log(f"  warning: {mode} {args}: {int(result['received'])} of {int(result['expected'])} arrived")
+        return result
+
+    def config(self, name, broker, qos, routes=1, journal=None, http_port=None):
+        lines = [
+            "broker:",
+            "  host: 127.0.0.1",
+            f"  port: {broker.port}",
+            f"  client_id: bench-{name}",
+            "  clean_start: true",
+            "entitlements: [com.apple.developer.usernotifications.filtering]",
+            "routes:",
+        ]
+        for r in range(routes):
+            lines += [
+                f"  - name: r{r}",
+                f"    topic: bench/r{r}/+",
+                f"    qos: {qos}",
+                "    input: json",
+                "    push_type: alert",
+                "    mutable_content: true",
+                "    alert:",
+                '      title: "Room {{ payload.room }}"',
+                "      body: \"{{ payload.who | default('Someone') }} rang at {{ levels[2] }}\"",
+            ]
+        lines += [
+            "extension:",
+            "  filters:",
+            "    - name: drop-half",
+            "      suppress: 'payload.drop == true'",
+            "display:",
+            '  topic: "display/{{ topic }}"',
+            f"  qos: {qos}",
+            "  format: json",
+            "monitoring:",
+            "  log_level: warning",
+        ]
+        if http_port:
+            lines.append(f"  http: 127.0.0.1:{http_port}")
+        if journal:
+            lines += ["journal:", f"  path: {journal}"]
+        path = os.path.join(self.workdir, f"{name}.yml")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        return path
+
+    def config_loads(self, path):
+        return subprocess.run([self.pushbridge, "check", "-c", path], capture_output=True).returncode == 0
+
+    def start_bridge(self, name, broker, qos, routes=1, journal=None):
+        http = free_port()
+        path = self.config(name, broker, qos, routes, journal, http)
+        logf = open(os.path.join(self.workdir, f"{name}.log"), "w")
+        proc = subprocess.Popen([self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{http}/readyz", timeout=1) as r:
+                    if r.status == 200:
+                        return proc
+            except OSError:
+                pass
+            if proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        proc.kill()
+        raise RuntimeError(f"pushbridge ({name}) did not become ready; see {logf.name}")
+
+    @staticmethod
+    def stop_bridge(proc):
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+    def flood(self, broker, qos, n, bridge=None, topics=16, routes=1):
+        """RUNS floods; medians of rate and of CPU per message for the bridge and the broker."""
+        rates, bridge_us, broker_us, received = [], [], [], []
+        expected = delivered(n, topics) if bridge else n
+        sink = "display/#" if bridge else "bench/#"
+        for _ in range(RUNS):
+            b0 = cpu_seconds(bridge.pid) if bridge else 0
+            k0 = cpu_seconds(broker.proc.pid)
+            r = self.gen(broker, "flood", "-q", qos, "-Q", qos, "-n", n, "-e", expected,
+                         "-T", topics, "-R", routes, "-s", sink, "-w", 500)
+            k1 = cpu_seconds(broker.proc.pid)
+            b1 = cpu_seconds(bridge.pid) if bridge else 0
+            rates.append(r["rate"])
+            received.append(r["received"])
+            relayed = n + r["received"] if bridge else n
+            broker_us.append((k1 - k0) / relayed * 1e6)
+            if bridge:
+                bridge_us.append((b1 - b0) / n * 1e6)
+            time.sleep(0.3)  # let the previous run's tail settle
+        row = {"rate": statistics.median(rates), "broker_us": statistics.median(broker_us),
+               "lost": expected - min(received), "rates": rates}
+        if bridge:
+            row["bridge_us"] = statistics.median(bridge_us)
+            row["rss"] = peak_rss_mb(bridge.pid)
+        return row
+
+    def bridge_flood(self, name, broker, qos, n, topics=16, routes=1, journal=None):
+        proc = self.start_bridge(name, broker, qos, routes, journal)
+        try:
+            return self.flood(broker, qos, n, bridge=proc, topics=topics, routes=routes)
+        finally:
+            self.stop_bridge(proc)
+
+    def fixed(self, broker, qos, bridge=None):
+        b0 = cpu_seconds(bridge.pid) if bridge else 0
+        k0 = cpu_seconds(broker.proc.pid)
+        n = FIXED_RATE * FIXED_SECONDS
+        expected = delivered(n, 16) if bridge else n
+        r = self.gen(broker, "fixed", "-q", qos, "-Q", qos, "-r", FIXED_RATE, "-d", FIXED_SECONDS,
+                     "-e", expected, "-s", "display/#" if bridge else "bench/#", "-i", 3)
+        k1 = cpu_seconds(broker.proc.pid)
+        row = {"rate": r["rate"], "p50": r["p50_ms"], "p99": r["p99_ms"], "lost": expected - r["received"],
+               "broker_us": (k1 - k0) / (n + (r["received"] if bridge else 0)) * 1e6}
+        if bridge:
+            row["bridge_us"] = (cpu_seconds(bridge.pid) - b0) / n * 1e6
+            row["rss"] = peak_rss_mb(bridge.pid)
+        return row
+
+
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: bench.py MQTTBENCH PUSHBRIDGE")
+    workdir = tempfile.mkdtemp(prefix="pushbridge-bench-")
+    bench = Bench(workdir, sys.argv[1], sys.argv[2])
+    rows = []  # (label, row, relay row for the ratio)
+    started = time.monotonic()
+    log(f"pushbridge benchmark: {RUNS} run(s) per flood, {os.cpu_count()} cores; work files in {workdir}")
+    broker = Broker(workdir, tuned=True)
+    try:
+        log("load generator alone")
+        pub0 = statistics.median(bench.gen(broker, "pubonly", "-q", 0, "-n", N0)["rate"] for _ in range(RUNS))
+        pub1 = statistics.median(bench.gen(broker, "pubonly", "-q", 1, "-n", N1, "-w", 500)["rate"] for _ in range(RUNS))
+        sink1 = statistics.median(bench.gen(broker, "drain", "-q", 1, "-n", N1, "-w", 500)["rate"] for _ in range(RUNS))
+        log("relay (no bridge)")
+        relay0 = bench.flood(broker, 0, N0)
+        relay1 = bench.flood(broker, 1, N1)
+        rows += [("relay QoS 0", relay0, relay0), ("relay QoS 1", relay1, relay1)]
+        log("pushbridge QoS 0")
+        small0 = bench.bridge_flood("q0", broker, 0, N0)
+        rows.append(("pushbridge QoS 0", small0, relay0))
+        log("pushbridge QoS 1")
+        rows.append(("pushbridge QoS 1", bench.bridge_flood("q1", broker, 1, N1), relay1))
+        journal_dir = os.path.join(workdir, "journal")
+        journal_cfg = bench.config("journal-check", broker, 1, journal=journal_dir)
+        journal_row = None
+        if bench.config_loads(journal_cfg):
+            log("pushbridge QoS 1 + journal")
+            journal_row = bench.bridge_flood("q1j", broker, 1, N1, journal=journal_dir)
+            if not os.path.exists(journal_dir):
+                journal_row = None  # the key loads but nothing journals yet
+        rows.append(("pushbridge QoS 1 + journal", journal_row, relay1))
+        log("pushbridge QoS 0, 1 000 routes, 10 000 topics")
+        big0 = bench.bridge_flood("big", broker, 0, N0, topics=10000, routes=1000)
+        rows.append(("pushbridge QoS 0 1k routes 10k topics", big0, relay0))
+    finally:
+        broker.stop()
+
+    log(f"fixed rate {FIXED_RATE} msg/s for {FIXED_SECONDS} s, broker with default settings")
+    plain = Broker(workdir, tuned=False)
+    try:
+        fixed_relay = bench.fixed(plain, 1)
+        rows.append((f"relay QoS 1 @{FIXED_RATE}/s", fixed_relay, fixed_relay))
+        for qos in (0, 1):
+            proc = bench.start_bridge(f"fixed{qos}", plain, qos)
+            try:
+                rows.append((f"pushbridge QoS {qos} @{FIXED_RATE}/s", bench.fixed(plain, qos, proc), fixed_relay))
+            finally:
+                bench.stop_bridge(proc)
+    finally:
+        plain.stop()
+
+    print(f"\npushbridge benchmark {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, "
+          f"{RUNS} run(s) per flood, floods of {N0} (QoS 0) / {N1} (QoS 1)")
+    print(f"load generator alone: publish QoS 0 {pub0:,.0f} msg/s, QoS 1 {pub1:,.0f} msg/s; "
+          f"sink (drain of {N1} queued QoS 1) {sink1:,.0f} msg/s\n")
+    header = (f"{'case':<38} {'input msg/s':>12} {'x relay':>8} {'p50 ms':>8} {'p99 ms':>8} "
+              f"{'bridge us/msg':>14} {'bridge RSS MB':>14} {'broker us/msg':>14} {'lost':>6}")
+    print(header)
+    print("-" * len(header))
+    for label, row, relay in rows:
+        if row is None:
+            print(f"{label:<38} {'n/a':>12}")
+            continue
+        print(f"{label:<38} {row['rate']:>12,.0f} {row['rate'] / relay['rate']:>8.2f} "
+              f"{fmt(row.get('p50'), '8.2f'):>8} {fmt(row.get('p99'), '8.2f'):>8} "
+              f"{fmt(row.get('bridge_us'), '14.1f'):>14} {fmt(row.get('rss'), '14.1f'):>14} "
+              f"{row['broker_us']:>14.1f} {int(row['lost']):>6}")
+    fixed_q = [r for label, r, _ in rows if label.startswith("pushbridge") and "@" in label]
+    print("\ntargets:")
+    checks = [
+        ("QoS 0 flood >= 0.55 x relay", small0["rate"] / relay0["rate"], ">=", 0.55),
+        ("bridge CPU/input msg <= broker CPU/relayed msg (QoS 0, us)", small0["bridge_us"], "<=", relay0["broker_us"]),
+        ("peak RSS <= 24 MB (largest case)", max(r["rss"] for _, r, _ in rows if r and "rss" in r), "<=", 24),
+        ("1 000 routes/10 000 topics >= 0.9 x small config", big0["rate"] / small0["rate"], ">=", 0.9),
+        ("fixed 1 000 msg/s p99 <= 2 ms (worst QoS)", max(r["p99"] for r in fixed_q), "<=", 2.0),
+    ]
+    for name, value, op, bound in checks:
+        ok = value >= bound if op == ">=" else value <= bound
+        print(f"  {'met ' if ok else 'MISS'}  {name}: {value:.2f} (bound {bound:.2f})")
+    print(f"\nfloods per case (msg/s): " + "; ".join(
+        f"{label}: {', '.join(f'{x:,.0f}' for x in row['rates'])}" for label, row, _ in rows if row and "rates" in row))
+    print(f"total time {time.monotonic() - started:.0f} s")
+    shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
