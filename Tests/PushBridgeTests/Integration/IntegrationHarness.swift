@@ -26,7 +26,7 @@ struct Scenario: Sendable {
 
     /// Starts a broker (with `options`) and an observer on it.
     static func start(_ options: TestBroker.Options = .init(), version: MQTTProtocolVersion = .v5) async throws -> Scenario {
-        let broker = try TestBroker(options)
+        let broker = try withUnblockedSignals { try TestBroker(options) }
         let ns = uniqueName("it")
         var o = TestClient.options(broker, version: version, subscriptions: [
             MQTTSubscription(filter: "\(ns)/out/#", qos: 1), MQTTSubscription(filter: "\(ns)/dead/#", qos: 1),
@@ -88,6 +88,11 @@ struct Scenario: Sendable {
             messages(on: topic).count >= count
         }
         return messages(on: topic)
+    }
+
+    /// Restarts the broker (same port and data) so that its new process can receive SIGTERM.
+    func restartBroker() throws {
+        try withUnblockedSignals { try broker.restart() }
     }
 
     /// The JSON objects seen on `topic`.
@@ -191,7 +196,9 @@ enum PushbridgeBinary {
     /// Starts `pushbridge run -c <file>` for `yaml`.
     static func run(_ yaml: String) throws -> ManagedProcess {
         let file = try writeConfig(yaml)
-        return try ManagedProcess(path, ["run", "-c", file], environment: ["PATH": "/usr/bin:/bin"])
+        return try withUnblockedSignals {
+            try ManagedProcess(path, ["run", "-c", file], environment: ["PATH": "/usr/bin:/bin"])
+        }
     }
 }
 
@@ -205,4 +212,20 @@ func pythonChild(_ script: String) throws -> String {
 func jsonString(_ value: JSONValue?) -> String {
     guard let value, case .string(let s) = value else { return "" }
     return s
+}
+
+/// Runs `body` with no signal blocked on this thread, then restores the thread's mask.
+///
+/// Swift concurrency runs on libdispatch worker threads, which block SIGHUP, SIGINT, SIGUSR1,
+/// SIGUSR2 and SIGTERM; Foundation's `Process` does not reset the mask, so a child started
+/// from such a thread inherits it. A mosquitto started that way never sees the SIGTERM of
+/// `TestBroker.stop()` (which then waits forever), and a `pushbridge run` would not be a
+/// realistic signal target. Children started inside `body` get an empty mask.
+func withUnblockedSignals<T>(_ body: () throws -> T) rethrows -> T {
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    var old = sigset_t()
+    pthread_sigmask(SIG_SETMASK, &empty, &old)
+    defer { pthread_sigmask(SIG_SETMASK, &old, nil) }
+    return try body()
 }
