@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+@testable import PushBridge
+
+/// The external extension child end to end (SPEC sections 2, 5 and 6), and per-topic ordering.
+///
+/// What the child does depends on the request: body `suppress` → `{}`; `never` → no answer;
+/// `expire` → answers on `time_will_expire` with title `rescued`; `crash` → exits;
+/// topic ending `/shuffle` → held, then flushed in random order; topic ending `/slow` → held
+/// until a request with body `release` arrives, then answered newest first; anything else →
+/// title `ext:<body>` at once.
+private let child = #"""
+import json, os, random, sys, threading, time
+
+lock = threading.Lock()
+waiting, shuffled, slow = {}, [], []
+
+def send(obj):
+    with lock:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+def answer(req):
+    c = req["content"]
+    c["title"] = "ext:" + c.get("body", "")
+    send({"id": req["id"], "content": c})
+
+def flush_shuffled():
+    while True:
+        time.sleep(0.02)
+        with lock:
+            batch = shuffled[:]
+            del shuffled[:]
+        random.shuffle(batch)
+        for r in batch:
+            answer(r)
+
+threading.Thread(target=flush_shuffled, daemon=True).start()
+for line in sys.stdin:
+    req = json.loads(line)
+    if req.get("event") == "time_will_expire":
+        pending = waiting.pop(req["id"], None)
+        if pending is not None:
+            c = pending["content"]
+            c["title"] = "rescued"
+            send({"id": req["id"], "content": c})
+        continue
+    body = req["content"].get("body", "")
+    if body == "suppress":
+        send({"id": req["id"], "content": {}})
+    elif body == "never":
+        pass
+    elif body == "expire":
+        waiting[req["id"]] = req
+    elif body == "crash":
+        os._exit(3)
+    elif req["topic"].endswith("/shuffle"):
+        with lock:
+            shuffled.append(req)
+            batch = shuffled[:] if len(shuffled) >= 40 else []
+            if batch:
+                del shuffled[:]
+        random.shuffle(batch)
+        for r in batch:
+            answer(r)
+    elif req["topic"].endswith("/slow"):
+        slow.append(req)
+    elif body == "release":
+        for r in reversed(slow):
+            answer(r)
+        slow = []
+        answer(req)
+    else:
+        answer(req)
+"""#
+
+@Suite("Integration: extension child")
+struct ChildFlowTests {
+    /// A bridge whose extension is the scripted child.
+    func start(_ s: Scenario, entitled: Bool = true, timeLimit: String = "10s", grace: String = "1s") throws -> LiveBridge {
+        try LiveBridge(s.yaml("""
+            \(entitled ? "entitlements: [com.apple.developer.usernotifications.filtering]" : "")
+            routes:
+              - name: r
+                topic: \(s.ns)/in/#
+                alert: {title: Original, body: "{{ payload.msg }}"}
+            extension:
+              time_limit: \(timeLimit)
+              expire_grace: \(grace)
+              command: \(try pythonChild(child))
+            """))
+    }
+
+    func bodiesAndTitles(_ s: Scenario, _ topic: String) throws -> [String] {
+        try s.messages(on: s.display(topic)).map {
+            let o = try JSONValue.parse($0.payload)
+            return "\(jsonString(o["body"]))|\(jsonString(o["title"]))"
+        }
+    }
+
+    func decided(_ s: Scenario, _ n: Int) async throws -> JSONValue {
+        try await s.waitForStats("\(n) decided", timeout: .seconds(15)) {
+            total($0, "received") == Int64(n) && $0["in_flight"] == .int(0)
+        }
+    }
+
+    @Test("the child suppresses (entitled) and modifies")
+    func suppressAndModify() async throws {
+        let s = try await Scenario.start()
+        let bridge = try start(s)
+        try await s.waitUntilOnline()
+        try s.publish("a", #"{"msg":"suppress"}"#)
+        try s.publish("a", #"{"msg":"hello"}"#)
+        let stats = try await decided(s, 2)
+        #expect(total(stats, "suppressed") == 1 && total(stats, "modified") == 1)
+        try await s.waitFor(s.display("a"))
+        #expect(try bodiesAndTitles(s, "a") == ["hello|ext:hello"])
+        #expect(try JSONValue.parse(s.messages(on: s.display("a"))[0].payload)["modified"] == .bool(true))
+        try await bridge.stop()
+    }
+
+    @Test("without the entitlement the child's empty content delivers the original")
+    func suppressNotEntitled() async throws {
+        let s = try await Scenario.start()
+        let bridge = try start(s, entitled: false)
+        try await s.waitUntilOnline()
+        try s.publish("a", #"{"msg":"suppress"}"#)
+        let stats = try await decided(s, 1)
+        #expect(total(stats, "delivered") == 1 && total(stats, "suppressed") == 0)
+        try await s.waitFor(s.display("a"))
+        #expect(try bodiesAndTitles(s, "a") == ["suppress|Original"])
+        try await bridge.stop()
+    }
+
+    @Test("no answer: the original after time_limit + expire_grace; an answer on time_will_expire is used")
+    func timeouts() async throws {
+        let s = try await Scenario.start()
+        let bridge = try start(s, timeLimit: "300ms", grace: "300ms")
+        try await s.waitUntilOnline()
+        // The child's start-up (python) must not eat the 300 ms: wait for one answered request first.
+        var sent = 0
+        try await eventually("the child answers: \(s.texts(on: s.display("w")))") {
+            if s.texts(on: s.display("w")).contains(where: { $0.contains("ext:warm") }) { return true }
+            if s.messages(on: s.display("w")).count == sent {
+                sent += 1
+                try s.publish("w", #"{"msg":"warm"}"#)
+            }
+            return false
+        }
+        let before = try await decided(s, sent)
+        try s.publish("a", #"{"msg":"never"}"#)
+        try s.publish("b", #"{"msg":"expire"}"#)
+        let after = try await decided(s, sent + 2)
+        #expect(total(after, "delivered") == Int64(sent + 2))
+        #expect(total(after, "timeout") == total(before, "timeout") + 1, "only the request with no answer at all times out")
+        try await s.waitFor(s.display("a"))
+        try await s.waitFor(s.display("b"))
+        #expect(try bodiesAndTitles(s, "a") == ["never|Original"])
+        #expect(try bodiesAndTitles(s, "b") == ["expire|rescued"], "\(bridge.log.all.suffix(30))")
+        try await bridge.stop()
+    }
+
+    @Test("a crashing child: the open request delivers the original; the child comes back")
+    func crash() async throws {
+        let s = try await Scenario.start()
+        let bridge = try start(s)
+        try await s.waitUntilOnline()
+        try s.publish("a", #"{"msg":"crash"}"#)
+        try await s.waitFor(s.display("a"))
+        #expect(try bodiesAndTitles(s, "a") == ["crash|Original"])
+        let failed = try await decided(s, 1)
+        #expect(total(failed, "extension_failed") == 1)
+        // Probe until the restarted child answers again.
+        var n = 0
+        try await eventually("the restarted child answers: \((try? bodiesAndTitles(s, "b")) ?? [])", timeout: .seconds(15)) {
+            if try bodiesAndTitles(s, "b").contains(where: { $0.hasSuffix("|ext:probe-\(n)") }) { return true }
+            if try bodiesAndTitles(s, "b").count == n {
+                n += 1
+                try s.publish("b", #"{"msg":"probe-\#(n)"}"#)
+            }
+            return false
+        }
+        try await bridge.stop()
+    }
+
+    @Test("500 messages on one topic, answered in random order, are displayed in order")
+    func orderUnderShuffle() async throws {
+        let s = try await Scenario.start()
+        let bridge = try start(s)
+        try await s.waitUntilOnline()
+        for i in 0..<500 { try s.publish("shuffle", #"{"msg":"\#(i)"}"#) }
+        let shown = try await s.waitFor(s.display("shuffle"), count: 500, timeout: .seconds(20))
+        #expect(try shown.map { jsonString(try JSONValue.parse($0.payload)["body"]) } == (0..<500).map(String.init))
+        #expect(try shown.allSatisfy { jsonString(try JSONValue.parse($0.payload)["title"]).hasPrefix("ext:") })
+        let stats = try await decided(s, 500)
+        #expect(total(stats, "modified") == 500 && total(stats, "timeout") == 0)
+        try await bridge.stop()
+    }
+
+    @Test("a topic the child holds back does not block another topic; its own order is kept")
+    func slowTopicDoesNotBlock() async throws {
+        let s = try await Scenario.start()
+        let bridge = try start(s)
+        try await s.waitUntilOnline()
+        try s.publish("slow", #"{"msg":"s1"}"#)
+        try s.publish("slow", #"{"msg":"s2"}"#)
+        try s.publish("fast", #"{"msg":"f1"}"#)
+        try await s.waitFor(s.display("fast"))
+        #expect(s.messages(on: s.display("slow")).isEmpty, "the slow topic's messages are still held by the child")
+        try s.publish("fast", #"{"msg":"release"}"#)
+        try await s.waitFor(s.display("slow"), count: 2)
+        #expect(try bodiesAndTitles(s, "slow") == ["s1|ext:s1", "s2|ext:s2"])
+        #expect(try bodiesAndTitles(s, "fast") == ["f1|ext:f1", "release|ext:release"])
+        try await bridge.stop()
+    }
+}
