@@ -4,7 +4,7 @@ import Testing
 
 /// Authentication, TLS, broker restarts and persistent sessions (SPEC sections 4 and 9).
 @Suite("Integration: connection")
-struct ConnectionTests {
+struct BridgeConnectionTests {
     static func routes(_ s: Scenario, qos: Int = 1) -> String {
         """
         routes:
