@@ -46,6 +46,7 @@ extension ClientCore {
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
                     ended = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
+                    acknowledgeQuickly()
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
                     if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
@@ -74,6 +75,19 @@ extension ClientCore {
     }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// Re-arms TCP_QUICKACK on the socket (Linux clears it after each delayed-ACK decision).
+    ///
+    /// The broker leaves Nagle on; when the bridge receives without publishing back (a
+    /// suppressed or background message), our delayed ACK made the broker's next small
+    /// packet wait ~40 ms behind Nagle. Acknowledging at once keeps the latency at the
+    /// round trip. One `setsockopt` per loop turn.
+    private func acknowledgeQuickly() {
+        let fd = mosquitto_socket(handle.raw)
+        guard fd >= 0 else { return }
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &one, socklen_t(MemoryLayout<Int32>.size))
+    }
 
     /// CONNECT properties for MQTT 5 (Session Expiry Interval, Receive Maximum); `nil` for 3.1.1.
     private func connectProperties() -> PropertyList? {
