@@ -42,7 +42,7 @@ final class ManagedProcess: @unchecked Sendable {
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
-        do { try process.run() } catch {
+        do { try withSignalsUnblocked { try process.run() } } catch {
             throw ProcessError(description: "cannot start \(executable): \(error)")
         }
         startReader(out.fileHandleForReading, isError: false)
@@ -128,7 +128,7 @@ final class ManagedProcess: @unchecked Sendable {
         let err = Pipe()
         p.standardError = err
         p.standardOutput = FileHandle.nullDevice
-        try p.run()
+        try withSignalsUnblocked { try p.run() }
         let data = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         guard p.terminationStatus == 0 else {
@@ -148,4 +148,19 @@ func eventually(_ what: @autoclosure () -> String = "condition", timeout: Durati
         }
         try await Task.sleep(for: .milliseconds(10))
     }
+}
+
+/// Runs `body` (which starts a child process) with no signal blocked on this thread.
+///
+/// A child inherits the spawning thread's signal mask, and Swift concurrency runs tests on
+/// libdispatch worker threads, which block every asynchronous signal. mosquitto started
+/// from such a thread never sees its SIGTERM (it sits pending), so `TestBroker.stop()`
+/// waited forever; a `pushbridge run` child would ignore a plain SIGINT handler the same way.
+func withSignalsUnblocked<R>(_ body: () throws -> R) rethrows -> R {
+    var none = sigset_t()
+    var saved = sigset_t()
+    sigemptyset(&none)
+    pthread_sigmask(SIG_SETMASK, &none, &saved)
+    defer { pthread_sigmask(SIG_SETMASK, &saved, nil) }
+    return try body()
 }

@@ -154,7 +154,7 @@ final class TestBroker: Sendable {
         p.standardOutput = log
         p.standardError = log
         p.standardInput = FileHandle.nullDevice
-        try p.run()
+        try withSignalsUnblocked { try p.run() }
         try? log.close()
         let deadline = ContinuousClock.now + .seconds(10)
         while !ports.allSatisfy(LoopbackPorts.isAccepting) {
