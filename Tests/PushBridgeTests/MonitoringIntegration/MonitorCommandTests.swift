@@ -62,11 +62,17 @@ struct MonitorCommandTests {
 
         deinit { bridge.send(SIGKILL) }
 
-        /// SIGTERM to the bridge; expects a clean exit.
+        /// SIGTERM to the bridge; expects a clean exit and a last retained snapshot that
+        /// says `connected: false` (it outlives the bridge).
         func stop() async {
-            watcher.stop()
             let result = await bridge.terminate(grace: .seconds(10))
             #expect(result.status == 0 && result.exitedNormally, "bridge exit: \(result.status) \(result.stderr)")
+            await #expect(throws: Never.self) {
+                try await watcher.waitFor("the final snapshot", timeout: .seconds(10)) {
+                    $0["connected"] == .bool(false) && count($0, "totals", "received") == 6
+                }
+            }
+            watcher.stop()
         }
     }
 
