@@ -154,6 +154,7 @@ public final class Bridge: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         pipeline.shutdown()
+        stats.setConnected(false)  // the last retained snapshot outlives this connection
         publishStats()
         if let topic = config.monitoring.statusTopic {
             _ = try? client.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,

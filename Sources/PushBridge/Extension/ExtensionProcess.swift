@@ -189,7 +189,9 @@ final class ExtensionProcess: Sendable {
             attempt.answer(content)
         } catch {
             guard let id = error.id, let attempt = takeAttempt(id) else {
-                logger.warning("extension: unusable line ignored (\(error.description)): \(line.prefix(200))")
+                // The line may carry notification text: its content is logged at debug only.
+                logger.warning("extension: unusable line ignored (\(error.description), \(line.utf8.count) bytes)")
+                logger.debug("extension: the unusable line: \(line.prefix(200))")
                 return
             }
             logger.warning("extension: garbage answer for '\(id)': \(error.description)")

@@ -2,14 +2,17 @@ import Foundation
 
 /// A tiny leveled logger writing one line per event to standard error.
 ///
-/// `text` lines look like `2026-11-29T15:42:18.123Z info  connected to localhost:1883`;
-/// `json` lines are `{"ts":"…","level":"info","msg":"…",…fields}`.
+/// `text` lines look like `2026-11-29T15:42:18.123Z info    connected to localhost:1883`;
+/// `json` lines are `{"level":"info","msg":"…","ts":"…",…fields}`. Either way an event is
+/// exactly one line: in `text` a message's line breaks and other control characters are
+/// escaped (`\n`, `\r`, `\t`, `\u{1B}`), in `json` the JSON string escapes do it.
+/// Messages never carry payload text above `debug` (the bridge's rule, see README "Logs").
 public struct Logger: Sendable {
     /// Least severe level written.
     public var level: LogLevel
     /// Line format.
     public var format: LogFormat
-    /// Where lines go; standard error by default.
+    /// Where lines go; standard error by default. Called with one line, without its newline.
     public let sink: @Sendable (String) -> Void
 
     /// A logger writing to standard error.
@@ -28,6 +31,7 @@ public struct Logger: Sendable {
             var offset = 0
             while offset < buffer.count {
                 let n = write(2, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 offset += n
             }
@@ -38,37 +42,75 @@ public struct Logger: Sendable {
     public func enabled(_ level: LogLevel) -> Bool { level >= self.level }
 
     /// Logs `message` with optional extra fields (`key=value` in text, members in JSON).
+    ///
+    /// In JSON a field named `ts`, `level` or `msg` does not replace the line's own member.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String,
                     _ fields: KeyValuePairs<String, String> = [:]) {
         guard enabled(level) else { return }
-        let ts = Timestamp.iso8601(Date().timeIntervalSince1970)
+        sink(Self.line(level: level, message: message(), fields: fields, format: format,
+                       time: Date().timeIntervalSince1970))
+    }
+
+    /// The line for one event (without the newline); what `log` hands to the sink.
+    public static func line(level: LogLevel, message: String, fields: KeyValuePairs<String, String> = [:],
+                            format: LogFormat, time: Double) -> String {
+        let ts = Timestamp.iso8601(time)
         switch format {
         case .text:
-            var line = "\(ts) \(level.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(message())"
-            for (k, v) in fields { line += " \(k)=\(v)" }
-            sink(line)
+            var line = "\(ts) \(level.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) \(escaped(message))"
+            for (k, v) in fields { line += " \(escaped(k))=\(escaped(v))" }
+            return line
         case .json:
-            var object: [String: JSONValue] = ["ts": .string(ts), "level": .string(level.rawValue),
-                                               "msg": .string(message())]
+            var object: [String: JSONValue] = [:]
             for (k, v) in fields { object[k] = .string(v) }
-            sink(JSONValue.object(object).jsonText)
+            object["ts"] = .string(ts)
+            object["level"] = .string(level.rawValue)
+            object["msg"] = .string(message)
+            return JSONValue.object(object).jsonText
         }
     }
 
+    /// `text` with control characters escaped, so it stays on one line and cannot move a
+    /// terminal's cursor: `\n`, `\r`, `\t`, and `\u{XX}` for the other C0 controls and DEL.
+    public static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 8)
+        for c in text.unicodeScalars {
+            switch c.value {
+            case 0x0A: out += "\\n"
+            case 0x0D: out += "\\r"
+            case 0x09: out += "\\t"
+            case 0..<0x20, 0x7F:
+                let hex = String(c.value, radix: 16, uppercase: true)
+                out += "\\u{" + (hex.count < 2 ? "0" : "") + hex + "}"
+            default: out.unicodeScalars.append(c)
+            }
+        }
+        return out
+    }
+
+    /// Logs at `debug` (the only level that may carry payload text).
     public func debug(_ m: @autoclosure () -> String) { log(.debug, m()) }
+    /// Logs at `info`.
     public func info(_ m: @autoclosure () -> String) { log(.info, m()) }
+    /// Logs at `warning`.
     public func warning(_ m: @autoclosure () -> String) { log(.warning, m()) }
+    /// Logs at `error`.
     public func error(_ m: @autoclosure () -> String) { log(.error, m()) }
 }
 
 /// Timestamp formatting shared by logs and wire formats.
 public enum Timestamp {
     /// UTC ISO 8601 with milliseconds: `2026-11-29T15:42:18.123Z`.
+    /// Rounded to the nearest millisecond, so `….123` (stored as `….12299…`) reads `.123`.
     public static func iso8601(_ seconds: Double) -> String {
-        var t = time_t(seconds.rounded(.down))
+        let milliseconds = Int64((seconds * 1000).rounded())
+        var t = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient
+                       - (milliseconds % 1000 < 0 ? 1 : 0))
+        let ms = Int(milliseconds - Int64(t) * 1000)
         var parts = tm()
         gmtime_r(&t, &parts)
-        let ms = Int((seconds - seconds.rounded(.down)) * 1000)
         func pad(_ v: Int32, _ w: Int) -> String {
             let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s
         }
