@@ -154,7 +154,7 @@ final class TestBroker: Sendable {
         p.standardOutput = log
         p.standardError = log
         p.standardInput = FileHandle.nullDevice
-        try p.run()
+        try withTerminationSignalsUnblocked { try p.run() }
         try? log.close()
         let deadline = ContinuousClock.now + .seconds(10)
         while !ports.allSatisfy(LoopbackPorts.isAccepting) {
@@ -167,6 +167,21 @@ final class TestBroker: Sendable {
             usleep(10_000)
         }
         return p
+    }
+
+    /// Runs `body` (a spawn) with SIGTERM, SIGINT, SIGHUP unblocked in this thread.
+    ///
+    /// A child inherits the spawning thread's signal mask, and libdispatch's worker threads
+    /// (where tests run) block these signals; mosquitto only unblocks what it inherited
+    /// unblocked (its pselect mask), so without this `stop()`'s SIGTERM never arrives.
+    private static func withTerminationSignalsUnblocked<R>(_ body: () throws -> R) rethrows -> R {
+        var unblock = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&unblock)
+        for s in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&unblock, s) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        return try body()
     }
 
     private static func writePasswords(_ users: [String: String], to file: String) throws {
