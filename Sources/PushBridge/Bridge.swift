@@ -30,11 +30,15 @@ public final class Bridge: Sendable {
     let hop: (name: String, value: String)
     private let sequencer: TopicSequencer<Finished>
     private let stopRequested = Atomic<Bool>(false)
+    /// Backpressure, the journal and publish tracking (SPEC section 9).
+    let durability: Durability
 
     struct Finished: Sendable {
         var topic: String
         var receivedAt: Double
         var decision: Decision
+        /// The journal row, when the message was journaled.
+        var seq: Int64?
     }
 
     /// Builds a bridge for `config`; `serviceExtension` lets a program supply its own Swift extension.
@@ -49,8 +53,10 @@ public final class Bridge: Sendable {
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats
         let box = ClientBox()
+        let durability = Durability(config: config, logger: logger)
+        self.durability = durability
         self.sequencer = TopicSequencer { finished in
-            Bridge.emit(finished, client: box, stats: stats, logger: logger)
+            Bridge.emit(finished, client: box, durability: durability, stats: stats, logger: logger)
         }
         self.clientBox = box
     }
@@ -58,11 +64,9 @@ public final class Bridge: Sendable {
     private let clientBox: ClientBox
 
     /// State the sequencer's emit closure shares with the bridge: the client (set once
-    /// before any message flows), display publishes awaiting their ack, messages in flight.
+    /// before any message flows), messages in flight.
     final class ClientBox: Sendable {
         let client = Mutex<MQTTClient?>(nil)
-        /// mid of a display publish → arrival time, for end-to-end latency.
-        let acks = Mutex<[Int32: Double]>([:])
         let inFlight = Atomic<Int>(0)
     }
 
@@ -88,8 +92,10 @@ public final class Bridge: Sendable {
     public func run() async throws {
         let m = config.monitoring
         let will = m.statusTopic.map { MQTTWill(topic: $0, payload: Array("offline".utf8), qos: 1, retain: true) }
-        let options = MQTTClientOptions(config: config.broker, will: will,
+        if let error = durability.openError { throw error }
+        var options = MQTTClientOptions(config: config.broker, will: will,
                                         subscriptions: Self.subscriptions(for: config))
+        options.receiveMaximum = Durability.receiveMaximum
         let handlers = MQTTClientHandlers(
             onMessage: { [weak self] message in self?.receive(message) },
             onPublished: { [weak self] mid in self?.acknowledged(mid) },
@@ -111,6 +117,8 @@ public final class Bridge: Sendable {
                 throw error
             }
         }
+        for entry in durability.replay() { process(entry.message, id: entry.id, seq: entry.seq) }
+        durability.start()
         client.start()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
         let statsTask = Task { [weak self] in
@@ -161,6 +169,7 @@ public final class Bridge: Sendable {
                                     userProperties: [])
         }
         client.stop(flushTimeout: .seconds(5))
+        durability.close()
         logger.info("stopped")
     }
 
@@ -171,34 +180,25 @@ public final class Bridge: Sendable {
             stats.loopDropped(topic: message.topic)
             return
         }
+        guard let admitted = durability.admit(message) else { return }
+        process(message, id: admitted.id, seq: admitted.seq)
+    }
+
+    private func process(_ message: InboundMessage, id: String, seq: Int64?) {
         stats.received(topic: message.topic)
         clientBox.inFlight.add(1, ordering: .relaxed)
         let ticket = sequencer.enter(message.topic)
-        let id = NotificationRequest.newID()
         let sequencer = self.sequencer
         pipeline.process(message, id: id) { decision in
             sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
-                                                decision: decision))
+                                                decision: decision, seq: seq))
         }
     }
 
-    private static func emit(_ f: Finished, client box: ClientBox, stats: Stats, logger: Logger) {
+    private static func emit(_ f: Finished, client box: ClientBox, durability: Durability, stats: Stats,
+                             logger: Logger) {
         let client = box.client.withLock { $0 }
-        for out in f.decision.publish {
-            do {
-                let mid = try client?.publish(topic: out.topic, payload: out.payload, qos: out.qos,
-                                              retain: out.retain, userProperties: out.userProperties)
-                if let mid, f.decision.outcome == .delivered {
-                    if out.qos == 0 {
-                        stats.endToEndLatency(seconds: Date().timeIntervalSince1970 - f.receivedAt)
-                    } else {
-                        box.acks.withLock { $0[mid] = f.receivedAt }
-                    }
-                }
-            } catch {
-                logger.error("publish to '\(out.topic)' failed: \(error)")
-            }
-        }
+        durability.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt, client: client, stats: stats)
         if logger.enabled(.debug) {
             logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))")
         }
@@ -207,7 +207,7 @@ public final class Bridge: Sendable {
     }
 
     private func acknowledged(_ mid: Int32) {
-        if let t = clientBox.acks.withLock({ $0.removeValue(forKey: mid) }) {
+        if let t = durability.acknowledged(mid) {
             stats.endToEndLatency(seconds: Date().timeIntervalSince1970 - t)
         }
     }
@@ -216,6 +216,7 @@ public final class Bridge: Sendable {
         switch event {
         case .connected(let sessionPresent):
             stats.setConnected(true)
+            durability.connected(sessionPresent: sessionPresent)
             logger.debug("session present: \(sessionPresent)")
             if let topic = config.monitoring.statusTopic {
                 let client = clientBox.client.withLock { $0 }

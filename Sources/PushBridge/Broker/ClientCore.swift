@@ -16,6 +16,8 @@ final class ClientCore: Sendable {
     let wake = DispatchSemaphore(value: 0)
     /// Signalled once when the network thread has ended.
     let finished = DispatchSemaphore(value: 0)
+    /// Our publishes the broker acknowledged with a failure reason code (MQTT 5, ≥ 0x80).
+    let refusedPublishes = Atomic<Int>(0)
     /// Set once in `init`; `nil` only while `init` runs.
     private let handleBox: HandleBox
     private let minimumLibraryLevel: LogLevel
@@ -84,6 +86,7 @@ final class ClientCore: Sendable {
 
     func didPublish(mid: Int32, reasonCode: Int32) {
         if reasonCode >= 0x80 {
+            refusedPublishes.add(1, ordering: .relaxed)
             log(.warning, "broker rejected publish mid \(mid): \(String(cString: mosquitto_reason_string(reasonCode)))")
         }
         state.withLock { $0.acknowledgePublish(mid: mid) }

@@ -104,6 +104,10 @@ public final class MQTTClient: Sendable {
     /// (or is held by a present session).
     public var isSubscribed: Bool { core.state.withLock { $0.isSubscribed } }
 
+    /// Our publishes the broker acknowledged with a failure reason code (MQTT 5 only:
+    /// e.g. 0x87 not authorized for a topic its ACL refuses); each is also logged.
+    public var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
+
     /// QoS>0 publishes not yet acknowledged by the broker.
     public var unacknowledgedCount: Int { core.state.withLock { $0.outstanding.count } }
 

@@ -1,0 +1,210 @@
+import Foundation
+import Synchronization
+
+/// What the bridge does to lose nothing: admission with backpressure, the journal
+/// (record on arrival, replay on start, done on acknowledgement), and publish tracking.
+///
+/// The bridge calls it at four points: `admit` in `on_message` (network thread),
+/// `emit` when a decision is ready to publish, `acknowledged` on a PUBACK, and
+/// `replay`/`close` around the run.
+///
+/// When a journaled message is done: a delivered one when its display publish is
+/// acknowledged (PUBACK, or written for QoS 0); a rejected one when its dead letter is
+/// acknowledged (at once when there is no dead-letter topic); suppressed, expired,
+/// not displayed and unrouted ones at once; one whose publish cannot be made (bad topic,
+/// too large, QoS 0 while offline) at once, counted in `publishFailures` and logged.
+final class Durability: Sendable {
+    /// Places for messages in flight beyond `extension.concurrency` (the queue bound).
+    static let queueBound = 1024
+    /// The MQTT 5 Receive Maximum sent on CONNECT: at most this many QoS>0 messages the
+    /// broker has sent us and we have not acknowledged (below `Journal.redeliveryTail`).
+    static let receiveMaximum = 1024
+
+    let journal: Journal?
+    /// Why the journal could not be opened; `run()` fails with it.
+    let openError: (any Error)?
+    let limiter: IntakeLimiter
+    let counters = DurabilityCounters()
+    private let logger: Logger
+    /// How long `admit` may block the network thread for a place: the stage's whole budget.
+    private let stallBudget: Duration
+    private let acks = Mutex<[Int32: AckWaiter]>([:])
+    private let maintenance: JournalMaintenance?
+
+    /// What an acknowledgement finishes.
+    struct AckWaiter: Sendable {
+        var seq: Int64?
+        /// Arrival time, for the end-to-end latency of a delivered message.
+        var receivedAt: Double?
+    }
+
+    /// What `admit` lets in: the id fixed on arrival and the journal row (if journaled).
+    struct Admitted: Sendable {
+        var id: String
+        var seq: Int64?
+    }
+
+    init(config: BridgeConfig, logger: Logger) {
+        self.logger = logger
+        limiter = IntakeLimiter(limit: config.extension.concurrency + Self.queueBound)
+        stallBudget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
+        var journal: Journal? = nil
+        var openError: (any Error)? = nil
+        if let j = config.journal {
+            do { journal = try Journal(config: j) } catch { openError = error }
+        }
+        self.journal = journal
+        self.openError = openError
+        maintenance = journal.map { JournalMaintenance(journal: $0, logger: logger) }
+    }
+
+    // MARK: intake (network thread)
+
+    /// Decides whether `message` enters the pipeline and makes it durable when it does.
+    /// `nil`: skip it (a dropped QoS 0 message, or a redelivery of a journaled one).
+    func admit(_ message: InboundMessage) -> Admitted? {
+        if let journal, let entry = journal.redelivery(of: message) {
+            counters.redeliveriesSkipped.add(1, ordering: .relaxed)
+            logger.debug("\(message.topic): redelivery of journaled message \(entry.id) skipped")
+            return nil
+        }
+        if message.qos == 0 {
+            guard limiter.tryEnter() else {
+                let n = counters.qos0Dropped.add(1, ordering: .relaxed).newValue
+                if n == 1 || n % 1000 == 0 {
+                    logger.warning("\(limiter.limit) messages in flight: QoS 0 message on '\(message.topic)' dropped (\(n) so far)")
+                }
+                return nil
+            }
+            return Admitted(id: Self.id(for: message), seq: nil)
+        }
+        if !limiter.enter(maxWait: stallBudget) {
+            logger.warning("intake waited \(stallBudget) for a place; taking the message anyway")
+        }
+        let id = Self.id(for: message)
+        guard let journal else { return Admitted(id: id, seq: nil) }
+        waitForJournalSpace(journal)
+        do {
+            return Admitted(id: id, seq: try journal.record(message, id: id))
+        } catch {
+            counters.journalErrors.add(1, ordering: .relaxed)
+            logger.error("journal: cannot record message on '\(message.topic)': \(error); processing it without the journal")
+            return Admitted(id: id, seq: nil)
+        }
+    }
+
+    /// The id fixed on arrival (the mapper still prefers the source's `apns-id`, which a
+    /// replay carries too, since the journal keeps the user properties).
+    static func id(for message: InboundMessage) -> String { NotificationRequest.newID() }
+
+    /// With the journal full, waits while messages in flight may still free rows without
+    /// the network thread (bounded); then takes the message anyway, counted and logged.
+    private func waitForJournalSpace(_ journal: Journal) {
+        guard journal.isFull else { return }
+        let deadline = ContinuousClock.now + stallBudget
+        while journal.isFull, limiter.inFlight > 1, ContinuousClock.now < deadline { usleep(1_000) }
+        if journal.isFull {
+            let n = counters.journalOverflows.add(1, ordering: .relaxed).newValue
+            if n == 1 || n % 1000 == 0 {
+                logger.warning("journal full (\(journal.openCount) open, max_messages \(journal.maxMessages)): the rest await acknowledgements; recording anyway (\(n) so far)")
+            }
+        }
+    }
+
+    /// Called on connect: a connection without a session gets no redeliveries.
+    func connected(sessionPresent: Bool) {
+        if !sessionPresent { journal?.closeRedeliveryWindow() }
+    }
+
+    // MARK: publishing
+
+    /// Publishes `decision`'s messages and arranges for the journal row to be finished;
+    /// gives the message's place back.
+    func emit(_ decision: Decision, seq: Int64?, receivedAt: Double, client: MQTTClient?, stats: Stats) {
+        defer { limiter.leave() }
+        var waiting = false
+        let delivered = decision.outcome == .delivered
+        for out in decision.publish {
+            do {
+                guard let client else { throw MQTTError.notConnected }
+                if out.qos == 0 {
+                    try client.publish(topic: out.topic, payload: out.payload, qos: 0, retain: out.retain,
+                                       userProperties: out.userProperties)
+                    if delivered { stats.endToEndLatency(seconds: Date().timeIntervalSince1970 - receivedAt) }
+                    continue
+                }
+                // Registered under the lock the acknowledgement takes: a PUBACK cannot be missed.
+                try acks.withLock { (map: inout [Int32: AckWaiter]) throws(MQTTError) in
+                    let mid = try client.publish(topic: out.topic, payload: out.payload, qos: out.qos,
+                                                 retain: out.retain, userProperties: out.userProperties)
+                    map[mid] = AckWaiter(seq: waiting ? nil : seq, receivedAt: delivered ? receivedAt : nil)
+                }
+                waiting = true
+            } catch {
+                counters.publishFailures.add(1, ordering: .relaxed)
+                logger.error("publish to '\(out.topic)' failed: \(error)")
+            }
+        }
+        if !waiting, let seq { journal?.markDone(seq) }
+    }
+
+    /// A publish of ours was acknowledged: finishes its journal row; returns the arrival
+    /// time of a delivered message (for the latency histogram).
+    func acknowledged(_ mid: Int32) -> Double? {
+        guard let waiter = acks.withLock({ $0.removeValue(forKey: mid) }) else { return nil }
+        if let seq = waiter.seq { journal?.markDone(seq) }
+        return waiter.receivedAt
+    }
+
+    // MARK: lifecycle
+
+    /// The journal's open messages, to process again before connecting (each takes a place).
+    func replay() -> [JournalEntry] {
+        guard let journal else { return [] }
+        do {
+            let entries = try journal.openEntries()
+            if !entries.isEmpty {
+                logger.info("journal: replaying \(entries.count) message(s) not finished before the last stop")
+            }
+            counters.replayed.add(entries.count, ordering: .relaxed)
+            for _ in entries { limiter.force() }
+            return entries
+        } catch {
+            logger.error("journal: cannot read open messages: \(error)")
+            return []
+        }
+    }
+
+    /// Starts the periodic flush, compaction and checkpoint.
+    func start() { maintenance?.start() }
+
+    /// Stops maintenance and writes the done marks and a checkpoint; what is still open
+    /// is replayed at the next start.
+    func close() {
+        maintenance?.stop()
+        guard let journal else { return }
+        do {
+            try journal.compact(checkpoint: true)
+        } catch {
+            logger.error("journal: final compaction failed: \(error)")
+        }
+        let open = journal.openCount
+        if open > 0 { logger.info("journal: \(open) message(s) unfinished, kept for the next start") }
+    }
+}
+
+/// Side counters of the durability layer (monotonic).
+final class DurabilityCounters: Sendable {
+    /// QoS 0 messages dropped because every place was taken.
+    let qos0Dropped = Atomic<Int>(0)
+    /// Publishes that could not be made (and will not be retried).
+    let publishFailures = Atomic<Int>(0)
+    /// Broker redeliveries of journaled messages recognized and skipped.
+    let redeliveriesSkipped = Atomic<Int>(0)
+    /// Journal entries replayed at start.
+    let replayed = Atomic<Int>(0)
+    /// Messages recorded while the journal held `max_messages` open ones.
+    let journalOverflows = Atomic<Int>(0)
+    /// Journal writes that failed (the message was processed without the journal).
+    let journalErrors = Atomic<Int>(0)
+}

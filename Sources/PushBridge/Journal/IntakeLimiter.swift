@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+
+/// The bound on messages in flight (received, not yet published or finished): the
+/// backpressure that keeps memory bounded when the extension stage or the broker is slow.
+///
+/// QoS 1/2 messages wait for a place (`enter`), blocking the network thread that calls it
+/// inside `on_message`: the broker then stops sending past its Receive Maximum and keeps the
+/// rest queued in our session. The wait is bounded because every message in flight finishes
+/// within the extension stage's time limit without help from the network thread. QoS 0
+/// messages never wait: with no place free they are dropped and counted (`tryEnter`).
+public final class IntakeLimiter: Sendable {
+    /// Places: at most this many messages in flight (unless a bounded wait ran out).
+    public let limit: Int
+    private let count = Atomic<Int>(0)
+
+    /// A limiter with `limit` places (at least 1).
+    public init(limit: Int) {
+        self.limit = max(1, limit)
+    }
+
+    /// Messages in flight now.
+    public var inFlight: Int { count.load(ordering: .acquiring) }
+
+    /// Takes a place when one is free; `false` (nothing taken) when all are taken.
+    public func tryEnter() -> Bool {
+        var current = count.load(ordering: .relaxed)
+        while current < limit {
+            let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1,
+                                                              ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Takes a place, waiting up to `maxWait` for one to free; after that it takes one
+    /// anyway (the bound is exceeded by one) and returns `false`. `true` when it did not
+    /// have to overrun.
+    @discardableResult
+    public func enter(maxWait: Duration) -> Bool {
+        if tryEnter() { return true }
+        let deadline = ContinuousClock.now + maxWait
+        var pause: UInt32 = 100
+        while ContinuousClock.now < deadline {
+            usleep(pause)
+            pause = min(pause * 2, 5_000)
+            if tryEnter() { return true }
+        }
+        count.add(1, ordering: .acquiringAndReleasing)
+        return false
+    }
+
+    /// Takes a place without waiting, even past the limit (replayed journal entries,
+    /// already bounded by `journal.max_messages`).
+    public func force() {
+        count.add(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Gives a place back.
+    public func leave() {
+        count.subtract(1, ordering: .releasing)
+    }
+}

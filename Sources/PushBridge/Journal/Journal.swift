@@ -1,0 +1,229 @@
+import Foundation
+import Synchronization
+
+/// The at-least-once journal: every QoS 1/2 message is written here (and committed)
+/// inside `on_message`, before the broker can see its PUBACK, and stays until its
+/// outcome no longer needs it (the display publish acknowledged, or an outcome that
+/// publishes nothing). Messages still open at start are replayed with their ids.
+///
+/// Storage: SQLite in WAL mode, one file `journal.sqlite` in the `journal.path` directory.
+/// A record is one autocommit INSERT through a prepared statement (one WAL append, no
+/// fsync unless `fsync: always`). Done marks are batched in memory and written in one
+/// transaction by `flush()`; a crash before the flush only replays (duplicates) a message,
+/// never loses one. `compact()` deletes done rows and truncates the WAL.
+///
+/// Thread safety: the connection and its statements sit behind one `Mutex`; `markDone`
+/// and the counts take only short locks of their own.
+public final class Journal: Sendable {
+    /// The database file's name inside `journal.path`.
+    public static let fileName = "journal.sqlite"
+    /// Rows kept after they are done, newest first, to recognize the broker's redelivery of
+    /// messages whose PUBACK a crash prevented (must exceed the broker's in-flight window).
+    public static let redeliveryTail: Int64 = 4096
+
+    /// The database file.
+    public let file: String
+    public let fsync: FsyncPolicy
+    /// Open messages allowed before intake stops (`journal.max_messages`).
+    public let maxMessages: Int
+
+    private let store: Mutex<Store>
+    private let open: Atomic<Int>
+    private let doneMarks = Mutex<[Int64]>([])
+    private let window: Mutex<RedeliveryWindow>
+    private let windowOpen: Atomic<Bool>
+
+    private struct Store: ~Copyable {
+        let db: SQLiteDatabase
+        let insert: SQLiteStatement
+        let markDone: SQLiteStatement
+        let compact: SQLiteStatement
+    }
+
+    /// Opens (creating) the journal described by `config`: the directory, the database, WAL mode.
+    public init(config: JournalConfig) throws(SQLiteError) {
+        do {
+            try FileManager.default.createDirectory(atPath: config.path, withIntermediateDirectories: true)
+        } catch {
+            throw SQLiteError(code: -1, message: "\(error.localizedDescription)", context: "create directory '\(config.path)'")
+        }
+        file = config.path + "/" + Self.fileName
+        fsync = config.fsync
+        maxMessages = config.maxMessages
+        let db = try SQLiteDatabase(path: file)
+        let mode = try db.scalar("PRAGMA journal_mode=WAL")
+        guard mode?.lowercased() == "wal" else {
+            throw SQLiteError(code: -1, message: "journal_mode is \(mode ?? "unknown"), WAL is needed", context: file)
+        }
+        let synchronous = switch config.fsync {
+        case .always: "FULL"
+        case .interval: "NORMAL"
+        case .never: "OFF"
+        }
+        try db.execute("""
+            PRAGMA synchronous=\(synchronous);
+            CREATE TABLE IF NOT EXISTS messages(
+                seq INTEGER PRIMARY KEY, id TEXT NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL,
+                qos INTEGER NOT NULL, retain INTEGER NOT NULL, properties BLOB NOT NULL,
+                received_at REAL NOT NULL, mid INTEGER NOT NULL, done INTEGER NOT NULL DEFAULT 0);
+            """)
+        let store = Store(
+            db: db,
+            insert: try db.prepare("""
+                INSERT INTO messages(id, topic, payload, qos, retain, properties, received_at, mid)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                """),
+            markDone: try db.prepare("UPDATE messages SET done = 1 WHERE seq = ?1"),
+            compact: try db.prepare("DELETE FROM messages WHERE done = 1 AND seq <= ?1"))
+        let openCount = Int(try db.scalar("SELECT count(*) FROM messages WHERE done = 0") ?? "0") ?? 0
+        let lastSeq = Int64(try db.scalar("SELECT coalesce(max(seq), 0) FROM messages") ?? "0") ?? 0
+        let tail = try Self.entries(db, where: "seq > \(lastSeq - Self.redeliveryTail)")
+        self.store = Mutex(store)
+        self.open = Atomic(openCount)
+        self.window = Mutex(RedeliveryWindow(tail))
+        self.windowOpen = Atomic(!tail.isEmpty)
+    }
+
+    /// Messages recorded and not yet done.
+    public var openCount: Int { open.load(ordering: .acquiring) }
+
+    /// `true` when `max_messages` messages are open: intake should wait.
+    public var isFull: Bool { openCount >= maxMessages }
+
+    /// Makes `message` durable (committed) and returns its sequence number.
+    ///
+    /// Called on the network thread inside `on_message`; when it returns, a crash of the
+    /// process can no longer lose the message (power loss: see `fsync`).
+    public func record(_ message: InboundMessage, id: String) throws(SQLiteError) -> Int64 {
+        let seq = try store.withLock { s throws(SQLiteError) -> Int64 in
+            let q = s.insert
+            q.reset()
+            q.bind(1, id)
+            q.bind(2, message.topic)
+            q.bind(3, message.payload)
+            q.bind(4, Int64(message.qos))
+            q.bind(5, Int64(message.retain ? 1 : 0))
+            q.bind(6, UserPropertyCoding.encode(message.userProperties))
+            q.bind(7, message.receivedAt)
+            q.bind(8, Int64(message.mid))
+            try q.run()
+            return s.db.lastInsertRowID
+        }
+        open.add(1, ordering: .releasing)
+        return seq
+    }
+
+    /// Marks the message `seq` done: it will not be replayed once the mark is flushed.
+    /// Call it once per recorded message.
+    public func markDone(_ seq: Int64) {
+        open.subtract(1, ordering: .releasing)
+        let count = doneMarks.withLock { marks in
+            marks.append(seq)
+            return marks.count
+        }
+        if count >= 4096 { try? flush() }
+    }
+
+    /// Writes the queued done marks in one transaction.
+    public func flush() throws(SQLiteError) {
+        let marks = doneMarks.withLock { m in
+            defer { m.removeAll(keepingCapacity: true) }
+            return m
+        }
+        guard !marks.isEmpty else { return }
+        try store.withLock { s throws(SQLiteError) in
+            try s.db.execute("BEGIN")
+            do throws(SQLiteError) {
+                for seq in marks {
+                    s.markDone.reset()
+                    s.markDone.bind(1, seq)
+                    try s.markDone.run()
+                }
+                try s.db.execute("COMMIT")
+            } catch {
+                try? s.db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Flushes, deletes done rows (keeping the newest `redeliveryTail`), and, when
+    /// `checkpoint`, moves the WAL into the database and truncates it
+    /// (`PRAGMA wal_checkpoint(TRUNCATE)`; with `fsync: interval` this is the periodic fsync).
+    public func compact(checkpoint: Bool) throws(SQLiteError) {
+        try flush()
+        try store.withLock { s throws(SQLiteError) in
+            let last = Int64(try s.db.scalar("SELECT coalesce(max(seq), 0) FROM messages") ?? "0") ?? 0
+            s.compact.reset()
+            s.compact.bind(1, last - Self.redeliveryTail)
+            try s.compact.run()
+            if checkpoint { try s.db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        }
+    }
+
+    /// The open messages, oldest first: what a start replays.
+    public func openEntries() throws(SQLiteError) -> [JournalEntry] {
+        try store.withLock { s throws(SQLiteError) in try Self.entries(s.db, where: "done = 0") }
+    }
+
+    /// Rows in the database (open and done), for tests and logs.
+    public func rowCount() throws(SQLiteError) -> Int {
+        try store.withLock { s throws(SQLiteError) in Int(try s.db.scalar("SELECT count(*) FROM messages") ?? "0") ?? 0 }
+    }
+
+    /// When `message` is the broker's redelivery of a message recorded before the last
+    /// stop (same mid, topic and payload, arriving before any new QoS>0 message), that
+    /// entry; the message must then be skipped. The first other QoS>0 message closes the window.
+    public func redelivery(of message: InboundMessage) -> JournalEntry? {
+        guard message.qos > 0, windowOpen.load(ordering: .relaxed) else { return nil }
+        return window.withLock { w in
+            if let entry = w.take(message) { return entry }
+            w.close()
+            windowOpen.store(false, ordering: .relaxed)
+            return nil
+        }
+    }
+
+    /// Ends redelivery matching (a connection without a session gets no redeliveries).
+    public func closeRedeliveryWindow() {
+        window.withLock { $0.close() }
+        windowOpen.store(false, ordering: .relaxed)
+    }
+
+    private static func entries(_ db: SQLiteDatabase, where condition: String) throws(SQLiteError) -> [JournalEntry] {
+        let q = try db.prepare("""
+            SELECT seq, id, topic, payload, qos, retain, properties, received_at, mid
+            FROM messages WHERE \(condition) ORDER BY seq
+            """)
+        var out: [JournalEntry] = []
+        while try q.step() {
+            let message = InboundMessage(
+                topic: q.text(2) ?? "", payload: q.blob(3), qos: Int(q.int64(4)), retain: q.int64(5) != 0,
+                userProperties: UserPropertyCoding.decode(q.blob(6)) ?? [], receivedAt: q.double(7),
+                mid: Int32(truncatingIfNeeded: q.int64(8)))
+            out.append(JournalEntry(seq: q.int64(0), id: q.text(1) ?? "", message: message))
+        }
+        return out
+    }
+}
+
+/// The last rows recorded before a stop, by mid, to recognize the broker's redeliveries.
+struct RedeliveryWindow: ~Copyable {
+    private var byMid: [Int32: [JournalEntry]] = [:]
+
+    init(_ entries: [JournalEntry]) {
+        for e in entries where e.message.qos > 0 { byMid[e.message.mid, default: []].append(e) }
+    }
+
+    /// The entry `message` repeats, removed from the window.
+    mutating func take(_ message: InboundMessage) -> JournalEntry? {
+        guard var list = byMid[message.mid],
+              let i = list.lastIndex(where: { $0.message.topic == message.topic && $0.message.payload == message.payload })
+        else { return nil }
+        let entry = list.remove(at: i)
+        byMid[message.mid] = list.isEmpty ? nil : list
+        return entry
+    }
+
+    mutating func close() { byMid = [:] }
+}

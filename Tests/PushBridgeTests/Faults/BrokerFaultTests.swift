@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PushBridge
+
+/// The broker misbehaves: it restarts mid-stream, is down at start, refuses a topic.
+@Suite("BrokerFaults")
+struct BrokerFaultTests {
+    /// Collects log lines of an in-process bridge.
+    final class Lines: Sendable {
+        let lines = Mutex<[String]>([])
+        var all: [String] { lines.withLock { $0 } }
+        func contains(_ s: String) -> Bool { all.contains { $0.contains(s) } }
+    }
+
+    @Test("broker restart (persistence on) mid-stream: every QoS 1 message is displayed", .timeLimit(.minutes(2)))
+    func brokerRestart() async throws {
+        let broker = try TestBroker()
+        let prefix = uniqueName("restart")
+        let journal = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("journal")).path
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        let config = try FaultSupport.writeTemp(FaultSupport.config(
+            broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal))
+        // The display subscriber keeps a session too, so the broker queues for it across the restart.
+        let display = try TestClient(options: TestClient.options(
+            broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)], cleanStart: false))
+        display.start()
+        try await display.waitUntilSubscribed()
+        let bridge = try await FaultSupport.startBridge(config: config)
+        let publisher = try TestClient(options: TestClient.options(broker, cleanStart: false))
+        publisher.start()
+        try await publisher.waitUntilConnected()
+        let total = 3000
+        for n in 0..<total {
+            try publisher.publish("\(prefix)/t\(n % 4)", "\(n)", qos: 1)
+            if n == total / 2 {
+                try await eventually("half acknowledged") { publisher.client.unacknowledgedCount < 200 }
+                try broker.restart()
+            }
+        }
+        var bodies = Set<Int>()
+        try await eventually("all \(total) displayed, have \(bodies.count)", timeout: .seconds(60)) {
+            bodies = Set(display.messages.compactMap { FaultSupport.bodyAndID($0).flatMap { Int($0.body) } })
+            return bodies.count == total
+        }
+        #expect(bodies == Set(0..<total))
+        let result = await bridge.terminate()
+        #expect(result.status == 0 && result.exitedNormally, "\(result.stderr.suffix(600))")
+        #expect(result.stderr.contains("connection to 127.0.0.1:\(broker.port) lost"))
+    }
+
+    @Test("broker down at start: the bridge keeps retrying and works once it is up", .timeLimit(.minutes(1)))
+    func brokerUnreachableAtStart() async throws {
+        let broker = try TestBroker(start: false)
+        let prefix = uniqueName("late")
+        let config = try FaultSupport.writeTemp(FaultSupport.config(
+            broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: nil))
+        let bridge = try await FaultSupport.startBridge(config: config, waitForConnection: false)
+        try await eventually("a failed attempt logged: \(bridge.stderr)", timeout: .seconds(10)) {
+            bridge.stderr.contains("cannot connect to 127.0.0.1:\(broker.port)")
+        }
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(bridge.isRunning)
+        try broker.start()
+        try await eventually("connected: \(bridge.stderr.suffix(500))", timeout: .seconds(10)) {
+            bridge.stderr.contains("connected to 127.0.0.1:\(broker.port)")
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#")])
+        let publisher = try await TestClient.connected(to: broker)
+        try publisher.publish("\(prefix)/x", "hello", qos: 1)
+        let got = try await display.waitForMessages(count: 1)
+        #expect(FaultSupport.bodyAndID(got[0])?.body == "hello")
+        let result = await bridge.terminate()
+        #expect(result.status == 0)
+    }
+
+    @Test("a display topic the ACL refuses and a dead letter that cannot be published: counted, logged, the bridge goes on",
+          .timeLimit(.minutes(1)))
+    func refusedTopics() async throws {
+        let prefix = uniqueName("acl")
+        let broker = try TestBroker(TestBroker.Options(acl: """
+            topic readwrite \(prefix)/#
+            topic readwrite display/\(prefix)/ok
+            topic read display/\(prefix)/#
+            topic readwrite pushbridge/#
+            """))
+        let journal = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("journal")).path
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        var text = FaultSupport.config(broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal,
+                                       extra: "dead_letter: {topic: \"dead/{{ raw }}\"}\n")
+        text = text.replacingOccurrences(of: "input: text", with: "input: apns")
+        guard case .success(let config) = ConfigLoader.load(text: text, path: "acl.yml", environment: [:]) else {
+            Issue.record("config: \(ConfigLoader.load(text: text, path: "acl.yml", environment: [:]))")
+            return
+        }
+        let lines = Lines()
+        let bridge = Bridge(config: config, logger: Logger(level: .info, sink: { l in lines.lines.withLock { $0.append(l) } }))
+        let run = Task { try await bridge.run() }
+        try await eventually("connected: \(lines.all)") { lines.contains("connected to") }
+        try await Task.sleep(for: .milliseconds(200))
+        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#")])
+        let publisher = try await TestClient.connected(to: broker)
+        let alert = #"{"aps":{"alert":"hi"}}"#
+        try publisher.publish("\(prefix)/denied", alert, qos: 1)  // display/<prefix>/denied: refused by the ACL
+        try publisher.publish("\(prefix)/bad", "not json #", qos: 1)  // rejected; dead/not json # is no topic
+        try publisher.publish("\(prefix)/ok", alert, qos: 1)
+        let got = try await display.waitForMessages(count: 1)
+        #expect(got.map(\.topic) == ["display/\(prefix)/ok"])
+        try await eventually("refusal logged: \(lines.all)") { lines.contains("broker rejected publish") }
+        try await eventually("nothing left open in the journal") { bridge.durability.journal?.openCount == 0 }
+        #expect(bridge.durability.counters.publishFailures.load(ordering: .relaxed) == 1)
+        #expect(lines.contains("publish to 'dead/"))
+        bridge.requestStop()
+        try await run.value
+        #expect(display.messages.count == 1)
+    }
+
+    @Test("SIGTERM drains what is in flight and exits 0; the journal is left empty", .timeLimit(.minutes(1)))
+    func gracefulDrain() async throws {
+        let broker = try TestBroker()
+        let prefix = uniqueName("drain")
+        let journal = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("journal")).path
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        let config = try FaultSupport.writeTemp(FaultSupport.config(
+            broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal))
+        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#")])
+        let bridge = try await FaultSupport.startBridge(config: config)
+        let publisher = try await TestClient.connected(to: broker)
+        for n in 0..<500 { try publisher.publish("\(prefix)/t", "\(n)", qos: 1) }
+        try await eventually("first displayed") { !display.messages.isEmpty }
+        try await eventually("publisher flushed") { publisher.client.unacknowledgedCount == 0 }
+        let result = await bridge.terminate(grace: .seconds(30))
+        #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
+        _ = try await display.waitForMessages(count: 500)
+        var c = JournalConfig()
+        c.path = journal
+        #expect(try Journal(config: c).openCount == 0)
+    }
+}
