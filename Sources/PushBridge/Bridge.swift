@@ -106,10 +106,9 @@ public final class Bridge: Sendable {
         var server: MetricsServer?
         if let address = m.http {
             do {
-                let stats = self.stats
                 server = try MetricsServer(
                     address: address,
-                    metrics: { prometheusText(stats.snapshot(now: Date().timeIntervalSince1970)) },
+                    metrics: { [weak self] in self.map { prometheusText($0.snapshot()) } ?? "" },
                     ready: { client.isConnected && client.isSubscribed })
                 logger.info("monitoring on http://\(address) (/metrics, /healthz, /readyz)")
             } catch {
@@ -134,11 +133,27 @@ public final class Bridge: Sendable {
         server?.stop()
     }
 
+    /// The counters now, with the delivery layer's events.
+    public func snapshot() -> StatsSnapshot {
+        var s = stats.snapshot(now: Date().timeIntervalSince1970)
+        let c = durability.counters
+        s.delivery = [
+            "qos0_dropped": c.qos0Dropped.load(ordering: .relaxed),
+            "publish_failed": c.publishFailures.load(ordering: .relaxed),
+            "publish_refused": currentClient()?.refusedPublishCount ?? 0,
+            "redeliveries_skipped": c.redeliveriesSkipped.load(ordering: .relaxed),
+            "replayed": c.replayed.load(ordering: .relaxed),
+            "journal_overflows": c.journalOverflows.load(ordering: .relaxed),
+            "journal_errors": c.journalErrors.load(ordering: .relaxed),
+        ]
+        return s
+    }
+
     /// Publishes the retained stats snapshot (SPEC section 7).
     func publishStats() {
         guard let topic = config.monitoring.statsTopic else { return }
         let client = clientBox.client.withLock { $0 }
-        let snapshot = stats.snapshot(now: Date().timeIntervalSince1970)
+        let snapshot = self.snapshot()
         _ = try? client?.publish(topic: topic, payload: snapshot.json(), qos: 1, retain: true,
                                  userProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
     }

@@ -56,6 +56,13 @@ public func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) ->
     out.sample("pushbridge_extension_failures_total", [], s.totals.extensionFailed)
     out.family("pushbridge_loop_dropped_total", .counter, "Messages dropped because they carried the bridge's own hop.")
     out.sample("pushbridge_loop_dropped_total", [], s.totals.loopDropped)
+    if !s.delivery.isEmpty {
+        out.family("pushbridge_delivery_events_total", .counter,
+                   "Delivery-layer events: QoS 0 drops under backpressure, failed or refused publishes, journal replays.")
+        for (name, value) in s.delivery.sorted(by: { $0.key < $1.key }) {
+            out.sample("pushbridge_delivery_events_total", [("event", name)], value)
+        }
+    }
 
     out.histogram("pushbridge_extension_duration_seconds", "Time spent in the extension stage.",
                   s.extensionDuration)

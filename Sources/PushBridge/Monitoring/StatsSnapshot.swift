@@ -43,6 +43,10 @@ public struct StatsSnapshot: Sendable, Equatable {
     public var latency: Histogram
     /// Extension-stage duration histogram (not in the JSON; empty after `parse`).
     public var extensionDuration: Histogram
+    /// Delivery-layer events (`qos0_dropped`, `publish_failed`, `publish_refused`,
+    /// `redeliveries_skipped`, `replayed`, `journal_overflows`, `journal_errors`), set by
+    /// the bridge; written as the `delivery` object when not empty.
+    public var delivery: [String: Int] = [:]
 
     /// Messages received and not yet finished (the totals' `in_flight`).
     public var inFlight: Int { totals.inFlight }
@@ -100,6 +104,13 @@ public struct StatsSnapshot: Sendable, Equatable {
         w.key("p50"); w.number(latencyP50Milliseconds)
         w.key("p99"); w.number(latencyP99Milliseconds)
         w.endObject()
+        if !delivery.isEmpty {
+            w.key("delivery"); w.beginObject()
+            for (name, value) in delivery.sorted(by: { $0.key < $1.key }) {
+                w.key(name); w.number(value)
+            }
+            w.endObject()
+        }
         w.endObject()
         return w.bytes
     }
