@@ -55,9 +55,16 @@ enum YAMLParser {
 
 /// Turns the event stream into a tree (one document; later documents are reported).
 private struct TreeBuilder {
-    private enum Frame {
-        case mapping(pairs: [YAMLPair], key: YAMLNode?, seen: [String: Int], mark: YAMLMark, anchor: String?)
-        case sequence(items: [YAMLNode], mark: YAMLMark, anchor: String?)
+    /// An open mapping or sequence. A struct mutated in place on the stack, so adding a
+    /// child never copies the children before it (no quadratic cost for long lists).
+    private struct Frame {
+        let isMapping: Bool
+        let mark: YAMLMark
+        let anchor: String?
+        var items: [YAMLNode] = []
+        var pairs: [YAMLPair] = []
+        var key: YAMLNode?
+        var seen: [String: Int] = [:]
     }
 
     private var stack: [Frame] = []
@@ -90,16 +97,16 @@ private struct TreeBuilder {
                 add(.scalar(YAMLScalar(value: "", style: .plain, mark: mark)), anchor: nil)
             }
         case YAML_SEQUENCE_START_EVENT:
-            stack.append(.sequence(items: [], mark: mark,
-                                   anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
+            stack.append(Frame(isMapping: false, mark: mark,
+                               anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
         case YAML_MAPPING_START_EVENT:
-            stack.append(.mapping(pairs: [], key: nil, seen: [:], mark: mark,
-                                  anchor: event.data.mapping_start.anchor.map { String(cString: $0) }))
+            stack.append(Frame(isMapping: true, mark: mark,
+                               anchor: event.data.mapping_start.anchor.map { String(cString: $0) }))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
-            switch stack.removeLast() {
-            case .sequence(let items, let m, let anchor): add(.sequence(items, mark: m), anchor: anchor)
-            case .mapping(let pairs, _, _, let m, let anchor): add(.mapping(pairs, mark: m), anchor: anchor)
-            }
+            let frame = stack.removeLast()
+            let node: YAMLNode = frame.isMapping ? .mapping(frame.pairs, mark: frame.mark)
+                : .sequence(frame.items, mark: frame.mark)
+            add(node, anchor: frame.anchor)
         default:
             break
         }
@@ -107,32 +114,31 @@ private struct TreeBuilder {
 
     private mutating func add(_ node: YAMLNode, anchor: String?) {
         if let anchor { anchors[anchor] = node }
-        guard let top = stack.popLast() else {
+        guard !stack.isEmpty else {
             if documents <= 1 { root = node }
             return
         }
-        switch top {
-        case .sequence(var items, let m, let a):
-            items.append(node)
-            stack.append(.sequence(items: items, mark: m, anchor: a))
-        case .mapping(var pairs, let key, var seen, let m, let a):
-            if let key {
-                pairs.append(YAMLPair(key: key, value: node))
-                stack.append(.mapping(pairs: pairs, key: nil, seen: seen, mark: m, anchor: a))
-                return
-            }
-            if case .scalar(let k) = node {
-                if k.style == .plain && k.value == "<<" {
-                    problems.append(YAMLSyntaxError(message: "YAML merge keys ('<<') are not supported", mark: k.mark))
-                } else if let first = seen[k.value] {
-                    problems.append(YAMLSyntaxError(
-                        message: "duplicate key '\(k.value)' (first at line \(first + 1))", mark: k.mark))
-                } else {
-                    seen[k.value] = k.mark.line
-                }
-            }
-            stack.append(.mapping(pairs: pairs, key: node, seen: seen, mark: m, anchor: a))
+        let top = stack.count - 1
+        guard stack[top].isMapping else {
+            stack[top].items.append(node)
+            return
         }
+        if let key = stack[top].key {
+            stack[top].pairs.append(YAMLPair(key: key, value: node))
+            stack[top].key = nil
+            return
+        }
+        if case .scalar(let k) = node {
+            if k.style == .plain && k.value == "<<" {
+                problems.append(YAMLSyntaxError(message: "YAML merge keys ('<<') are not supported", mark: k.mark))
+            } else if let first = stack[top].seen[k.value] {
+                problems.append(YAMLSyntaxError(
+                    message: "duplicate key '\(k.value)' (first at line \(first + 1))", mark: k.mark))
+            } else {
+                stack[top].seen[k.value] = k.mark.line
+            }
+        }
+        stack[top].key = node
     }
 
     private static func style(_ style: yaml_scalar_style_t) -> YAMLScalarStyle {
