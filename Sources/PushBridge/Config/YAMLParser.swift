@@ -12,6 +12,10 @@ struct YAMLDocument: Sendable {
 /// Anchors and aliases are supported (an alias is a copy of the anchored node); merge keys
 /// (`<<`) are not. Duplicate keys are reported here, since libyaml accepts them.
 enum YAMLParser {
+    /// The deepest nesting of mappings and lists accepted, aliases included (a config
+    /// needs a handful). Deeper input is an error, so later recursive walks stay shallow.
+    static let maximumDepth = 100
+
     /// Parses `text`; a syntax error stops the parse and is returned alone.
     static func parse(_ text: String) -> Result<YAMLDocument, YAMLSyntaxError> {
         // yaml_parser_t points into itself: it must not move, so it lives on the heap.
@@ -36,6 +40,7 @@ enum YAMLParser {
                 defer { yaml_event_delete(&event) }
                 if event.type == YAML_STREAM_END_EVENT { break }
                 builder.consume(&event)
+                if let fatal = builder.fatal { return .failure(fatal) }
             }
             return .success(YAMLDocument(root: builder.root, problems: builder.problems))
         }
@@ -65,13 +70,17 @@ private struct TreeBuilder {
         var pairs: [YAMLPair] = []
         var key: YAMLNode?
         var seen: [String: Int] = [:]
+        /// The height of the highest child so far.
+        var height = 0
     }
 
     private var stack: [Frame] = []
-    private var anchors: [String: YAMLNode] = [:]
+    private var anchors: [String: (node: YAMLNode, height: Int)] = [:]
     private var documents = 0
     private(set) var root: YAMLNode?
     private(set) var problems: [YAMLSyntaxError] = []
+    /// A problem that ends the parse (nesting too deep).
+    private(set) var fatal: YAMLSyntaxError?
 
     mutating func consume(_ event: inout yaml_event_t) {
         let mark = YAMLMark(line: Int(event.start_mark.line), column: Int(event.start_mark.column))
@@ -87,15 +96,18 @@ private struct TreeBuilder {
             let tag = s.tag.map { String(cString: $0) }
             let scalar = YAMLScalar(value: value, style: Self.style(s.style), mark: mark,
                                     forcedString: tag == "tag:yaml.org,2002:str")
-            add(.scalar(scalar), anchor: s.anchor.map { String(cString: $0) })
+            add(.scalar(scalar), height: 1, anchor: s.anchor.map { String(cString: $0) }, at: mark)
         case YAML_ALIAS_EVENT:
             let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
-            if let node = anchors[name] {
-                add(node, anchor: nil)
+            if let anchored = anchors[name] {
+                add(anchored.node, height: anchored.height, anchor: nil, at: mark)
             } else {
                 problems.append(YAMLSyntaxError(message: "unknown alias '*\(name)'", mark: mark))
-                add(.scalar(YAMLScalar(value: "", style: .plain, mark: mark)), anchor: nil)
+                add(.scalar(YAMLScalar(value: "", style: .plain, mark: mark)), height: 1, anchor: nil, at: mark)
             }
+        case YAML_SEQUENCE_START_EVENT where stack.count >= YAMLParser.maximumDepth,
+             YAML_MAPPING_START_EVENT where stack.count >= YAMLParser.maximumDepth:
+            fatal = tooDeep(mark)
         case YAML_SEQUENCE_START_EVENT:
             stack.append(Frame(isMapping: false, mark: mark,
                                anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
@@ -106,19 +118,30 @@ private struct TreeBuilder {
             let frame = stack.removeLast()
             let node: YAMLNode = frame.isMapping ? .mapping(frame.pairs, mark: frame.mark)
                 : .sequence(frame.items, mark: frame.mark)
-            add(node, anchor: frame.anchor)
+            add(node, height: frame.height + 1, anchor: frame.anchor, at: frame.mark)
         default:
             break
         }
     }
 
-    private mutating func add(_ node: YAMLNode, anchor: String?) {
-        if let anchor { anchors[anchor] = node }
+    private func tooDeep(_ mark: YAMLMark) -> YAMLSyntaxError {
+        YAMLSyntaxError(message: "mappings and lists are nested too deeply (limit \(YAMLParser.maximumDepth) levels, aliases included)",
+                        mark: mark)
+    }
+
+    /// Adds `node`, `height` levels high, to the open mapping or list (or makes it the root).
+    private mutating func add(_ node: YAMLNode, height: Int, anchor: String?, at mark: YAMLMark) {
+        if stack.count + height > YAMLParser.maximumDepth {
+            fatal = tooDeep(mark)
+            return
+        }
+        if let anchor { anchors[anchor] = (node, height) }
         guard !stack.isEmpty else {
             if documents <= 1 { root = node }
             return
         }
         let top = stack.count - 1
+        stack[top].height = max(stack[top].height, height)
         guard stack[top].isMapping else {
             stack[top].items.append(node)
             return

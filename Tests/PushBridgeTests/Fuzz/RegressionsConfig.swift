@@ -26,3 +26,46 @@ struct RegressionsConfig {
         #expect((try? duplicated.get())?.problems.map(\.message) == ["duplicate key 'a' (first at line 1)"])
     }
 }
+
+/// Found by the config fuzz test: nesting 10 000 levels deep crashed the loader with a
+/// stack overflow (signal 11) in the recursive walks over the tree. Nesting is now limited
+/// to `YAMLParser.maximumDepth`, aliases included, and deeper input is one positioned error.
+@Suite("Fuzz regressions: deep YAML")
+struct RegressionsDeepYAML {
+    static func messages(_ text: String) -> [String] {
+        switch ConfigLoader.load(text: text, path: "deep.yml", environment: [:]) {
+        case .success: return []
+        case .failure(let errors): return errors.errors.map(\.description)
+        }
+    }
+
+    @Test("10 000 levels of lists, mappings and block lists are one error")
+    func deepNesting() {
+        let depth = 10_000
+        for text in ["routes: " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth),
+                     "routes: " + String(repeating: "{a: ", count: depth) + "x" + String(repeating: "}", count: depth),
+                     "routes:\n" + String(repeating: "- ", count: depth) + "x"] {
+            let messages = Self.messages(text + "\n")
+            #expect(messages.count == 1)
+            #expect(messages.first?.contains("nested too deeply (limit 100 levels") == true, "\(messages)")
+        }
+    }
+
+    @Test("the limit counts the levels an alias brings")
+    func aliasesCount() {
+        var lines = ["a0: &a0 " + String(repeating: "[", count: 60) + String(repeating: "]", count: 60)]
+        lines.append("a1: &a1 " + String(repeating: "[", count: 45) + "*a0" + String(repeating: "]", count: 45))
+        let messages = Self.messages(lines.joined(separator: "\n") + "\nroutes: [{name: a, topic: b}]\n")
+        #expect(messages.count == 1 && messages[0].contains("nested too deeply"), "\(messages)")
+        let shallow = ["a0: &a0 [[[x]]]", "a1: &a1 [[*a0]]", "routes: [{name: a, topic: b}]"]
+        #expect(Self.messages(shallow.joined(separator: "\n") + "\n").allSatisfy { !$0.contains("nested") })
+    }
+
+    @Test("99 levels (the limit with the root mapping) still parse")
+    func atTheLimit() {
+        let text = "a: " + String(repeating: "[", count: 99) + String(repeating: "]", count: 99) + "\n"
+        #expect((try? YAMLParser.parse(text).get()) != nil)
+        let over = "a: " + String(repeating: "[", count: 100) + String(repeating: "]", count: 100) + "\n"
+        #expect((try? YAMLParser.parse(over).get()) == nil)
+    }
+}
