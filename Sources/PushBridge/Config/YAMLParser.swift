@@ -16,6 +16,10 @@ enum YAMLParser {
     /// needs a handful). Deeper input is an error, so later recursive walks stay shallow.
     static let maximumDepth = 100
 
+    /// The most nodes the document may hold once every alias is expanded. Later walks copy
+    /// aliased subtrees, so an alias bomb ("billion laughs") is refused here, cheaply.
+    static let maximumNodes = 100_000
+
     /// Parses `text`; a syntax error stops the parse and is returned alone.
     static func parse(_ text: String) -> Result<YAMLDocument, YAMLSyntaxError> {
         // yaml_parser_t points into itself: it must not move, so it lives on the heap.
@@ -72,14 +76,18 @@ private struct TreeBuilder {
         var seen: [String: Int] = [:]
         /// The height of the highest child so far.
         var height = 0
+        /// Nodes in this subtree so far, itself included (aliases expanded).
+        var size = 1
     }
 
     private var stack: [Frame] = []
-    private var anchors: [String: (node: YAMLNode, height: Int)] = [:]
+    private var anchors: [String: (node: YAMLNode, height: Int, size: Int)] = [:]
     private var documents = 0
     private(set) var root: YAMLNode?
     private(set) var problems: [YAMLSyntaxError] = []
-    /// A problem that ends the parse (nesting too deep).
+    /// Nodes in the document so far, aliases counted as the nodes they copy.
+    private var expandedNodes = 0
+    /// A problem that ends the parse (nesting too deep, too many nodes).
     private(set) var fatal: YAMLSyntaxError?
 
     mutating func consume(_ event: inout yaml_event_t) {
@@ -96,29 +104,33 @@ private struct TreeBuilder {
             let tag = s.tag.map { String(cString: $0) }
             let scalar = YAMLScalar(value: value, style: Self.style(s.style), mark: mark,
                                     forcedString: tag == "tag:yaml.org,2002:str")
-            add(.scalar(scalar), height: 1, anchor: s.anchor.map { String(cString: $0) }, at: mark)
+            count(1, at: mark)
+            add(.scalar(scalar), height: 1, size: 1, anchor: s.anchor.map { String(cString: $0) }, at: mark)
         case YAML_ALIAS_EVENT:
             let name = event.data.alias.anchor.map { String(cString: $0) } ?? ""
             if let anchored = anchors[name] {
-                add(anchored.node, height: anchored.height, anchor: nil, at: mark)
+                count(anchored.size, at: mark)
+                add(anchored.node, height: anchored.height, size: anchored.size, anchor: nil, at: mark)
             } else {
                 problems.append(YAMLSyntaxError(message: "unknown alias '*\(name)'", mark: mark))
-                add(.scalar(YAMLScalar(value: "", style: .plain, mark: mark)), height: 1, anchor: nil, at: mark)
+                add(.scalar(YAMLScalar(value: "", style: .plain, mark: mark)), height: 1, size: 1, anchor: nil, at: mark)
             }
         case YAML_SEQUENCE_START_EVENT where stack.count >= YAMLParser.maximumDepth,
              YAML_MAPPING_START_EVENT where stack.count >= YAMLParser.maximumDepth:
             fatal = tooDeep(mark)
         case YAML_SEQUENCE_START_EVENT:
+            count(1, at: mark)
             stack.append(Frame(isMapping: false, mark: mark,
                                anchor: event.data.sequence_start.anchor.map { String(cString: $0) }))
         case YAML_MAPPING_START_EVENT:
+            count(1, at: mark)
             stack.append(Frame(isMapping: true, mark: mark,
                                anchor: event.data.mapping_start.anchor.map { String(cString: $0) }))
         case YAML_SEQUENCE_END_EVENT, YAML_MAPPING_END_EVENT:
             let frame = stack.removeLast()
             let node: YAMLNode = frame.isMapping ? .mapping(frame.pairs, mark: frame.mark)
                 : .sequence(frame.items, mark: frame.mark)
-            add(node, height: frame.height + 1, anchor: frame.anchor, at: frame.mark)
+            add(node, height: frame.height + 1, size: frame.size, anchor: frame.anchor, at: frame.mark)
         default:
             break
         }
@@ -129,19 +141,31 @@ private struct TreeBuilder {
                         mark: mark)
     }
 
-    /// Adds `node`, `height` levels high, to the open mapping or list (or makes it the root).
-    private mutating func add(_ node: YAMLNode, height: Int, anchor: String?, at mark: YAMLMark) {
+    /// Counts `nodes` more nodes in the expanded document; too many ends the parse.
+    private mutating func count(_ nodes: Int, at mark: YAMLMark) {
+        expandedNodes += nodes
+        if expandedNodes > YAMLParser.maximumNodes, fatal == nil {
+            fatal = YAMLSyntaxError(
+                message: "the document is too large with its aliases expanded (limit \(YAMLParser.maximumNodes) nodes); is it an alias bomb?",
+                mark: mark)
+        }
+    }
+
+    /// Adds `node` (`height` levels, `size` nodes) to the open mapping or list, or makes it the root.
+    private mutating func add(_ node: YAMLNode, height: Int, size: Int, anchor: String?, at mark: YAMLMark) {
+        guard fatal == nil else { return }
         if stack.count + height > YAMLParser.maximumDepth {
             fatal = tooDeep(mark)
             return
         }
-        if let anchor { anchors[anchor] = (node, height) }
+        if let anchor { anchors[anchor] = (node, height, size) }
         guard !stack.isEmpty else {
             if documents <= 1 { root = node }
             return
         }
         let top = stack.count - 1
         stack[top].height = max(stack[top].height, height)
+        stack[top].size += size
         guard stack[top].isMapping else {
             stack[top].items.append(node)
             return

@@ -69,3 +69,38 @@ struct RegressionsDeepYAML {
         #expect((try? YAMLParser.parse(over).get()) == nil)
     }
 }
+
+/// Found by the config fuzz test: an alias bomb ("billion laughs", 10 aliases of 10 aliases,
+/// 9 levels) ran for minutes and grew without bound while the loader walked 10⁹ copied
+/// nodes. The parser now counts nodes with aliases expanded and stops at
+/// `YAMLParser.maximumNodes`.
+@Suite("Fuzz regressions: alias bombs")
+struct RegressionsAliasBomb {
+    static func bomb(levels: Int) -> String {
+        var lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for level in 1...levels {
+            lines.append("a\(level): &a\(level) [" + Array(repeating: "*a\(level - 1)", count: 10).joined(separator: ", ") + "]")
+        }
+        return lines.joined(separator: "\n") + "\nroutes: *a\(levels)\n"
+    }
+
+    @Test("billion laughs is one error, found before expanding it")
+    func billionLaughs() {
+        let before = ResidentMemory.current() ?? 0
+        guard case .failure(let errors) = ConfigLoader.load(text: Self.bomb(levels: 9), path: "bomb.yml", environment: [:]) else {
+            Issue.record("the alias bomb loaded")
+            return
+        }
+        #expect(errors.errors.count == 1)
+        #expect(errors.errors.first?.message.contains("aliases expanded (limit 100000 nodes)") == true, "\(errors)")
+        let growth = (ResidentMemory.current() ?? 0) - before
+        #expect(growth < 500_000_000, "RSS grew by \(growth / 1_000_000) MB")
+    }
+
+    @Test("the count includes the aliases: 10⁴ scalars are fine, 10⁵ are not")
+    func limit() {
+        // levels 3: 10 + 100 + 1 000 + 10 000 scalars plus lists, under 100 000 nodes.
+        #expect((try? YAMLParser.parse(Self.bomb(levels: 3)).get()) != nil)
+        #expect((try? YAMLParser.parse(Self.bomb(levels: 4)).get()) == nil)
+    }
+}
