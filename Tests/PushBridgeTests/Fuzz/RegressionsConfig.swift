@@ -104,3 +104,27 @@ struct RegressionsAliasBomb {
         #expect((try? YAMLParser.parse(Self.bomb(levels: 4)).get()) == nil)
     }
 }
+
+/// Found by the config fuzz test: a 2 MB unknown key, enum word or route name made the
+/// "did you mean" suggestion build a 2 M × n edit-distance table per candidate (seconds and
+/// hundreds of MB). Candidates whose length differs by more than the accepted distance
+/// are now skipped; suggestions themselves are unchanged.
+@Suite("Fuzz regressions: suggestions for huge words")
+struct RegressionsHugeSuggestion {
+    @Test("a 2 MB word gets the known keys, not a suggestion")
+    func hugeWord() {
+        let word = String(repeating: "x", count: 2_000_000)
+        #expect(KeySuggestion.nearest(to: word, in: ConfigLoader.topLevelKeys) == nil)
+        #expect(KeySuggestion.hint(for: word, in: ["json", "text"]) == "; known keys: json, text")
+        let prefixed = "routes" + word
+        #expect(KeySuggestion.nearest(to: prefixed, in: ConfigLoader.topLevelKeys) == nil)
+    }
+
+    @Test("near words are still suggested")
+    func nearWords() {
+        #expect(KeySuggestion.nearest(to: "rotues", in: ConfigLoader.topLevelKeys) == "routes")
+        #expect(KeySuggestion.nearest(to: "mutable", in: ["mutable_content", "qos"]) == "mutable_content")
+        #expect(KeySuggestion.nearest(to: "displayy", in: ConfigLoader.topLevelKeys) == "display")
+        #expect(KeySuggestion.nearest(to: "ext", in: ConfigLoader.topLevelKeys) == nil)
+    }
+}
