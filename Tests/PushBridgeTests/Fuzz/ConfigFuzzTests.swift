@@ -57,10 +57,11 @@ struct ConfigFuzzTests {
 
     @Test("mutated config files (byte flips, erasures, duplications, YAML syntax insertions)",
           arguments: [UInt64(1), 2, 3, 4])
-    func mutatedFiles(seed: UInt64) throws {
+    func mutatedFiles(seed: UInt64) async throws {
         var rng = SeededGenerator(seed: seed)
         let seeds = try Self.seeds().map { Array($0.utf8) }
         for _ in 0..<150 {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             let base = seeds.randomElement(using: &rng)!
             let bytes = Mutations.mutate(base, tokens: Self.yamlTokens, maxSteps: 6, using: &rng)
             Self.load(String(decoding: bytes, as: UTF8.self))
@@ -68,15 +69,16 @@ struct ConfigFuzzTests {
     }
 
     @Test("every truncation of bridge.yml")
-    func truncations() throws {
+    func truncations() async throws {
         let bytes = Array(try Self.seeds()[0].utf8)
         for end in stride(from: 0, through: bytes.count, by: 7) {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             Self.load(String(decoding: bytes[..<end], as: UTF8.self))
         }
     }
 
     @Test("invalid UTF-8 and NUL bytes, through the file reader and as text")
-    func invalidBytes() throws {
+    func invalidBytes() async throws {
         var rng = SeededGenerator(seed: 77)
         let base = Array(try Self.seeds()[0].utf8)
         let directory = NSTemporaryDirectory() + "pushbridge-fuzz-\(UUID().uuidString)"
@@ -85,6 +87,7 @@ struct ConfigFuzzTests {
         let odd: [[UInt8]] = [[0x00], [0xFF], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82],
                               [0xEF, 0xBB, 0xBF], [0x1B], [0x7F], [0x85], [0xC2, 0x85], [0xE2, 0x80, 0xA8]]
         for round in 0..<40 {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             var bytes = base
             for _ in 0..<Int.random(in: 1...5, using: &rng) {
                 bytes.insert(contentsOf: odd.randomElement(using: &rng)!, at: Int.random(in: 0...bytes.count, using: &rng))
@@ -103,20 +106,24 @@ struct ConfigFuzzTests {
     static let big = String(repeating: "x", count: 2_000_000)
 
     @Test("a 2 MB route name and a 200 000-level topic")
-    func hugeNameAndTopic() {
+    func hugeNameAndTopic() async {
+        await Task.yield()
         let topic = String(repeating: "a/", count: 200_000) + "b"
         Self.load("routes:\n  - name: \(Self.big)\n    topic: \(topic)\n")
     }
 
     @Test("a 2 MB template")
-    func hugeTemplate() {
+    func hugeTemplate() async {
+        await Task.yield()
         Self.load("routes:\n  - name: n\n    topic: t\n    alert:\n      body: \"\(Self.big){{ payload }}\"\n")
     }
 
     @Test("a 2 MB unknown key, word and route reference (no quadratic suggestion)")
-    func hugeKey() {
+    func hugeKey() async {
         Self.load("\(Self.big): 1\nroutes: []\n")
+        await Task.yield()
         #expect(Self.load("? \(Self.big)\n: 1\nroutes: [{name: a, topic: b}]\n").count == 1)
+        await Task.yield()
         #expect(Self.load("routes: [{name: a, topic: b, input: \(Self.big)}]\n").count == 1)
         let filter = "extension: {filters: [{name: f, routes: [\(Self.big)], suppress: 'true'}]}\n"
         #expect(Self.load("routes: [{name: a, topic: b}]\n" + filter).count == 1)
@@ -130,9 +137,10 @@ struct ConfigFuzzTests {
     }
 
     @Test("2 000 routes and 20 000 keys")
-    func manyEntries() {
+    func manyEntries() async {
         let manyRoutes = (0..<2_000).map { "  - {name: r\($0), topic: \"t/\($0)/#\"}" }.joined(separator: "\n")
         #expect(Self.load("routes:\n\(manyRoutes)\n") == [])
+        await Task.yield()
         let manyKeys = (0..<20_000).map { "k\($0): \($0)" }.joined(separator: "\n")
         Self.load(manyKeys + "\nroutes: [{name: a, topic: b}]\n")
     }
@@ -144,7 +152,7 @@ struct ConfigFuzzTests {
     }
 
     @Test("nesting 10 000 levels deep is an error, not a stack overflow")
-    func deepNesting() {
+    func deepNesting() async {
         let depth = 10_000
         let flowLists = "routes: " + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "\n"
         #expect(!Self.load(flowLists).isEmpty)
@@ -185,9 +193,10 @@ struct ConfigFuzzTests {
     }
 
     @Test("random YAML token soup", arguments: [UInt64(11), 12])
-    func tokenSoup(seed: UInt64) {
+    func tokenSoup(seed: UInt64) async {
         var rng = SeededGenerator(seed: seed)
         for _ in 0..<300 {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             let bytes = Mutations.soup(length: Int.random(in: 0...300, using: &rng), alphabet: Self.yamlTokens, using: &rng)
             Self.load(String(decoding: bytes, as: UTF8.self))
         }

@@ -56,11 +56,12 @@ struct LanguageFuzzTests {
     }
 
     @Test("random token soup", arguments: [UInt64(1), 2, 3])
-    func tokenSoup(seed: UInt64) {
+    func tokenSoup(seed: UInt64) async {
         var rng = SeededGenerator(seed: seed)
         let contexts = Self.contexts(&rng)
         var parsed = 0
         for _ in 0..<2_000 {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             var source = ""
             for _ in 0..<Int.random(in: 1...12, using: &rng) { source += Self.tokens.randomElement(using: &rng)! }
             if (try? Expression.parse(source)) != nil { parsed += 1 }
@@ -70,7 +71,7 @@ struct LanguageFuzzTests {
     }
 
     @Test("mutated valid expressions and templates", arguments: [UInt64(4), 5])
-    func mutated(seed: UInt64) {
+    func mutated(seed: UInt64) async {
         var rng = SeededGenerator(seed: seed)
         let contexts = Self.contexts(&rng)
         let seeds = [
@@ -80,6 +81,7 @@ struct LanguageFuzzTests {
             "{{ payload.a.b[0] * 2 + 1 - -3 }}/{{ properties['apns-id'] | lower }}", "'\\u{1F600}\\t\\u00e9' + raw",
         ]
         for _ in 0..<1_500 {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             let base = Array(seeds.randomElement(using: &rng)!.utf8)
             let bytes = Mutations.mutate(base, tokens: Self.tokens, using: &rng)
             Self.exercise(String(decoding: bytes, as: UTF8.self), contexts)
@@ -96,8 +98,9 @@ struct LanguageFuzzTests {
     }
 
     @Test("long flat chains are a clean error or a shallow tree")
-    func longChains() throws {
+    func longChains() async throws {
         for separator in [" + ", " && ", " or ", " == ", " | upper", ".x", "[0]"] {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             let source = "payload" + String(repeating: separator + (separator.hasPrefix(" |") || separator.hasPrefix(".") || separator.hasPrefix("[") ? "" : "1"), count: 50_000)
             #expect(throws: LanguageError.self, "\(separator)") { try Expression.parse(source) }
         }
@@ -135,7 +138,7 @@ struct LanguageFuzzTests {
     }
 
     @Test("every operator and pipe on every kind of value", arguments: [UInt64(6)])
-    func operatorsOnAnything(seed: UInt64) throws {
+    func operatorsOnAnything(seed: UInt64) async throws {
         var rng = SeededGenerator(seed: seed)
         let binary = ["==", "!=", "<", "<=", ">", ">=", "in", "not in", "=~", "+", "-", "*", "/", "&&", "||"]
         let pipes = ["default(payload)", "upper", "lower", "round", "round(2)", "round(15)", "truncate(0)", "truncate(3)", "json"]
@@ -145,6 +148,7 @@ struct LanguageFuzzTests {
         expressions += try ["-payload", "!payload", "payload[raw]", "payload.x", "[payload, raw][qos]", "payload[-1]"]
             .map { try Expression.parse($0) }
         for _ in 0..<600 {
+            await Task.yield()  // let other suites' tasks run (2-core machines)
             let context = TestContext([
                 .payload: RandomJSON.value(depth: 2, keys: ["x"], using: &rng),
                 .raw: RandomJSON.value(depth: 2, keys: ["x"], using: &rng),
