@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicr
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps build release run test bench lint clean broker
+.PHONY: deps build release run test bench lint clean broker fuzz
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -50,6 +50,11 @@ run: release broker
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+
+## fuzz: build the libFuzzer targets (swiftc -sanitize=fuzzer) and run each for FUZZ_SECONDS (see fuzz/README.md)
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	fuzz/run.sh -t $(FUZZ_SECONDS)
 
 bench: release
 	bench/run.sh

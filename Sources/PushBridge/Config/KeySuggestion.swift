@@ -3,14 +3,20 @@ enum KeySuggestion {
     /// The closest candidate to `word`, when it is close enough to be a likely typo.
     static func nearest(to word: String, in candidates: [String]) -> String? {
         let lowered = word.lowercased()
+        let length = lowered.count
         var best: (String, Int)?
         for candidate in candidates {
-            let d = distance(lowered, candidate.lowercased())
+            let other = candidate.lowercased()
+            // The distance is at least the length difference, and more than 3 is never
+            // suggested: skip the O(n·m) table (a 2 MB word made it take seconds).
+            guard abs(other.count - length) <= 3 else { continue }
+            let d = distance(lowered, other)
             if best == nil || d < best!.1 { best = (candidate, d) }
         }
-        guard let (name, d) = best else { return nil }
-        let limit = max(1, min(3, max(word.count, name.count) / 3))
-        if d <= limit { return name }
+        if let (name, d) = best {
+            let limit = max(1, min(3, max(length, name.count) / 3))
+            if d <= limit { return name }
+        }
         // A clipped key (`mutable` for `mutable_content`) is a likely mistake too.
         if word.count >= 4, let clipped = candidates.first(where: { $0.lowercased().hasPrefix(lowered) }) {
             return clipped
