@@ -29,11 +29,13 @@ broker: deps
 	  echo "a broker answers on 127.0.0.1:1883; using it"; \
 	else \
 	  mkdir -p $(RUN_DIR); \
-	  printf 'listener 1883 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\npid_file %s/mosquitto.pid\nlog_dest file %s/mosquitto.log\n' \
-	    "$(CURDIR)/$(RUN_DIR)" "$(CURDIR)/$(RUN_DIR)" "$(CURDIR)/$(RUN_DIR)" > $(RUN_DIR)/mosquitto.conf; \
-	  mosquitto -c $(RUN_DIR)/mosquitto.conf -d; \
+	  printf 'listener 1883 127.0.0.1\nallow_anonymous true\nuser %s\npersistence true\npersistence_location %s/\n' \
+	    "$$(id -un)" "$(CURDIR)/$(RUN_DIR)" > $(RUN_DIR)/mosquitto.conf; \
+	  nohup mosquitto -c $(RUN_DIR)/mosquitto.conf > $(RUN_DIR)/mosquitto.log 2>&1 & echo $$! > $(RUN_DIR)/mosquitto.pid; \
 	  for i in $$(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/1883) 2>/dev/null && break; sleep 0.1; done; \
-	  echo "started mosquitto on 127.0.0.1:1883 (pid $$(cat $(RUN_DIR)/mosquitto.pid); stop it with: kill $$(cat $(RUN_DIR)/mosquitto.pid))"; \
+	  if (exec 3<>/dev/tcp/127.0.0.1/1883) 2>/dev/null; then \
+	    echo "started mosquitto on 127.0.0.1:1883 (pid $$(cat $(RUN_DIR)/mosquitto.pid); stop it with: kill $$(cat $(RUN_DIR)/mosquitto.pid))"; \
+	  else echo "mosquitto did not start; see $(RUN_DIR)/mosquitto.log" >&2; cat $(RUN_DIR)/mosquitto.log >&2; exit 1; fi; \
 	fi
 
 ## run: install, build, start a local broker if needed, and run the bridge on $(CONFIG)

@@ -240,10 +240,10 @@ public final class Bridge: Sendable {
             }
         case .disconnected(let reason):
             stats.setConnected(false)
-            logger.warning("disconnected from \(config.broker.host):\(config.broker.effectivePort): \(reason)")
+            logger.debug("disconnected: \(reason)")  // the client logged it with its retry delay
         case .connectFailed(let reason):
             stats.setConnected(false)
-            logger.warning("connect to \(config.broker.host):\(config.broker.effectivePort) failed: \(reason)")
+            logger.debug("connect failed: \(reason)")  // the client logged it with its retry delay
         }
     }
 }
