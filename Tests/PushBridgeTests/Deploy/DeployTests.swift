@@ -2,20 +2,6 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The repository root, from this file's path.
-let repositoryRoot: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<4 { url.deleteLastPathComponent() }
-    return url.path
-}()
-
-/// The `pushbridge` binary `swift build --build-tests` made beside the tests.
-let pushbridgeBinary: String = {
-    let candidates = [repositoryRoot + "/.build/debug/pushbridge",
-                      repositoryRoot + "/.build/x86_64-unknown-linux-gnu/debug/pushbridge"]
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates[0]
-}()
-
 @Suite("Deployment", .serialized) struct DeployTests {
     /// hadolint on the Dockerfile, `docker-compose config` for both profiles, `pushbridge check`
     /// on the shipped configs, the health command, the compose services run natively (one

@@ -169,20 +169,8 @@ final class LiveBridge: Sendable {
 
 /// The `pushbridge` executable of this checkout (`swift build --build-tests` builds it).
 enum PushbridgeBinary {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // Integration
-        .deletingLastPathComponent()  // PushBridgeTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-
-    /// `.build/debug/pushbridge`, or the release one when only that exists.
-    static var path: String {
-        for configuration in ["debug", "release"] {
-            let p = root.appendingPathComponent(".build/\(configuration)/pushbridge").path
-            if FileManager.default.isExecutableFile(atPath: p) { return p }
-        }
-        return root.appendingPathComponent(".build/debug/pushbridge").path
-    }
+    /// The binary (see `pushbridgeBinary` in Support/Binaries.swift).
+    static var path: String { pushbridgeBinary }
 
     /// Writes `text` to a fresh temp directory as `bridge.yml`; returns its path.
     static func writeConfig(_ text: String, name: String = "bridge.yml") throws -> String {

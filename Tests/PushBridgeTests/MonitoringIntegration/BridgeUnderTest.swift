@@ -85,13 +85,8 @@ final class InProcessBridge: Sendable {
 
 /// The `pushbridge` executable built next to the tests (`swift build --build-tests`).
 enum MonitoredBinary {
-    /// `<repository>/.build/debug/pushbridge`, found from this file's path.
-    static let path = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // MonitoringIntegration
-        .deletingLastPathComponent()  // PushBridgeTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-        .appendingPathComponent(".build/debug/pushbridge").path
+    /// The binary (see `pushbridgeBinary` in Support/Binaries.swift).
+    static var path: String { pushbridgeBinary }
 
     /// The path, or an error telling how to build it.
     static func located() throws -> String {
