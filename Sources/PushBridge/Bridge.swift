@@ -196,15 +196,17 @@ public final class Bridge: Sendable {
             return
         }
         guard let admitted = durability.admit(message) else { return }
-        process(message, id: admitted.id, seq: admitted.seq)
+        // A live message is decided at its arrival time (one clock read fewer per message).
+        process(message, id: admitted.id, seq: admitted.seq, now: message.receivedAt)
     }
 
-    private func process(_ message: InboundMessage, id: String, seq: Int64?) {
+    private func process(_ message: InboundMessage, id: String, seq: Int64?,
+                         now: Double = Date().timeIntervalSince1970) {
         stats.received(topic: message.topic)
         clientBox.inFlight.add(1, ordering: .relaxed)
         let ticket = sequencer.enter(message.topic)
         let sequencer = self.sequencer
-        pipeline.process(message, id: id) { decision in
+        pipeline.process(message, id: id, now: now) { decision in
             sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
                                                 decision: decision, seq: seq))
         }

@@ -121,10 +121,8 @@ final class ClientCore: Sendable {
         state.withLock { $0.acknowledgeUnsubscribe(mid: mid) }
     }
 
-    func libraryLog(level: Int32, _ text: String) {
-        let ours = MosquittoCallbacks.logLevel(level)
-        if ours >= minimumLibraryLevel { log(ours, "libmosquitto: \(text)") }
-    }
+    /// `true` when a libmosquitto log line of `level` is forwarded.
+    func wantsLibraryLog(_ level: LogLevel) -> Bool { level >= minimumLibraryLevel }
 
     // MARK: subscriptions
 

@@ -31,8 +31,11 @@ enum MosquittoCallbacks {
         }
         if forwardLogs {
             mosquitto_log_callback_set(raw) { _, context, level, text in
+                // libmosquitto logs every packet at debug level: decide before copying the text.
                 guard let text else { return }
-                ClientCore.from(context).libraryLog(level: level, String(cString: text))
+                let core = ClientCore.from(context)
+                let ours = MosquittoCallbacks.logLevel(level)
+                if core.wantsLibraryLog(ours) { core.log(ours, "libmosquitto: " + String(cString: text)) }
             }
         }
     }

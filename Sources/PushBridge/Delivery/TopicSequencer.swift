@@ -31,10 +31,11 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
     /// Takes the next ticket for `topic` (call in arrival order, from the receiving thread).
     public func enter(_ topic: String) -> Ticket {
         lanes.withLock { lanes in
-            var lane = lanes[topic] ?? Lane()
-            let seq = lane.assigned
-            lane.assigned = seq + 1
-            lanes[topic] = lane
+            // One hash: the lane is updated in place.
+            let seq = { (lane: inout Lane) -> UInt64 in
+                defer { lane.assigned += 1 }
+                return lane.assigned
+            }(&lanes[topic, default: Lane()])
             return Ticket(topic: topic, sequence: seq)
         }
     }
@@ -42,23 +43,23 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
     /// Hands in the result for `ticket`; emits it and any that were waiting behind it.
     public func complete(_ ticket: Ticket, _ item: Item) {
         lanes.withLock { lanes in
-            guard var lane = lanes[ticket.topic] else { return }
-            if ticket.sequence != lane.emitted {
-                lane.ready[ticket.sequence] = item
-                lanes[ticket.topic] = lane
+            guard let index = lanes.index(forKey: ticket.topic) else { return }
+            let emitted = lanes.values[index].emitted
+            if ticket.sequence != emitted {
+                lanes.values[index].ready[ticket.sequence] = item
                 return
             }
             emit(item)
-            lane.emitted += 1
-            while let next = lane.ready.removeValue(forKey: lane.emitted) {
-                emit(next)
+            let done = { (lane: inout Lane) -> Bool in
                 lane.emitted += 1
-            }
-            if lane.emitted == lane.assigned {
-                lanes[ticket.topic] = nil
-            } else {
-                lanes[ticket.topic] = lane
-            }
+                while !lane.ready.isEmpty, let next = lane.ready.removeValue(forKey: lane.emitted) {
+                    emit(next)
+                    lane.emitted += 1
+                }
+                return lane.emitted == lane.assigned
+            }(&lanes.values[index])
+            // The common case (nothing else pending on the topic) removes the lane by index.
+            if done { lanes.remove(at: index) }
         }
     }
 
