@@ -52,7 +52,14 @@ extension Bridge {
         effective.monitoring = old.monitoring
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop)
         let previous = swapPipeline(replacement)
-        currentClient()?.setSubscriptions(Self.subscriptions(for: effective))
+        if let client = currentClient() {
+            client.setSubscriptions(Self.subscriptions(for: effective))
+            // "reloaded" means the new filters are live: wait (bounded) for their SUBACKs.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while client.isConnected && !client.isSubscribed && ContinuousClock.now < deadline {
+                usleep(5_000)
+            }
+        }
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)
         Task.detached {
