@@ -9,8 +9,6 @@ import Foundation
 /// take the library's own mutexes; connect and loop run only on our network thread.
 final class MosquittoHandle: @unchecked Sendable {
     let raw: OpaquePointer
-    /// libmosquitto's wake-up socket pair, when it could be found (see `WakePair`).
-    let wakePair: WakePair?
 
     /// A new client for `clientID`, calling back with `context` as `userdata`.
     ///
@@ -18,13 +16,11 @@ final class MosquittoHandle: @unchecked Sendable {
     init(clientID: String, cleanStart: Bool, context: UnsafeMutableRawPointer) throws(MQTTError) {
         MosquittoHandle.initializeLibrary
         guard !clientID.isEmpty else { throw .invalidOption("client id must not be empty") }
-        let (made, wakePair) = WakePair.discover { mosquitto_new(clientID, cleanStart, context) }
-        guard let raw = made else {
+        guard let raw = mosquitto_new(clientID, cleanStart, context) else {
             // mosquitto_new sets errno: EINVAL for bad arguments, ENOMEM otherwise.
             throw .invalidOption("cannot create client '\(clientID)': \(String(cString: strerror(errno)))")
         }
         self.raw = raw
-        self.wakePair = wakePair
     }
 
     deinit {

@@ -46,7 +46,6 @@ extension ClientCore {
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
                     ended = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
-                    if ended.isSuccess, let wakePair = handle.wakePair { ended = readAvailable(wakePair) }
                     acknowledgeQuickly()
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
@@ -73,33 +72,6 @@ extension ClientCore {
             _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay.seconds * 1e9)))
         }
         finished.signal()
-    }
-
-    /// Most packets `readAvailable` reads in one loop turn (bounds the PUBACK delay).
-    static let packetsPerTurn = 64
-
-    /// Reads the packets already waiting on the socket, up to `packetsPerTurn`.
-    ///
-    /// `mosquitto_loop` reads one packet per turn when nothing QoS>0 is queued (2.0.11
-    /// ignores its `max_packets` argument), so a flood cost a `select`, a wake-up `read`
-    /// and a `setsockopt` per message. While `FIONREAD` reports bytes, this calls
-    /// `mosquitto_loop_read` (the library's read step, safe on the loop's thread) again;
-    /// the packets it queues (PUBACKs, publishes) are written by the next turn's write
-    /// step, so a QoS 1 PUBACK still leaves only after its `on_message` returned. Then
-    /// the wake-up pair is drained. Without the pair, reading stays one packet per turn.
-    func readAvailable(_ wake: WakePair) -> MosquittoCode {
-        let fd = mosquitto_socket(handle.raw)
-        var rc = MosquittoCode.success
-        var count = 0
-        while count < Self.packetsPerTurn, fd >= 0, mosquitto_socket(handle.raw) == fd {
-            var available: Int32 = 0
-            guard ioctl(fd, UInt(FIONREAD), &available) == 0, available > 0 else { break }
-            rc = MosquittoCode(mosquitto_loop_read(handle.raw, 1))
-            count += 1
-            if !rc.isSuccess { break }
-        }
-        wake.drain()
-        return rc
     }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
