@@ -47,7 +47,8 @@ public struct DisplayRenderer: Sendable {
     public static func displayJSON(_ r: NotificationRequest, source: String, route: String,
                                    modified: Bool, receivedAt: Double) -> [UInt8] {
         let c = r.content
-        var w = OrderedJSONWriter()
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
         w.add("id", r.id)
         w.add("source_topic", source)
         w.add("route", route)
@@ -69,7 +70,8 @@ public struct DisplayRenderer: Sendable {
         if case .object(let o) = c.userInfo, !o.isEmpty { w.add("user_info", c.userInfo) }
         w.add("modified", .bool(modified))
         w.add("received_at", Timestamp.iso8601(receivedAt))
-        return w.finish()
+        w.endObject()
+        return w.bytes
     }
 
     /// The dead-letter message for a rejection, or `nil` when no dead-letter topic is set.
@@ -78,14 +80,16 @@ public struct DisplayRenderer: Sendable {
         guard let deadLetter else { return nil }
         let ctx = context ?? MessageContext(topic: message.topic, payload: .null,
                                             raw: String(decoding: message.payload, as: UTF8.self))
-        var w = OrderedJSONWriter()
+        var w = JSONWriter(capacity: 512)
+        w.beginObject()
         w.add("reason", rejection.reason.rawValue)
         w.add("detail", rejection.detail)
         w.add("source_topic", message.topic)
         w.add("route", route)
         w.add("payload", String(decoding: message.payload, as: UTF8.self))
         w.add("received_at", Timestamp.iso8601(message.receivedAt))
-        return finish(OutboundMessage(topic: deadLetter.topic.render(in: ctx), payload: w.finish(),
+        w.endObject()
+        return finish(OutboundMessage(topic: deadLetter.topic.render(in: ctx), payload: w.bytes,
                                       qos: deadLetter.qos, retain: false,
                                       userProperties: [("reason", rejection.reason.rawValue)]))
     }

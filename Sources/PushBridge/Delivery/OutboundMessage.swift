@@ -19,39 +19,3 @@ public struct OutboundMessage: Sendable {
     /// The payload as text, for logs and `try`.
     public var payloadText: String { String(decoding: payload, as: UTF8.self) }
 }
-
-/// Writes JSON objects with keys in a chosen order (the wire formats of SPEC section 8).
-struct OrderedJSONWriter {
-    private(set) var bytes: [UInt8]
-    private var first = true
-
-    init() {
-        // One allocation for a typical display message.
-        bytes = []
-        bytes.reserveCapacity(512)
-        bytes.append(UInt8(ascii: "{"))
-    }
-
-    private mutating func key(_ k: String) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        first = false
-        JSONValue.writeString(k, into: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-    }
-
-    mutating func add(_ k: String, _ v: JSONValue) {
-        key(k)
-        v.write(into: &bytes)
-    }
-
-    mutating func add(_ k: String, _ s: String?) {
-        guard let s else { return }
-        key(k)
-        JSONValue.writeString(s, into: &bytes)
-    }
-
-    mutating func finish() -> [UInt8] {
-        bytes.append(UInt8(ascii: "}"))
-        return bytes
-    }
-}

@@ -1,9 +1,14 @@
 /// A minimal streaming JSON writer that keeps keys in the order they are written.
 ///
-/// The stats document is published in SPEC order for people reading it with
-/// `mosquitto_sub`; `JSONValue` serialization sorts keys, so this writer exists for that.
+/// The wire formats (display and dead-letter messages, the stats document) list their
+/// keys in SPEC order for people reading them with `mosquitto_sub`; `JSONValue`
+/// serialization sorts keys, so this writer exists for that. Strings are escaped by the
+/// same code as `JSONValue`'s serializer.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
+
+    /// An empty writer with room for `capacity` bytes.
+    init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
     /// One entry per open container: whether a member has been written in it.
     private var hasMember: [Bool] = []
     private var afterKey = false
@@ -45,21 +50,18 @@ struct JSONWriter {
         hasMember[hasMember.count - 1] = true
     }
 
-    private mutating func appendString(_ s: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            switch b {
-            case UInt8(ascii: "\""): bytes += [0x5C, 0x22]
-            case UInt8(ascii: "\\"): bytes += [0x5C, 0x5C]
-            case 0x0A: bytes += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: bytes += [0x5C, UInt8(ascii: "r")]
-            case 0x09: bytes += [0x5C, UInt8(ascii: "t")]
-            case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]]
-            default: bytes.append(b)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+    private mutating func appendString(_ s: String) { JSONValue.writeString(s, into: &bytes) }
+
+    /// Writes any JSON value (nested objects with sorted keys).
+    mutating func value(_ v: JSONValue) { separate(); v.write(into: &bytes) }
+
+    /// Writes the member `k: v`.
+    mutating func add(_ k: String, _ v: JSONValue) { key(k); value(v) }
+
+    /// Writes the member `k: s`, or nothing when `s` is `nil` (absent keys are left out).
+    mutating func add(_ k: String, _ s: String?) {
+        guard let s else { return }
+        key(k)
+        string(s)
     }
 }
