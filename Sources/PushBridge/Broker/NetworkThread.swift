@@ -46,6 +46,7 @@ extension ClientCore {
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
                     ended = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
+                    if ended.isSuccess { ended = readWaitingPackets() }
                     acknowledgeQuickly()
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
@@ -75,6 +76,30 @@ extension ClientCore {
     }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// Most packets `readWaitingPackets` reads in one loop turn (bounds the PUBACK delay).
+    static let packetsPerTurn = 64
+
+    /// Reads the packets already waiting on the socket, up to `packetsPerTurn`.
+    ///
+    /// `mosquitto_loop` reads one packet per turn (2.0.11 ignores its `max_packets`), so a
+    /// flood cost a `select` per message. While `FIONREAD` reports bytes, this calls
+    /// `mosquitto_loop_read` (the library's public read step, for the loop's own thread)
+    /// again. What those packets queue (PUBACKs, display publishes) is written by the next
+    /// turn's write step, so a QoS 1 PUBACK still leaves only after its `on_message`.
+    private func readWaitingPackets() -> MosquittoCode {
+        let fd = mosquitto_socket(handle.raw)
+        var rc = MosquittoCode.success
+        var count = 0
+        while count < Self.packetsPerTurn, fd >= 0 {
+            var waiting: Int32 = 0
+            guard ioctl(fd, UInt(FIONREAD), &waiting) == 0, waiting > 0 else { break }
+            rc = MosquittoCode(mosquitto_loop_read(handle.raw, 1))
+            count += 1
+            if !rc.isSuccess || mosquitto_socket(handle.raw) != fd { break }
+        }
+        return rc
+    }
 
     /// Re-arms TCP_QUICKACK on the socket (Linux clears it after each delayed-ACK decision).
     ///
