@@ -32,8 +32,21 @@ fail() { # MESSAGE: print it, the logs, and exit 1
     exit 1
 }
 
-free_port() { # a TCP port free on 127.0.0.1 right now
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+free_port() { # a TCP port free on 127.0.0.1 right now, chosen below the kernel's ephemeral
+    # range (outgoing connections take ports from that range and could take it before the
+    # server binds it); 12000-19999 keeps clear of the Swift tests' 20000-31999 too.
+    python3 -c '
+import random, socket
+for _ in range(500):
+    p = random.randint(12000, 19999)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p)); print(p); break
+    except OSError:
+        pass
+    finally:
+        s.close()
+'
 }
 
 wait_for() { # SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; 1 on timeout

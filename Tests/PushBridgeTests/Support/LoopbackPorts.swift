@@ -1,22 +1,35 @@
 import Foundation
+import Synchronization
 
 /// Loopback TCP helpers for tests: a free port, and whether a port accepts connections.
 enum LoopbackPorts {
-    /// A port that was free a moment ago: bind 127.0.0.1:0, read the port, close.
+    /// Ports handed out by this process, never handed out twice.
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// A port that was free a moment ago, for a server a test starts.
+    ///
+    /// Chosen at random below the kernel's ephemeral range (32768–60999 here): a port the
+    /// kernel gave `bind(0)` can be taken again by any outgoing connection (every test
+    /// client's source port) before the server binds it, which made tests fail with
+    /// "Address already in use". Never the same port twice in one run.
     static func free() throws -> Int {
+        for _ in 0..<500 {
+            let port = Int.random(in: 20_000..<32_000)
+            let fresh = handedOut.withLock { $0.insert(port).inserted }
+            if fresh, canBind(port) { return port }
+        }
+        throw ProcessError(description: "no free loopback port found in 20000-31999")
+    }
+
+    /// `true` when 127.0.0.1:`port` can be bound now.
+    private static func canBind(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ProcessError(description: "socket: \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw ProcessError(description: "bind: \(String(cString: strerror(errno)))") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        } == 0
     }
 
     /// `true` when something accepts a TCP connection on 127.0.0.1:`port`.
