@@ -93,19 +93,8 @@ struct GarbageTests {
 enum RawMQTT {
     /// Connects, publishes (QoS 0) `topic` as raw bytes, and reports whether the broker closed the connection.
     static func publishClosesConnection(port: Int, topic: [UInt8], payload: String) throws -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ProcessError(description: "socket failed") }
+        guard let fd = LoopbackPorts.connect(port: port) else { throw ProcessError(description: "connect failed") }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let ok = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard ok == 0 else { throw ProcessError(description: "connect failed") }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         func string(_ bytes: [UInt8]) -> [UInt8] { [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes }
         let clientID = Array(uniqueName("raw").utf8)
         let connectBody: [UInt8] = string(Array("MQTT".utf8)) + [4, 0x02, 0, 30] + string(clientID)

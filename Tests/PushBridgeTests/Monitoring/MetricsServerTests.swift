@@ -14,19 +14,8 @@ enum RawHTTPError: Error { case connect(Int32), malformed(String) }
 
 /// One HTTP/1.0 request over a plain TCP socket to 127.0.0.1:`port`; reads to EOF.
 func rawHTTP(_ method: String, _ path: String, port: Int) throws -> RawHTTPReply {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw RawHTTPError.connect(errno) }
+    guard let fd = LoopbackPorts.connect(port: port) else { throw RawHTTPError.connect(errno) }
     defer { close(fd) }
-    var timeout = timeval(tv_sec: 5, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var sa = sockaddr_in()
-    sa.sin_family = sa_family_t(AF_INET)
-    sa.sin_port = UInt16(port).bigEndian
-    sa.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &sa) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw RawHTTPError.connect(errno) }
     let request = Array("\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var data: [UInt8] = []

@@ -181,36 +181,8 @@ func invariantViolations(_ snapshot: JSONValue) -> [String] {
 
 /// One HTTP/1.0 GET to 127.0.0.1:`port`, answered in full: status code and body.
 func httpGet(port: Int, path: String) throws -> (status: Int, body: String) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw ProcessError(description: "socket: \(String(cString: strerror(errno)))") }
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = UInt16(port).bigEndian
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw ProcessError(description: "connect to port \(port): \(String(cString: strerror(errno)))") }
-    let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-    guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) == request.count else {
-        throw ProcessError(description: "send to port \(port) failed")
-    }
-    var response: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 65_536)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n < 0 { throw ProcessError(description: "recv from port \(port): \(String(cString: strerror(errno)))") }
-        if n == 0 { break }
-        response += buffer[0..<n]
-    }
-    let text = String(decoding: response, as: UTF8.self)
-    guard let headerEnd = text.range(of: "\r\n\r\n"),
-          let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap({ Int($0) })
-    else { throw ProcessError(description: "not an HTTP response: \(text.prefix(200))") }
-    return (status, String(text[headerEnd.upperBound...]))
+    let reply = try rawHTTP("GET", path, port: port)
+    return (reply.status, reply.body)
 }
 
 /// Waits until `/readyz` on 127.0.0.1:`port` answers 200 (connected and subscribed).
