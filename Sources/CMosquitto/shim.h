@@ -4,4 +4,6 @@
 // identifiers and reason codes, so both are pulled in here.
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
+// The network loop's cross-thread wake-up (see LoopWakeup.swift): not in Swift's Glibc module.
+#include <sys/eventfd.h>
 #endif

@@ -14,6 +14,11 @@ final class ClientCore: Sendable {
     let state: Mutex<ClientState>
     /// Wakes the network thread from a backoff sleep (stop).
     let wake = DispatchSemaphore(value: 0)
+    /// Wakes the network thread's `poll` after another thread queued a packet.
+    let wakeup: LoopWakeup
+    /// Callbacks libmosquitto has made (network thread only): the loop's sign that a read
+    /// completed a packet.
+    let callbacksRun = Atomic<UInt>(0)
     /// Signalled once when the network thread has ended.
     let finished = DispatchSemaphore(value: 0)
     /// Our publishes the broker acknowledged with a failure reason code (MQTT 5, ≥ 0x80).
@@ -38,12 +43,15 @@ final class ClientCore: Sendable {
         self.handlers = handlers
         self.state = Mutex(ClientState(desired: options.subscriptions))
         self.minimumLibraryLevel = options.libraryLogLevel ?? .error
+        // TLS keeps libmosquitto's own loop and wake-up (see NetworkThread.swift).
+        self.wakeup = LoopWakeup(enabled: options.tls == nil)
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque())
         handleBox.handle = handle
         try handle.configure(options)
-        MosquittoCallbacks.install(on: handle, forwardLogs: options.libraryLogLevel != nil)
+        let forwardLogs = options.libraryLogLevel.map { $0 <= .debug || options.tls != nil } ?? false
+        MosquittoCallbacks.install(on: handle, forwardLogs: forwardLogs)
     }
 
     /// Throws when a subscription's filter or QoS is not valid.

@@ -62,6 +62,7 @@ public final class MQTTClient: Sendable {
                 mosquitto_publish_v5(raw, &mid, topic, length, bytes.baseAddress, Int32(qos), retain, properties?.head)
             })
         }
+        defer { core.wakeup.signal() }
         if qos == 0 {
             try MQTTError.check(send().rawValue)
             return mid
@@ -95,6 +96,7 @@ public final class MQTTClient: Sendable {
             let plan = SubscriptionPlan(desired: s.desired, held: s.heldOrPending)
             if !plan.isEmpty { core.sendPlan(plan, state: &s) }
         }
+        core.wakeup.signal()
     }
 
     /// `true` between an accepted CONNACK and the loss of that connection.
@@ -146,6 +148,7 @@ public final class MQTTClient: Sendable {
         guard first else { return }
         // Reason 0, normal disconnection: the broker discards the will.
         _ = mosquitto_disconnect_v5(core.handle.raw, 0, nil)
+        core.wakeup.signal()
         core.wake.signal()
     }
 

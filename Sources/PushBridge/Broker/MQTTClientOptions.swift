@@ -56,7 +56,11 @@ public struct MQTTClientOptions: Sendable {
     /// Most QoS>0 publishes of ours in flight at once (libmosquitto's send maximum).
     public var maxInflight: Int?
     /// Least severe libmosquitto log line forwarded to `log`; `nil` installs no log
-    /// callback at all (libmosquitto formats a debug line per packet when one is installed).
+    /// callback at all. libmosquitto formats a debug line for every packet whenever a callback
+    /// is installed (`vsnprintf` per message), so on a plain TCP connection the callback is
+    /// installed only for `.debug`: there the library's non-debug lines are rare warnings
+    /// whose failures also come back as return codes, which are logged. With TLS it is
+    /// installed for any level (OpenSSL's errors reach us only as log lines).
     public var libraryLogLevel: LogLevel?
 
     /// Options with the SPEC defaults; only the host, port and client id usually change.

@@ -33,7 +33,7 @@ enum MosquittoCallbacks {
             mosquitto_log_callback_set(raw) { _, context, level, text in
                 // libmosquitto logs every packet at debug level: decide before copying the text.
                 guard let text else { return }
-                let core = ClientCore.from(context)
+                let core = ClientCore.forLog(context)
                 let ours = MosquittoCallbacks.logLevel(level)
                 if core.wantsLibraryLog(ours) { core.log(ours, "libmosquitto: " + String(cString: text)) }
             }
@@ -54,7 +54,15 @@ enum MosquittoCallbacks {
 extension ClientCore {
     /// The core behind a callback's `userdata`. The network thread holds a strong
     /// reference for as long as libmosquitto can call back, so the unretained pointer is live.
+    /// Counts the callback in `callbacksRun` (not for log lines, which are no packets).
     static func from(_ context: UnsafeMutableRawPointer?) -> ClientCore {
+        let core = Unmanaged<ClientCore>.fromOpaque(context!).takeUnretainedValue()
+        core.callbacksRun.add(1, ordering: .relaxed)
+        return core
+    }
+
+    /// The core behind a log callback's `userdata`, not counted.
+    static func forLog(_ context: UnsafeMutableRawPointer?) -> ClientCore {
         Unmanaged<ClientCore>.fromOpaque(context!).takeUnretainedValue()
     }
 }

@@ -17,6 +17,14 @@ import Foundation
 /// after `on_message` has returned. A message made durable inside `onMessage` is therefore
 /// durable before the broker sees its PUBACK. (QoS 2 sends PUBREC before the callback and
 /// calls `on_message` at PUBREL: no better.)
+///
+/// The loop itself: for a plain TCP connection we run our own turn (`serviceTurn`) around
+/// libmosquitto's public steps `mosquitto_loop_read`, `mosquitto_loop_write` and
+/// `mosquitto_loop_misc`, with one `poll` on the socket and our `LoopWakeup` eventfd.
+/// `mosquitto_loop` costs a `pselect` and a read of its private wake-up socket pair per
+/// packet (2.0.11 reads one packet per call at QoS 0); ours reads every packet already
+/// waiting, writes what they queued in one write step, and polls once per batch. TLS keeps
+/// `mosquitto_loop` (`libraryTurn`): the handshake and TLS's own buffering live inside it.
 extension ClientCore {
     /// How long one `mosquitto_loop` call may wait in `select` (publish and disconnect
     /// wake it early through libmosquitto's socket pair).
@@ -30,6 +38,8 @@ extension ClientCore {
         var backoff = ReconnectBackoff(minimum: options.reconnectMin, maximum: options.reconnectMax)
         let properties = connectProperties()
         let keepalive = Int32(options.keepalive.wholeSeconds())
+        let ownLoop = wakeup.isAvailable
+        wakeup.adoptCurrentThread()
         while !isStopRequested {
             state.withLock { s in
                 s.accepted = false
@@ -45,9 +55,7 @@ extension ClientCore {
                 }
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
-                    ended = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
-                    if ended.isSuccess { ended = readWaitingPackets() }
-                    acknowledgeQuickly()
+                    ended = ownLoop ? serviceTurn() : libraryTurn()
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
                     if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
@@ -76,6 +84,60 @@ extension ClientCore {
     }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// One turn of our own loop (plain TCP): poll, read every waiting packet (their callbacks
+    /// run here), write everything queued, keepalive. Returns a failure when the connection
+    /// ended (`.noConnection` once the socket is closed, e.g. after our DISCONNECT).
+    private func serviceTurn() -> MosquittoCode {
+        let raw = handle.raw
+        let fd = mosquitto_socket(raw)
+        guard fd >= 0 else { return .noConnection }
+        let socketEvents = Int16(POLLIN) | (mosquitto_want_write(raw) ? Int16(POLLOUT) : 0)
+        var fds = [pollfd(fd: fd, events: socketEvents, revents: 0),
+                   pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&fds, 2, Self.loopTimeoutMilliseconds)
+        if ready < 0 { return errno == EINTR ? .success : .errno }
+        if fds[1].revents != 0 { wakeup.drain() }
+        let readable = fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        if readable {
+            let rc = readUntilEmpty(fd)
+            if !rc.isSuccess { return rc }
+            if mosquitto_socket(raw) != fd { return .success }
+        }
+        // Always: what this turn's callbacks or other threads queued (cheap when nothing is).
+        let written = MosquittoCode(mosquitto_loop_write(raw, 1))
+        if !written.isSuccess { return written }
+        if readable { acknowledgeQuickly() }
+        return MosquittoCode(mosquitto_loop_misc(raw))
+    }
+
+    /// Reads packets until the socket is empty, up to `packetsPerTurn`.
+    ///
+    /// `mosquitto_loop_read(mosq, 1)` reads one packet (or the part of one that has arrived)
+    /// and returns success both after a whole packet and when the socket had nothing left.
+    /// (`errno` cannot tell them apart: the library's one-byte write to its socket pair for
+    /// each packet it queues — a PUBACK, our display publish — leaves `EAGAIN` there.) So a
+    /// call that completed no packet with a callback ends the batch: the socket is empty, or
+    /// holds part of a packet, or a PINGRESP was read; in the last case `poll` returns at once.
+    /// That costs one failing `read` per batch instead of a `FIONREAD` per packet.
+    private func readUntilEmpty(_ fd: Int32) -> MosquittoCode {
+        let raw = handle.raw
+        for _ in 0..<Self.packetsPerTurn {
+            let before = callbacksRun.load(ordering: .relaxed)
+            let rc = MosquittoCode(mosquitto_loop_read(raw, 1))
+            if !rc.isSuccess || mosquitto_socket(raw) != fd { return rc }
+            if callbacksRun.load(ordering: .relaxed) == before { break }
+        }
+        return .success
+    }
+
+    /// One turn of libmosquitto's own loop (TLS connections).
+    private func libraryTurn() -> MosquittoCode {
+        var rc = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
+        if rc.isSuccess { rc = readWaitingPackets() }
+        acknowledgeQuickly()
+        return rc
+    }
 
     /// Most packets `readWaitingPackets` reads in one loop turn (bounds the PUBACK delay).
     static let packetsPerTurn = 64

@@ -1,0 +1,55 @@
+import CMosquitto
+import Foundation
+import Synchronization
+
+/// Wakes the network thread's `poll` when another thread queues a packet (publish,
+/// subscribe, disconnect): an `eventfd` the loop polls next to the socket.
+///
+/// libmosquitto has its own wake-up, a private socket pair that `mosquitto_loop` reads one
+/// byte from per turn; our loop does not call `mosquitto_loop`, so that pair is never read
+/// and, once its small buffer is full, the library's one-byte write per queued packet fails
+/// at once with `EAGAIN` (both ends are non-blocking, lib/net_mosq.c). This wake-up costs at
+/// most one `write` per loop turn however many packets other threads queue, and none for
+/// packets the loop's own callbacks queue (the loop writes after its reads anyway).
+final class LoopWakeup: Sendable {
+    /// The eventfd, or -1 when none could be made (the client then uses `mosquitto_loop`).
+    let fd: Int32
+    /// A wake-up is written and not yet drained: later signals need not write again.
+    private let pending = Atomic<Bool>(false)
+    /// The loop thread (`pthread_t`); its own signals are skipped.
+    private let owner = Atomic<UInt>(0)
+
+    /// An eventfd when `enabled` (and the system gives one); otherwise an unavailable wake-up.
+    init(enabled: Bool) {
+        fd = enabled ? eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) : -1
+    }
+
+    deinit {
+        if fd >= 0 { close(fd) }
+    }
+
+    /// `true` when the eventfd exists.
+    var isAvailable: Bool { fd >= 0 }
+
+    /// Called by the loop thread before its first turn.
+    func adoptCurrentThread() {
+        owner.store(pthread_self(), ordering: .releasing)  // pthread_t is an integer on Linux
+    }
+
+    /// Makes the loop's next (or current) `poll` return. Call after the packet is queued.
+    func signal() {
+        guard fd >= 0 else { return }
+        if pthread_equal(pthread_self(), owner.load(ordering: .acquiring)) != 0 { return }
+        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        var one: UInt64 = 1
+        _ = write(fd, &one, MemoryLayout<UInt64>.size)
+    }
+
+    /// Consumes the wake-up. The loop writes what is queued *after* this, so a packet queued
+    /// before a signal that this drain swallowed is still written in this turn.
+    func drain() {
+        pending.store(false, ordering: .sequentiallyConsistent)
+        var value: UInt64 = 0
+        _ = read(fd, &value, MemoryLayout<UInt64>.size)
+    }
+}
