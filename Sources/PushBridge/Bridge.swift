@@ -100,8 +100,10 @@ public final class Bridge: Sendable {
             onMessage: { [weak self] message in self?.receive(message) },
             onPublished: { [weak self] mid in self?.acknowledged(mid) },
             onConnection: { [weak self] event in self?.connectionChanged(event) },
-            log: { [logger] level, text in logger.log(level, text) })
+            log: { [logger] level, text in logger.log(level, text) },
+            onReadsDone: { [durability] in durability.readsDone() })
         let client = try MQTTClient(options: options, handlers: handlers)
+        if client.groupsReads { durability.journal?.groupCommits() }
         clientBox.client.withLock { $0 = client }
         var server: MetricsServer?
         if let address = m.http {

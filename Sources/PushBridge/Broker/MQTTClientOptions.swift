@@ -129,14 +129,23 @@ public struct MQTTClientHandlers: Sendable {
     public var onConnection: @Sendable (ConnectionEvent) -> Void
     /// One log line (never holds the password).
     public var log: @Sendable (LogLevel, String) -> Void
+    /// A batch of packets has been read and handled (every `onMessage` of the batch has
+    /// returned) and nothing they queued, PUBACKs included, is written yet: the last moment
+    /// to make the batch's messages durable together (one journal commit per batch). Called
+    /// after any read that ran a callback, even when the connection then failed. Only when
+    /// `MQTTClient.groupsReads` (plain TCP); with TLS libmosquitto's loop reads and writes in
+    /// one call and this is never called.
+    public var onReadsDone: @Sendable () -> Void
 
     public init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
                 onPublished: @escaping @Sendable (Int32) -> Void = { _ in },
                 onConnection: @escaping @Sendable (ConnectionEvent) -> Void = { _ in },
-                log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in }) {
+                log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in },
+                onReadsDone: @escaping @Sendable () -> Void = {}) {
         self.onMessage = onMessage
         self.onPublished = onPublished
         self.onConnection = onConnection
         self.log = log
+        self.onReadsDone = onReadsDone
     }
 }

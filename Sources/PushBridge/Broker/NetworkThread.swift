@@ -100,7 +100,10 @@ extension ClientCore {
         if fds[1].revents != 0 { wakeup.drain() }
         let readable = fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
         if readable {
+            let before = callbacksRun.load(ordering: .relaxed)
             let rc = readUntilEmpty(fd)
+            // Before any write: what the batch's messages need committed goes first.
+            if callbacksRun.load(ordering: .relaxed) != before { handlers.onReadsDone() }
             if !rc.isSuccess { return rc }
             if mosquitto_socket(raw) != fd { return .success }
         }

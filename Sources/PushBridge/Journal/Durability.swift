@@ -93,6 +93,18 @@ final class Durability: Sendable {
         }
     }
 
+    /// The end of a read batch (network thread, before the batch's PUBACKs are written):
+    /// commits the batch's journal records together.
+    func readsDone() {
+        guard let journal else { return }
+        do {
+            try journal.commitBatch()
+        } catch {
+            counters.journalErrors.add(1, ordering: .relaxed)
+            logger.error("journal: cannot commit the messages just received: \(error); processing them without the journal")
+        }
+    }
+
     /// The id fixed on arrival (the mapper still prefers the source's `apns-id`, which a
     /// replay carries too, since the journal keeps the user properties).
     static func id(for message: InboundMessage) -> String { NotificationRequest.newID() }

@@ -7,8 +7,12 @@ import Synchronization
 /// publishes nothing). Messages still open at start are replayed with their ids.
 ///
 /// Storage: SQLite in WAL mode, one file `journal.sqlite` in the `journal.path` directory.
-/// A record is one autocommit INSERT through a prepared statement (one WAL append, no
-/// fsync unless `fsync: always`). Done marks are batched in memory and written in one
+/// A record is one INSERT through a prepared statement. By default it commits at once (one
+/// WAL append, no fsync unless `fsync: always`); after `groupCommits()` the records of one
+/// read batch share a transaction that `commitBatch()` ends before the batch's PUBACKs are
+/// written (`MQTTClientHandlers.onReadsDone`): the same guarantee, one commit per batch.
+/// Anything else that uses the connection (done marks, compaction) commits an open batch
+/// first: committing early is always safe. Done marks are batched in memory and written in one
 /// transaction by `flush()`; a crash before the flush only replays (duplicates) a message,
 /// never loses one. `compact()` deletes done rows and truncates the WAL.
 ///
@@ -33,11 +37,28 @@ public final class Journal: Sendable {
     private let window: Mutex<RedeliveryWindow>
     private let windowOpen: Atomic<Bool>
 
+    private let grouping = Atomic<Bool>(false)
+
     private struct Store: ~Copyable {
         let db: SQLiteDatabase
         let insert: SQLiteStatement
         let markDone: SQLiteStatement
         let compact: SQLiteStatement
+        /// A batch transaction is open (records since the last commit).
+        var batchOpen = false
+
+        /// Commits the open batch, if any. On failure the batch is rolled back: its
+        /// messages are then processed without the journal, as a failed record would be.
+        mutating func commitBatch() throws(SQLiteError) {
+            guard batchOpen else { return }
+            batchOpen = false
+            do throws(SQLiteError) {
+                try db.execute("COMMIT")
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
     }
 
     /// Opens (creating) the journal described by `config`: the directory, the database, WAL mode.
@@ -95,7 +116,12 @@ public final class Journal: Sendable {
     /// Called on the network thread inside `on_message`; when it returns, a crash of the
     /// process can no longer lose the message (power loss: see `fsync`).
     public func record(_ message: InboundMessage, id: String) throws(SQLiteError) -> Int64 {
+        let grouped = grouping.load(ordering: .relaxed)
         let seq = try store.withLock { s throws(SQLiteError) -> Int64 in
+            if grouped, !s.batchOpen {
+                try s.db.execute("BEGIN")
+                s.batchOpen = true
+            }
             let q = s.insert
             q.reset()
             q.bind(1, id)
@@ -111,6 +137,17 @@ public final class Journal: Sendable {
         }
         open.add(1, ordering: .releasing)
         return seq
+    }
+
+    /// From now on `record` leaves its transaction open until `commitBatch()` (called on
+    /// the network thread before it writes PUBACKs; see `MQTTClientHandlers.onReadsDone`).
+    public func groupCommits() {
+        grouping.store(true, ordering: .relaxed)
+    }
+
+    /// Commits the records since the last commit: from here a crash cannot lose them.
+    public func commitBatch() throws(SQLiteError) {
+        try store.withLock { s throws(SQLiteError) in try s.commitBatch() }
     }
 
     /// Marks the message `seq` done: it will not be replayed once the mark is flushed.
@@ -130,8 +167,9 @@ public final class Journal: Sendable {
             defer { m.removeAll(keepingCapacity: true) }
             return m
         }
-        guard !marks.isEmpty else { return }
         try store.withLock { s throws(SQLiteError) in
+            try s.commitBatch()
+            guard !marks.isEmpty else { return }
             try s.db.execute("BEGIN")
             do throws(SQLiteError) {
                 for seq in marks {
@@ -153,6 +191,7 @@ public final class Journal: Sendable {
     public func compact(checkpoint: Bool) throws(SQLiteError) {
         try flush()
         try store.withLock { s throws(SQLiteError) in
+            try s.commitBatch()
             let last = Int64(try s.db.scalar("SELECT coalesce(max(seq), 0) FROM messages") ?? "0") ?? 0
             s.compact.reset()
             s.compact.bind(1, last - Self.redeliveryTail)

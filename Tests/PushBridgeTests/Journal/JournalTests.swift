@@ -266,3 +266,67 @@ struct IntakeLimiterTests {
         #expect(!l.tryEnter())
     }
 }
+
+@Suite("Journal group commit")
+struct JournalGroupCommitTests {
+    /// Rows another connection sees: what a crash right now would leave.
+    func committedRows(_ dir: TempJournalDirectory) throws -> Int {
+        let reader = try SQLiteDatabase(path: dir.file)
+        return Int(try reader.scalar("SELECT count(*) FROM messages") ?? "-1") ?? -1
+    }
+
+    @Test("grouped records become durable together at commitBatch, not before")
+    func commitBatch() throws {
+        let dir = TempJournalDirectory()
+        let j = try Journal(config: dir.config())
+        j.groupCommits()
+        let seqs = try (1...5).map { try j.record(sampleMessage($0), id: "id-\($0)") }
+        #expect(seqs == seqs.sorted())
+        #expect(j.openCount == 5)
+        #expect(try committedRows(dir) == 0)
+        try j.commitBatch()
+        #expect(try committedRows(dir) == 5)
+        _ = try j.record(sampleMessage(6), id: "id-6")  // the next batch opens again
+        #expect(try committedRows(dir) == 5)
+        try j.commitBatch()
+        try j.commitBatch()  // nothing open: no error
+        #expect(try committedRows(dir) == 6)
+    }
+
+    @Test("without groupCommits every record commits at once")
+    func autocommit() throws {
+        let dir = TempJournalDirectory()
+        let j = try Journal(config: dir.config())
+        _ = try j.record(sampleMessage(1), id: "id-1")
+        #expect(try committedRows(dir) == 1)
+    }
+
+    @Test("done marks and compaction commit an open batch first", arguments: [false, true])
+    func otherWritersCommitFirst(compact: Bool) throws {
+        let dir = TempJournalDirectory()
+        let j = try Journal(config: dir.config())
+        j.groupCommits()
+        let first = try j.record(sampleMessage(1), id: "id-1")
+        try j.commitBatch()
+        _ = try j.record(sampleMessage(2), id: "id-2")
+        _ = try j.record(sampleMessage(3), id: "id-3")
+        j.markDone(first)
+        if compact { try j.compact(checkpoint: true) } else { try j.flush() }
+        #expect(try committedRows(dir) == 3)
+        #expect(try j.openEntries().map(\.id) == ["id-2", "id-3"])
+    }
+
+    @Test("a batch never committed is gone after a crash (its PUBACKs were never written)")
+    func uncommittedBatchIsLost() throws {
+        let dir = TempJournalDirectory()
+        do {
+            let j = try Journal(config: dir.config())
+            j.groupCommits()
+            _ = try j.record(sampleMessage(1), id: "id-1")
+            try j.commitBatch()
+            _ = try j.record(sampleMessage(2), id: "id-2")
+        }
+        let j = try Journal(config: dir.config())
+        #expect(try j.openEntries().map(\.id) == ["id-1"])
+    }
+}
