@@ -28,9 +28,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // read(2) with read-ahead for the network thread's MQTT socket (see its header).
+        .target(name: "CReadAhead"),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CReadAhead"]
         ),
         .executableTarget(
             name: "pushbridge",
@@ -44,7 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushBridgeTests",
-            dependencies: ["PushBridge"]
+            dependencies: ["PushBridge", "CReadAhead"]
         ),
     ],
     swiftLanguageModes: [.v6]

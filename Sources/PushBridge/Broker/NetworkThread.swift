@@ -1,4 +1,5 @@
 import CMosquitto
+import CReadAhead
 import Foundation
 
 /// The client's own network loop, run on a dedicated thread.
@@ -53,6 +54,12 @@ extension ClientCore {
                     // stop() may have run between its DISCONNECT and this new socket.
                     _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
                 }
+                // Our loop reads the socket through the read-ahead buffer (CReadAhead): one
+                // read(2) per batch instead of three per packet. Detached below, before the
+                // descriptor can be closed and its number reused.
+                if ownLoop, pb_readahead_attach(mosquitto_socket(handle.raw)) != 0 {
+                    log(.warning, "no memory for the read-ahead buffer; reading packet by packet")
+                }
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
                     ended = ownLoop ? serviceTurn() : libraryTurn()
@@ -60,6 +67,7 @@ extension ClientCore {
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
                     if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
                 } while ended.isSuccess
+                pb_readahead_detach()
             }
             let reason = ended.description
             let (accepted, refusal) = state.withLock { s in
@@ -95,10 +103,12 @@ extension ClientCore {
         let socketEvents = Int16(POLLIN) | (mosquitto_want_write(raw) ? Int16(POLLOUT) : 0)
         var fds = [pollfd(fd: fd, events: socketEvents, revents: 0),
                    pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
-        let ready = poll(&fds, 2, Self.loopTimeoutMilliseconds)
+        // Bytes already in the read-ahead buffer are invisible to poll: do not wait then.
+        let buffered = pb_readahead_buffered() > 0
+        let ready = poll(&fds, 2, buffered ? 0 : Self.loopTimeoutMilliseconds)
         if ready < 0 { return errno == EINTR ? .success : .errno }
         if fds[1].revents != 0 { wakeup.drain() }
-        let readable = fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        let readable = buffered || fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
         if readable {
             let before = callbacksRun.load(ordering: .relaxed)
             let rc = readUntilEmpty(fd)
@@ -108,7 +118,12 @@ extension ClientCore {
             if mosquitto_socket(raw) != fd { return .success }
         }
         // Always: what this turn's callbacks or other threads queued (cheap when nothing is).
+        // libmosquitto writes each packet with its own write(2); corked, the batch's
+        // publishes and PUBACKs leave in as few segments as fit.
+        let cork = mosquitto_want_write(raw)
+        if cork { setCork(fd, true) }
         let written = MosquittoCode(mosquitto_loop_write(raw, 1))
+        if cork { setCork(fd, false) }
         if !written.isSuccess { return written }
         if readable { acknowledgeQuickly() }
         return MosquittoCode(mosquitto_loop_misc(raw))
@@ -164,6 +179,13 @@ extension ClientCore {
             if !rc.isSuccess || mosquitto_socket(handle.raw) != fd { break }
         }
         return rc
+    }
+
+    /// Sets TCP_CORK: while on, the kernel sends only full segments; turning it off sends
+    /// what is left at once.
+    private func setCork(_ fd: Int32, _ on: Bool) {
+        var value: Int32 = on ? 1 : 0
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_CORK), &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Re-arms TCP_QUICKACK on the socket (Linux clears it after each delayed-ACK decision).
