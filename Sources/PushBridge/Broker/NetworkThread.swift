@@ -112,6 +112,8 @@ extension ClientCore {
         if readable {
             let before = callbacksRun.load(ordering: .relaxed)
             let rc = readUntilEmpty(fd)
+            // Closed during the read: let go of the number before anything else can open it.
+            if mosquitto_socket(raw) != fd { pb_readahead_detach() }
             // Before any write: what the batch's messages need committed goes first.
             if callbacksRun.load(ordering: .relaxed) != before { handlers.onReadsDone() }
             if !rc.isSuccess { return rc }
@@ -123,7 +125,7 @@ extension ClientCore {
         let cork = mosquitto_want_write(raw)
         if cork { setCork(fd, true) }
         let written = MosquittoCode(mosquitto_loop_write(raw, 1))
-        if cork { setCork(fd, false) }
+        if cork, mosquitto_socket(raw) == fd { setCork(fd, false) }  // a DISCONNECT closes it
         if !written.isSuccess { return written }
         if readable { acknowledgeQuickly() }
         return MosquittoCode(mosquitto_loop_misc(raw))
