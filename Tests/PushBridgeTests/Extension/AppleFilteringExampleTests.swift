@@ -41,7 +41,7 @@ extension NotificationService {
 struct AppleFilteringExampleTests {
     private func stage(granted: Bool) -> ExtensionStage {
         var config = ExtensionConfig()
-        config.timeLimit = .seconds(5)
+        config.timeLimit = .seconds(60)
         return ExtensionStage(config: config, filteringGranted: granted,
                               serviceExtension: .apple { NotificationService() }, logger: Logger(level: .error))
     }

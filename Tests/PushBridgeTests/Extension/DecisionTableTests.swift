@@ -155,7 +155,7 @@ struct DecisionTableTests {
         let factory: ExtensionFactory = c.native
             ? .native(ThrowingExtension())
             : .apple { throw Boom() }
-        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(5), onFailure: c.onFailure),
+        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), onFailure: c.onFailure),
                                    filteringGranted: c.granted,
                                    serviceExtension: factory, logger: Logger(level: .error))
         let request = StageFixtures.request(pushType: c.pushType)

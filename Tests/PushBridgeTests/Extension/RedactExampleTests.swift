@@ -16,7 +16,7 @@ struct RedactExampleTests {
     static func stage(key: String? = RedactExampleTests.key, granted: Bool = true) -> ExtensionStage {
         var command = ["python3", script]
         if let key { command = ["env", "PUSHBRIDGE_DEMO_KEY=\(key)"] + command }
-        let config = StageFixtures.config(timeLimit: .seconds(5), command: command)
+        let config = StageFixtures.config(timeLimit: .seconds(60), command: command)
         return ExtensionStage(config: config, filteringGranted: granted, logger: Logger(level: .error))
     }
 

@@ -80,7 +80,7 @@ struct StageBehaviourTests {
 
     @Test func chainRunsFiltersThenTheSwiftExtension() async {
         let set = FilterConfig(name: "rename", action: .set([(field: "title", value: Self.literal("Filtered"))]))
-        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(5), filters: [set]),
+        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), filters: [set]),
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: " + ext")),
                                    logger: Logger(level: .error))
@@ -94,7 +94,7 @@ struct StageBehaviourTests {
     @Test func aSuppressingFilterStopsTheChain() async {
         let dedupe = FilterConfig(name: "once", action: .dedupe(key: Self.literal("same-key"), window: .seconds(60)))
         let tracker = ConcurrencyTracker()
-        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(5), filters: [dedupe]),
+        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), filters: [dedupe]),
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "!", tracker: tracker)),
                                    logger: Logger(level: .error))
@@ -108,7 +108,7 @@ struct StageBehaviourTests {
 
     @Test func concurrencyLimitQueuesInArrivalOrder() async {
         let tracker = ConcurrencyTracker()
-        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(5), concurrency: 2),
+        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), concurrency: 2),
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "", delay: .milliseconds(20),
                                                                                 tracker: tracker)),
@@ -129,7 +129,7 @@ struct StageBehaviourTests {
 
     @Test func fifoOrderForQueuedRequests() async {
         let tracker = ConcurrencyTracker()
-        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(5), concurrency: 1),
+        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), concurrency: 1),
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "", delay: .milliseconds(5),
                                                                                 tracker: tracker)),
@@ -151,7 +151,7 @@ struct StageBehaviourTests {
     }
 
     @Test func cancelledAsyncExtensionAnsweringWithinGraceCounts() async {
-        let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(5)), filteringGranted: true,
+        let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(30)), filteringGranted: true,
                                    serviceExtension: .native(CancellableExtension(answerWhenCancelled: true)),
                                    logger: Logger(level: .error))
         let result = await stage.run(StageFixtures.request())
@@ -161,14 +161,14 @@ struct StageBehaviourTests {
     }
 
     @Test func cancelledAsyncExtensionThatGivesUpTimesOut() async {
-        let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(5)), filteringGranted: true,
+        let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(30)), filteringGranted: true,
                                    serviceExtension: .native(CancellableExtension(answerWhenCancelled: false)),
                                    logger: Logger(level: .error))
         let request = StageFixtures.request()
         let result = await stage.run(request)
         #expect(result.verdict == .deliver(request.content, modified: false))
         #expect(result.timedOut && !result.extensionFailed)
-        #expect(result.duration < .seconds(4), "a task that gives up ends the step without waiting out the grace")
+        #expect(result.duration < .seconds(20), "a task that gives up ends the step without waiting out the grace")
     }
 
     @Test func shutdownFailsOpenAndQueuedRequests() async {
@@ -190,7 +190,7 @@ struct StageBehaviourTests {
     }
 
     @Test func durationIsMeasured() async {
-        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(5)), filteringGranted: true,
+        let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60)), filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "", delay: .milliseconds(30))),
                                    logger: Logger(level: .error))
         let result = await stage.run(StageFixtures.request())

@@ -46,7 +46,7 @@ struct StatsTopicCountTests {
           - {name: timed, topic: "\(p)/timed/#", mutable_content: false, expiration: "{{ payload.exp }}",
              alert: {body: expiring}}
         extension:
-          time_limit: 1s
+          time_limit: 3s        # generous: a loaded machine starts the python child slowly
           expire_grace: 500ms
           filters:
             - {name: drop-marked, suppress: "payload.drop == true", routes: [ext]}
