@@ -55,6 +55,9 @@ struct JSONByteParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     private var depth = 0
+    /// Members of the objects being parsed, innermost object's last: one buffer for the
+    /// whole document, so each dictionary is built at its final size.
+    private var pendingMembers: [(key: String, value: JSONValue)] = []
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -128,13 +131,14 @@ struct JSONByteParser {
     private mutating func parseObject() throws(JSONParseError) -> JSONValue {
         try enterContainer()
         index += 1  // '{'
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(members)
+            return .object([:])
         }
+        if pendingMembers.capacity == 0 { pendingMembers.reserveCapacity(16) }
+        let base = pendingMembers.count
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -147,7 +151,7 @@ struct JSONByteParser {
             }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue()
+            pendingMembers.append((key, try parseValue()))
             skipWhitespace()
             guard index < bytes.count else { throw fail("expected ',' or '}' in object, found the end of input") }
             let byte = bytes[index]
@@ -157,6 +161,14 @@ struct JSONByteParser {
             throw fail("expected ',' or '}' in object, found \(describe(index - 1))", at: index - 1)
         }
         depth -= 1
+        // In input order, so a repeated key keeps its last value.
+        var members = [String: JSONValue](minimumCapacity: pendingMembers.count - base)
+        for i in base..<pendingMembers.count { members[pendingMembers[i].key] = pendingMembers[i].value }
+        if base == 0 {
+            pendingMembers.removeAll(keepingCapacity: true)
+        } else {
+            while pendingMembers.count > base { pendingMembers.removeLast() }
+        }
         return .object(members)
     }
 
