@@ -76,18 +76,18 @@ public final class Pipeline: Sendable {
                                rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
             return
         }
-        // The closure keeps only what it reads (the context is one shared buffer).
-        let renderer = self.renderer
+        // The closure keeps only what it reads (the context is one shared buffer; the
+        // pipeline itself rather than a copy of its renderer).
         let context = mapped.context
         let receivedAt = message.receivedAt
-        stage.process(request, context: context) { result in
+        stage.process(request, context: context) { [self] result in
             var decision: Decision
             switch result.verdict {
             case .deliver(let content, let modified):
                 var r = request
                 r.content = content
-                decision = Self.deliver(r, context: context, receivedAt: receivedAt, modified: modified,
-                                        rule: result.rule, renderer: renderer)
+                decision = deliver(r, context: context, receivedAt: receivedAt, modified: modified,
+                                   rule: result.rule)
             case .suppressed(let by):
                 decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
                 decision.decidedBy = by
@@ -108,12 +108,11 @@ public final class Pipeline: Sendable {
 
     private func deliver(_ r: NotificationRequest, context: MessageContext, message: InboundMessage,
                          modified: Bool, rule: String) -> Decision {
-        Self.deliver(r, context: context, receivedAt: message.receivedAt, modified: modified, rule: rule,
-                     renderer: renderer)
+        deliver(r, context: context, receivedAt: message.receivedAt, modified: modified, rule: rule)
     }
 
-    private static func deliver(_ r: NotificationRequest, context: MessageContext, receivedAt: Double,
-                                modified: Bool, rule: String, renderer: DisplayRenderer) -> Decision {
+    private func deliver(_ r: NotificationRequest, context: MessageContext, receivedAt: Double,
+                         modified: Bool, rule: String) -> Decision {
         var d = Decision(outcome: .delivered, route: context.route, rule: rule)
         d.request = r
         d.modified = modified

@@ -80,17 +80,14 @@ extension JSONValue {
         // Negative magnitudes cover Int64.min.
         var v = value < 0 ? value : -value
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var n = 0
+            var start = 20
             repeat {
                 let (q, r) = v.quotientAndRemainder(dividingBy: 10)
-                digits[n] = UInt8(ascii: "0") + UInt8(-r)
-                n += 1
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(-r)
                 v = q
             } while v != 0
-            while n > 0 {
-                n -= 1
-                bytes.append(digits[n])
-            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
