@@ -68,10 +68,10 @@ final class FilterChain: Sendable {
             }
             let (newContent, verdict) = apply(filter, to: context)
             trace.append(FilterTrace(name: name, verdict: verdict))
-            context.content = newContent
             if !newContent.hasAlertText {
                 return Result(content: newContent, stoppedBy: name, trace: trace)
             }
+            context.content = newContent
         }
         return Result(content: context.content, stoppedBy: nil, trace: trace)
     }

@@ -3,17 +3,47 @@
 /// A trie over topic levels, so a lookup costs the topic's depth times the
 /// number of wildcard branches, not the number of routes.
 public struct RouteTable: Sendable {
-    private final class Node: @unchecked Sendable {
-        // Built once in `init`, read-only afterwards: safe to share.
-        var literal: [Substring: Node] = [:]
-        var plus: Node?
-        /// Lowest route index whose filter ends with `#` here.
+    /// A trie node while `init` builds the table.
+    private final class Builder {
+        var literal: [Substring: Builder] = [:]
+        var plus: Builder?
         var hash: Int?
-        /// Lowest route index whose filter ends exactly here.
         var terminal: Int?
     }
 
-    private let root = Node()
+    /// A node of the finished trie: immutable, so lookups need no exclusivity checks.
+    private final class Node: Sendable {
+        let literal: [Substring: Node]
+        let plus: Node?
+        /// Lowest route index whose filter ends with `#` here.
+        let hash: Int?
+        /// Lowest route index whose filter ends exactly here.
+        let terminal: Int?
+
+        /// `b`'s node, its children taken from `done` (frozen before their parent).
+        init(_ b: Builder, _ done: [ObjectIdentifier: Node]) {
+            literal = b.literal.mapValues { done[ObjectIdentifier($0)]! }
+            plus = b.plus.map { done[ObjectIdentifier($0)]! }
+            hash = b.hash
+            terminal = b.terminal
+        }
+
+        /// Freezes the trie under `root` without recursion (filters may be thousands of levels deep).
+        static func freeze(_ root: Builder) -> Node {
+            var preorder: [Builder] = []
+            var stack = [root]
+            while let b = stack.popLast() {
+                preorder.append(b)
+                stack.append(contentsOf: b.literal.values)
+                if let plus = b.plus { stack.append(plus) }
+            }
+            var done: [ObjectIdentifier: Node] = [:]
+            for b in preorder.reversed() { done[ObjectIdentifier(b)] = Node(b, done) }
+            return done[ObjectIdentifier(root)]!
+        }
+    }
+
+    private let root: Node
     /// The routes, in file order.
     public let routes: [RouteConfig]
     /// The same routes, each behind one shared reference for the per-message path.
@@ -29,6 +59,7 @@ public struct RouteTable: Sendable {
     public init(routes: [RouteConfig]) {
         self.routes = routes
         self.entries = routes.map(Entry.init)
+        let root = Builder()
         for (index, route) in routes.enumerated() {
             var node = root
             var levels = route.topic.split(separator: "/", omittingEmptySubsequences: false)[...]
@@ -38,15 +69,16 @@ public struct RouteTable: Sendable {
                     break
                 }
                 if level == "+" {
-                    if node.plus == nil { node.plus = Node() }
+                    if node.plus == nil { node.plus = Builder() }
                     node = node.plus!
                 } else {
-                    if node.literal[level] == nil { node.literal[level] = Node() }
+                    if node.literal[level] == nil { node.literal[level] = Builder() }
                     node = node.literal[level]!
                 }
                 if levels.isEmpty { node.terminal = min(node.terminal ?? index, index) }
             }
         }
+        self.root = Node.freeze(root)
     }
 
     /// The first route matching `topic`, or `nil` (the message is `unrouted`).

@@ -58,6 +58,8 @@ struct JSONByteParser {
     /// Members of the objects being parsed, innermost object's last: one buffer for the
     /// whole document, so each dictionary is built at its final size.
     private var pendingMembers: [(key: String, value: JSONValue)] = []
+    /// How many of `pendingMembers` are in use (entries above are stale, overwritten next).
+    private var pendingCount = 0
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -138,7 +140,7 @@ struct JSONByteParser {
             return .object([:])
         }
         if pendingMembers.capacity == 0 { pendingMembers.reserveCapacity(16) }
-        let base = pendingMembers.count
+        let base = pendingCount
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -151,7 +153,13 @@ struct JSONByteParser {
             }
             index += 1
             skipWhitespace()
-            pendingMembers.append((key, try parseValue()))
+            let value = try parseValue()
+            if pendingCount < pendingMembers.count {
+                pendingMembers[pendingCount] = (key, value)
+            } else {
+                pendingMembers.append((key, value))
+            }
+            pendingCount += 1
             skipWhitespace()
             guard index < bytes.count else { throw fail("expected ',' or '}' in object, found the end of input") }
             let byte = bytes[index]
@@ -162,13 +170,9 @@ struct JSONByteParser {
         }
         depth -= 1
         // In input order, so a repeated key keeps its last value.
-        var members = [String: JSONValue](minimumCapacity: pendingMembers.count - base)
-        for i in base..<pendingMembers.count { members[pendingMembers[i].key] = pendingMembers[i].value }
-        if base == 0 {
-            pendingMembers.removeAll(keepingCapacity: true)
-        } else {
-            while pendingMembers.count > base { pendingMembers.removeLast() }
-        }
+        var members = [String: JSONValue](minimumCapacity: pendingCount - base)
+        for i in base..<pendingCount { members[pendingMembers[i].key] = pendingMembers[i].value }
+        pendingCount = base
         return .object(members)
     }
 
