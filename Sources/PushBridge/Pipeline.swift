@@ -76,34 +76,44 @@ public final class Pipeline: Sendable {
                                rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
             return
         }
-        // The closure keeps only what it reads (the context is one shared buffer; the
-        // pipeline itself rather than a copy of its renderer).
         let context = mapped.context
         let receivedAt = message.receivedAt
-        stage.process(request, context: context) { [self] result in
-            var decision: Decision
-            switch result.verdict {
-            case .deliver(let content, let modified):
-                var r = request
-                r.content = content
-                decision = deliver(r, context: context, receivedAt: receivedAt, modified: modified,
-                                   rule: result.rule)
-            case .suppressed(let by):
-                decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
-                decision.decidedBy = by
-                decision.request = request
-            case .dropped(let reason):
-                decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
-                decision.decidedBy = "on_failure: drop (\(reason))"
-                decision.request = request
-            }
-            decision.timedOut = result.timedOut
-            decision.extensionFailed = result.extensionFailed
-            decision.filterTrace = result.filterTrace.map { ($0.name, $0.verdict) }
-            decision.stageSeconds = Double(result.duration.components.seconds)
-                + Double(result.duration.components.attoseconds) / 1e18
-            completion(decision)
+        // Filters only: decided here, without a completion closure per message.
+        if let result = stage.processSynchronously(request, context: context) {
+            completion(decision(result, request: request, context: context, receivedAt: receivedAt))
+            return
         }
+        // The closure keeps only what it reads (the context is one shared buffer; the
+        // pipeline itself rather than a copy of its renderer).
+        stage.process(request, context: context) { [self] result in
+            completion(decision(result, request: request, context: context, receivedAt: receivedAt))
+        }
+    }
+
+    /// The decision for the extension stage's `result` (rule 5 applied by the stage).
+    private func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
+                          receivedAt: Double) -> Decision {
+        var decision: Decision
+        switch result.verdict {
+        case .deliver(let content, let modified):
+            var r = request
+            r.content = content
+            decision = deliver(r, context: context, receivedAt: receivedAt, modified: modified, rule: result.rule)
+        case .suppressed(let by):
+            decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
+            decision.decidedBy = by
+            decision.request = request
+        case .dropped(let reason):
+            decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
+            decision.decidedBy = "on_failure: drop (\(reason))"
+            decision.request = request
+        }
+        decision.timedOut = result.timedOut
+        decision.extensionFailed = result.extensionFailed
+        decision.filterTrace = result.filterTrace.map { ($0.name, $0.verdict) }
+        decision.stageSeconds = Double(result.duration.components.seconds)
+            + Double(result.duration.components.attoseconds) / 1e18
+        return decision
     }
 
     private func deliver(_ r: NotificationRequest, context: MessageContext, message: InboundMessage,

@@ -1,6 +1,11 @@
 /// SPEC section 2 rule 5: how the end of the chain becomes the stage's result.
 extension ExtensionStage {
     func finish(_ run: Run, _ end: ChainEnd) {
+        run.completion(result(run, end))
+    }
+
+    /// The stage's result for `run` ending in `end`; leaves the admission place it held.
+    func result(_ run: Run, _ end: ChainEnd) -> StageResult {
         var result = decide(run, end)
         result.filterTrace = annotate(run.trace, decision: result, end: end, request: run.request)
         result.duration = clock.monotonic() - run.start
@@ -8,7 +13,7 @@ extension ExtensionStage {
         if case .dropped(let reason) = result.verdict {
             logger.warning("extension: request \(run.request.id) dropped: \(reason)")
         }
-        run.completion(result)
+        return result
     }
 
     private func decide(_ run: Run, _ end: ChainEnd) -> StageResult {
@@ -35,11 +40,15 @@ extension ExtensionStage {
             let who = decidedBy ?? "extension"
             if content.isEmpty && filteringGranted && run.request.pushType == .alert {
                 return StageResult(verdict: .suppressed(decidedBy: who),
-                                   rule: "empty content from \(who) with the filtering entitlement and push type alert: suppressed")
+                                   rule: suppressedRules[who] ?? Self.suppressedRule(who: who))
             }
             return StageResult(verdict: deliverOriginal,
                                rule: "content without alert text from \(who), \(Self.whyNotSuppressed(content, filteringGranted, run.request)); original delivered")
         }
+    }
+
+    static func suppressedRule(who: String) -> String {
+        "empty content from \(who) with the filtering entitlement and push type alert: suppressed"
     }
 
     private static func whyNotSuppressed(_ content: NotificationContent, _ granted: Bool, _ request: NotificationRequest) -> String {
