@@ -137,10 +137,11 @@ public struct MessageContext: EvaluationContext, Sendable {
 
     /// As above, with the payload as bytes: `raw` is decoded from them only when read.
     init(topic: String, payload: JSONValue, rawBytes: [UInt8], properties: [String: String],
-         route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int, now: Double) {
+         route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int, now: Double,
+         timeZone: TimeZone) {
         storage = Storage(topic: topic, payload: payload, raw: nil, rawBytes: rawBytes, properties: properties,
                           route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
-                          content: NotificationContent(), now: now, timeZone: .current)
+                          content: NotificationContent(), now: now, timeZone: timeZone)
     }
 
     public func value(of variable: Variable) -> JSONValue {

@@ -8,7 +8,11 @@ public struct RequestMapper: Sendable {
         public var request: Result<NotificationRequest, Rejection>
     }
 
-    public init() {}
+    /// The zone `hour` and `weekday` use: the system zone when the mapper was made
+    /// (Foundation caches it for the process anyway; this spares its lock per message).
+    let timeZone: TimeZone
+
+    public init() { timeZone = .current }
 
     /// Maps `message` with `route`. `id` is the UUID fixed when the message arrived
     /// (used unless the source gives an `apns-id`).
@@ -31,7 +35,7 @@ public struct RequestMapper: Sendable {
         var context = MessageContext(topic: message.topic, payload: payload, rawBytes: message.payload,
                                      properties: properties, route: entry.route.name, qos: message.qos,
                                      retain: message.retain, pushType: entry.route.pushType,
-                                     priority: entry.route.effectivePriority, now: now)
+                                     priority: entry.route.effectivePriority, now: now, timeZone: timeZone)
         do throws(Rejection) {
             let request = try build(message, entry: entry, id: id, context: &context)
             try request.validate()

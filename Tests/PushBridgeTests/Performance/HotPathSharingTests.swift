@@ -51,7 +51,8 @@ struct HotPathSharingTests {
     func contextCopyOnWrite() {
         let bytes: [UInt8] = Array("{\"a\":1}".utf8) + [0xFF]
         var a = MessageContext(topic: "x/y", payload: .null, rawBytes: bytes, properties: ["p": "v"],
-                               route: "r", qos: 1, retain: true, pushType: .alert, priority: 10, now: 5)
+                               route: "r", qos: 1, retain: true, pushType: .alert, priority: 10, now: 5,
+                               timeZone: .current)
         #expect(a.raw == String(decoding: bytes, as: UTF8.self))
         var b = a
         var content = NotificationContent()
