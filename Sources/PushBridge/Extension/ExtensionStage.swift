@@ -112,13 +112,16 @@ public final class ExtensionStage: Sendable {
         var context = context
         context.content = request.content
         let filtered = filters.run(request.content, context: context)
-        var run = Run(request: request, context: context, start: start, trace: filtered.trace, completion: completion)
         if stopped.load(ordering: .acquiring) {
-            return result(run, .failed("stage", reason: "the extension stage is shut down"))
+            return result(request, start: start, trace: filtered.trace, admitted: false,
+                          .failed("stage", reason: "the extension stage is shut down"))
         }
         guard filtered.content.hasAlertText, !steps.isEmpty else {
-            return result(run, .content(filtered.content, decidedBy: filtered.stoppedBy))
+            return result(request, start: start, trace: filtered.trace, admitted: false,
+                          .content(filtered.content, decidedBy: filtered.stoppedBy))
         }
+        // Only a request going on to the asynchronous steps needs its `Run`.
+        var run = Run(request: request, context: context, start: start, trace: filtered.trace, completion: completion)
         run.admitted = true
         let content = filtered.content
         let admittedRun = run
