@@ -110,7 +110,7 @@ public final class Pipeline: Sendable {
         }
         decision.timedOut = result.timedOut
         decision.extensionFailed = result.extensionFailed
-        decision.filterTrace = result.filterTrace.map { ($0.name, $0.verdict) }
+        decision.stageTrace = result.filterTrace
         decision.stageSeconds = Double(result.duration.components.seconds)
             + Double(result.duration.components.attoseconds) / 1e18
         return decision
