@@ -39,6 +39,8 @@ public final class Bridge: Sendable {
         var decision: Decision
         /// The journal row, when the message was journaled.
         var seq: Int64?
+        /// The topic's counters in `stats` (found once, at arrival).
+        var topicSlot: Int
     }
 
     /// Builds a bridge for `config`; `serviceExtension` lets a program supply its own Swift extension.
@@ -204,13 +206,14 @@ public final class Bridge: Sendable {
 
     private func process(_ message: InboundMessage, id: String, seq: Int64?,
                          now: Double = Date().timeIntervalSince1970) {
-        stats.received(topic: message.topic)
+        // `now` is the arrival time of a live message, a fresh clock read for a replayed one.
+        let topicSlot = stats.received(topic: message.topic, at: now)
         clientBox.inFlight.add(1, ordering: .relaxed)
         let ticket = sequencer.enter(message.topic)
         let sequencer = self.sequencer
         pipeline.process(message, id: id, now: now) { decision in
             sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
-                                                decision: decision, seq: seq))
+                                                decision: decision, seq: seq, topicSlot: topicSlot))
         }
     }
 
@@ -221,7 +224,7 @@ public final class Bridge: Sendable {
         if logger.enabled(.debug) {
             logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))")
         }
-        stats.finished(topic: f.topic, decision: f.decision)
+        stats.finished(topicSlot: f.topicSlot, decision: f.decision)
         box.inFlight.subtract(1, ordering: .releasing)
     }
 

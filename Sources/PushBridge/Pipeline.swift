@@ -30,21 +30,21 @@ public final class Pipeline: Sendable {
     /// extension stage is synchronous, otherwise from the stage's thread.
     public func process(_ message: InboundMessage, id: String, now: Double = Date().timeIntervalSince1970,
                         completion: @escaping @Sendable (Decision) -> Void) {
-        guard let route = table.match(message.topic) else {
+        guard let entry = table.matchEntry(message.topic) else {
             var d = Decision(outcome: .unrouted, route: nil, rule: "rule 1: no route matches the topic")
             d.rejection = nil
             completion(d)
             return
         }
-        let mapped = mapper.map(message, route: route, id: id, now: now)
+        let mapped = mapper.map(message, entry: entry, id: id, now: now)
         let request: NotificationRequest
         switch mapped.request {
         case .failure(let rejection):
-            var d = Decision(outcome: .rejected, route: route.name,
+            var d = Decision(outcome: .rejected, route: entry.route.name,
                              rule: "rule 2: the request failed validation (\(rejection.reason.rawValue))")
             d.rejection = rejection
             if let dl = renderer.deadLetterMessage(rejection, message: message, context: mapped.context,
-                                                   route: route.name) {
+                                                   route: entry.route.name) {
                 d.publish = [dl]
             }
             completion(d)
@@ -53,20 +53,20 @@ public final class Pipeline: Sendable {
             request = r
         }
         if let e = request.expiration, e > 0, Double(e) < now {
-            var d = Decision(outcome: .expired, route: route.name, rule: "rule 3: apns-expiration \(e) has passed")
+            var d = Decision(outcome: .expired, route: entry.route.name, rule: "rule 3: apns-expiration \(e) has passed")
             d.request = request
             completion(d)
             return
         }
         if let type = request.pushType, type != .alert {
-            var d = Decision(outcome: .notDisplayed, route: route.name,
+            var d = Decision(outcome: .notDisplayed, route: entry.route.name,
                              rule: "rule 4: push type '\(type.rawValue)' is not displayed")
             d.request = request
             completion(d)
             return
         }
         if !request.content.hasAlertText {
-            var d = Decision(outcome: .notDisplayed, route: route.name, rule: "rule 4: no alert text")
+            var d = Decision(outcome: .notDisplayed, route: entry.route.name, rule: "rule 4: no alert text")
             d.request = request
             completion(d)
             return
@@ -76,44 +76,57 @@ public final class Pipeline: Sendable {
                                rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
             return
         }
-        let renderer = self.renderer
-        stage.process(request, context: mapped.context) { result in
-            var decision: Decision
-            switch result.verdict {
-            case .deliver(let content, let modified):
-                var r = request
-                r.content = content
-                decision = Self.deliver(r, context: mapped.context, message: message, modified: modified,
-                                        rule: result.rule, renderer: renderer)
-            case .suppressed(let by):
-                decision = Decision(outcome: .suppressed, route: route.name, rule: result.rule)
-                decision.decidedBy = by
-                decision.request = request
-            case .dropped(let reason):
-                decision = Decision(outcome: .suppressed, route: route.name, rule: result.rule)
-                decision.decidedBy = "on_failure: drop (\(reason))"
-                decision.request = request
-            }
-            decision.timedOut = result.timedOut
-            decision.extensionFailed = result.extensionFailed
-            decision.filterTrace = result.filterTrace.map { ($0.name, $0.verdict) }
-            decision.stageSeconds = Double(result.duration.components.seconds)
-                + Double(result.duration.components.attoseconds) / 1e18
-            completion(decision)
+        let context = mapped.context
+        let receivedAt = message.receivedAt
+        // Filters only: decided here, without a completion closure per message.
+        if let result = stage.processSynchronously(request, context: context) {
+            completion(decision(result, request: request, context: context, receivedAt: receivedAt))
+            return
         }
+        // The closure keeps only what it reads (the context is one shared buffer; the
+        // pipeline itself rather than a copy of its renderer).
+        stage.process(request, context: context) { [self] result in
+            completion(decision(result, request: request, context: context, receivedAt: receivedAt))
+        }
+    }
+
+    /// The decision for the extension stage's `result` (rule 5 applied by the stage).
+    private func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
+                          receivedAt: Double) -> Decision {
+        var decision: Decision
+        switch result.verdict {
+        case .deliver(let content, let modified):
+            var r = request
+            r.content = content
+            decision = deliver(r, context: context, receivedAt: receivedAt, modified: modified, rule: result.rule)
+        case .suppressed(let by):
+            decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
+            decision.decidedBy = by
+            decision.request = request
+        case .dropped(let reason):
+            decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
+            decision.decidedBy = "on_failure: drop (\(reason))"
+            decision.request = request
+        }
+        decision.timedOut = result.timedOut
+        decision.extensionFailed = result.extensionFailed
+        decision.stageTrace = result.filterTrace
+        decision.stageSeconds = Double(result.duration.components.seconds)
+            + Double(result.duration.components.attoseconds) / 1e18
+        return decision
     }
 
     private func deliver(_ r: NotificationRequest, context: MessageContext, message: InboundMessage,
                          modified: Bool, rule: String) -> Decision {
-        Self.deliver(r, context: context, message: message, modified: modified, rule: rule, renderer: renderer)
+        deliver(r, context: context, receivedAt: message.receivedAt, modified: modified, rule: rule)
     }
 
-    private static func deliver(_ r: NotificationRequest, context: MessageContext, message: InboundMessage,
-                                modified: Bool, rule: String, renderer: DisplayRenderer) -> Decision {
+    private func deliver(_ r: NotificationRequest, context: MessageContext, receivedAt: Double,
+                         modified: Bool, rule: String) -> Decision {
         var d = Decision(outcome: .delivered, route: context.route, rule: rule)
         d.request = r
         d.modified = modified
-        d.publish = [renderer.displayMessage(r, context: context, modified: modified, receivedAt: message.receivedAt)]
+        d.publish = [renderer.displayMessage(r, context: context, modified: modified, receivedAt: receivedAt)]
         return d
     }
 }

@@ -26,7 +26,12 @@ public struct Decision: Sendable {
     /// The extension failed (threw, crashed, answered garbage).
     public var extensionFailed = false
     /// Each filter's verdict, in order.
-    public var filterTrace: [(name: String, verdict: String)] = []
+    public var filterTrace: [(name: String, verdict: String)] {
+        get { stageTrace.map { ($0.name, $0.verdict) } }
+        set { stageTrace = newValue.map { FilterTrace(name: $0.name, verdict: $0.verdict) } }
+    }
+    /// The stage's trace as it came (shared, not converted per message; `filterTrace` reads it).
+    var stageTrace: [FilterTrace] = []
     /// Time spent in the extension stage, in seconds (nil when it did not run).
     public var stageSeconds: Double?
     /// The messages to publish: the display message or the dead letter.

@@ -53,6 +53,8 @@ public final class ExtensionStage: Sendable {
     let clock: StageClock
     private let filters: FilterChain
     private let steps: [Step]
+    /// Rule 5's suppression text for each filter and step name, made once (not per message).
+    let suppressedRules: [String: String]
     let admission: Admission
     private let workQueue = DispatchQueue(label: "pushbridge.extension.work", attributes: .concurrent)
     private let timerQueue = DispatchQueue(label: "pushbridge.extension.timers")
@@ -67,6 +69,11 @@ public final class ExtensionStage: Sendable {
         self.logger = logger
         self.clock = clock
         filters = FilterChain(config.filters, clock: clock)
+        var rules: [String: String] = [:]
+        for name in config.filters.map(\.name) + ["extension", "command"] {
+            rules[name] = Self.suppressedRule(who: name)
+        }
+        suppressedRules = rules
         var steps: [Step] = []
         if let serviceExtension { steps.append(.inProcess(serviceExtension)) }
         if let command = config.command, !command.isEmpty {
@@ -81,25 +88,40 @@ public final class ExtensionStage: Sendable {
     /// Runs `request` through the stage; `completion` receives the result exactly once.
     public func process(_ request: NotificationRequest, context: MessageContext,
                         completion: @escaping @Sendable (StageResult) -> Void) {
+        if let result = begin(request, context: context, completion: completion) { completion(result) }
+    }
+
+    /// The result `process` would hand its completion, decided in the caller's thread, when
+    /// no asynchronous step is configured; otherwise `nil` and nothing ran (use `process`).
+    /// Spares the per-request completion closure on the common, synchronous path.
+    func processSynchronously(_ request: NotificationRequest, context: MessageContext) -> StageResult? {
+        guard steps.isEmpty else { return nil }
+        return begin(request, context: context, completion: { _ in })
+    }
+
+    /// Everything up to the asynchronous steps: the result when the request is decided
+    /// here, or `nil` once it was handed to the steps (which call `completion`).
+    private func begin(_ request: NotificationRequest, context: MessageContext,
+                       completion: @escaping @Sendable (StageResult) -> Void) -> StageResult? {
         let start = clock.monotonic()
         if let reason = Self.notRunReason(request) {
-            completion(StageResult(verdict: .deliver(request.content, modified: false),
-                                   rule: "extension not run: \(reason); original delivered",
-                                   duration: clock.monotonic() - start))
-            return
+            return StageResult(verdict: .deliver(request.content, modified: false),
+                               rule: "extension not run: \(reason); original delivered",
+                               duration: clock.monotonic() - start)
         }
         var context = context
         context.content = request.content
         let filtered = filters.run(request.content, context: context)
-        var run = Run(request: request, context: context, start: start, trace: filtered.trace, completion: completion)
         if stopped.load(ordering: .acquiring) {
-            finish(run, .failed("stage", reason: "the extension stage is shut down"))
-            return
+            return result(request, start: start, trace: filtered.trace, admitted: false,
+                          .failed("stage", reason: "the extension stage is shut down"))
         }
         guard filtered.content.hasAlertText, !steps.isEmpty else {
-            finish(run, .content(filtered.content, decidedBy: filtered.stoppedBy))
-            return
+            return result(request, start: start, trace: filtered.trace, admitted: false,
+                          .content(filtered.content, decidedBy: filtered.stoppedBy))
         }
+        // Only a request going on to the asynchronous steps needs its `Run`.
+        var run = Run(request: request, context: context, start: start, trace: filtered.trace, completion: completion)
         run.admitted = true
         let content = filtered.content
         let admittedRun = run
@@ -109,6 +131,7 @@ public final class ExtensionStage: Sendable {
         admission.enter(Admission.Waiter(
             start: { [self] in runStep(0, content: content, run: admittedRun) },
             abandon: { [self] in finish(notAdmitted, .failed("stage", reason: "the extension stage is shut down")) }))
+        return nil
     }
 
     deinit { shutdown() }

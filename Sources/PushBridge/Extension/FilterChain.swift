@@ -15,12 +15,19 @@ final class FilterChain: Sendable {
         var trace: [FilterTrace]
     }
 
-    private struct Compiled: Sendable {
+    /// A class, so walking the chain per message does not copy each filter's config.
+    private final class Compiled: Sendable {
         let config: FilterConfig
         /// Hit memory for `dedupe` and `rate_limit`.
         let windows: KeyedWindows?
         /// The zone of a `quiet_hours` filter; `nil` uses the message context's zone.
         let timeZone: TimeZone?
+
+        init(config: FilterConfig, windows: KeyedWindows?, timeZone: TimeZone?) {
+            self.config = config
+            self.windows = windows
+            self.timeZone = timeZone
+        }
     }
 
     private let filters: [Compiled]
@@ -48,6 +55,7 @@ final class FilterChain: Sendable {
         var context = context
         context.content = content
         var trace: [FilterTrace] = []
+        trace.reserveCapacity(filters.count)
         for filter in filters {
             let name = filter.config.name
             if let routes = filter.config.routes, !routes.contains(context.route) {
@@ -60,10 +68,10 @@ final class FilterChain: Sendable {
             }
             let (newContent, verdict) = apply(filter, to: context)
             trace.append(FilterTrace(name: name, verdict: verdict))
-            context.content = newContent
             if !newContent.hasAlertText {
                 return Result(content: newContent, stoppedBy: name, trace: trace)
             }
+            context.content = newContent
         }
         return Result(content: context.content, stoppedBy: nil, trace: trace)
     }

@@ -1,18 +1,24 @@
 /// SPEC section 2 rule 5: how the end of the chain becomes the stage's result.
 extension ExtensionStage {
     func finish(_ run: Run, _ end: ChainEnd) {
-        var result = decide(run, end)
-        result.filterTrace = annotate(run.trace, decision: result, end: end, request: run.request)
-        result.duration = clock.monotonic() - run.start
-        if run.admitted { admission.leave() }
-        if case .dropped(let reason) = result.verdict {
-            logger.warning("extension: request \(run.request.id) dropped: \(reason)")
-        }
-        run.completion(result)
+        run.completion(result(run.request, start: run.start, trace: run.trace, admitted: run.admitted, end))
     }
 
-    private func decide(_ run: Run, _ end: ChainEnd) -> StageResult {
-        let original = run.request.content
+    /// The stage's result for `request` ending in `end`; leaves the admission place it held.
+    func result(_ request: NotificationRequest, start: Duration, trace: [FilterTrace], admitted: Bool,
+                _ end: ChainEnd) -> StageResult {
+        var result = decide(request, end)
+        result.filterTrace = annotate(trace, decision: result, end: end, request: request)
+        result.duration = clock.monotonic() - start
+        if admitted { admission.leave() }
+        if case .dropped(let reason) = result.verdict {
+            logger.warning("extension: request \(request.id) dropped: \(reason)")
+        }
+        return result
+    }
+
+    private func decide(_ request: NotificationRequest, _ end: ChainEnd) -> StageResult {
+        let original = request.content
         let deliverOriginal = StageResult.Verdict.deliver(original, modified: false)
         switch end {
         case .timedOut(let step):
@@ -33,13 +39,17 @@ extension ExtensionStage {
                                                    : "content with alert text: delivered unchanged")
             }
             let who = decidedBy ?? "extension"
-            if content.isEmpty && filteringGranted && run.request.pushType == .alert {
+            if content.isEmpty && filteringGranted && request.pushType == .alert {
                 return StageResult(verdict: .suppressed(decidedBy: who),
-                                   rule: "empty content from \(who) with the filtering entitlement and push type alert: suppressed")
+                                   rule: suppressedRules[who] ?? Self.suppressedRule(who: who))
             }
             return StageResult(verdict: deliverOriginal,
-                               rule: "content without alert text from \(who), \(Self.whyNotSuppressed(content, filteringGranted, run.request)); original delivered")
+                               rule: "content without alert text from \(who), \(Self.whyNotSuppressed(content, filteringGranted, request)); original delivered")
         }
+    }
+
+    static func suppressedRule(who: String) -> String {
+        "empty content from \(who) with the filtering entitlement and push type alert: suppressed"
     }
 
     private static func whyNotSuppressed(_ content: NotificationContent, _ granted: Bool, _ request: NotificationRequest) -> String {

@@ -12,6 +12,7 @@ extension Node {
         case .member(let base, let name):
             return base.evaluate(in: context)[name] ?? .null
         case .index(let base, let index):
+            if case .variable(.levels) = base { return context.levelsElement(index.evaluate(in: context)) }
             return Node.subscripted(base.evaluate(in: context), by: index.evaluate(in: context))
         case .not(let operand):
             return .bool(!Operators.isTruthy(operand.evaluate(in: context)))

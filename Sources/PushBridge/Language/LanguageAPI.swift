@@ -9,6 +9,16 @@ public enum Variable: String, CaseIterable, Sendable {
 public protocol EvaluationContext {
     /// The current value of `variable`.
     func value(of variable: Variable) -> JSONValue
+    /// `levels[position]`: the same as subscripting `value(of: .levels)`; a context can
+    /// answer it without building the whole list.
+    func levelsElement(_ position: JSONValue) -> JSONValue
+}
+
+extension EvaluationContext {
+    /// Subscripts `value(of: .levels)`.
+    public func levelsElement(_ position: JSONValue) -> JSONValue {
+        Node.subscripted(value(of: .levels), by: position)
+    }
 }
 
 /// A syntax error in an expression or template, with its position in the source.

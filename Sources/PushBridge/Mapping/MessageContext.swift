@@ -3,45 +3,145 @@ import Foundation
 /// Everything an expression can see about one message (SPEC section 4 names).
 ///
 /// Built once per message by the mapper; the extension stage updates `content`
-/// as filters rewrite it.
+/// as filters rewrite it. The fields live in one shared buffer that is copied on the
+/// first write to a shared value, so handing the context from the mapper to the filters,
+/// the extension stage and the renderer costs one reference count per hand-over.
 public struct MessageContext: EvaluationContext, Sendable {
-    public var topic: String
-    public var levels: [String]
+    /// The fields. `@unchecked Sendable`: a buffer is only written while uniquely
+    /// referenced (copy on write), so a buffer shared between threads is never mutated.
+    private final class Storage: @unchecked Sendable {
+        var topic: String
+        var payload: JSONValue
+        /// `nil`: decoded from `rawBytes` when read.
+        var raw: String?
+        var rawBytes: [UInt8]
+        var properties: [String: String]
+        var route: String
+        var qos: Int
+        var retain: Bool
+        var pushType: PushType?
+        var priority: Int
+        var content: NotificationContent
+        var now: Double
+        var timeZone: TimeZone
+
+        init(topic: String, payload: JSONValue, raw: String?, rawBytes: [UInt8], properties: [String: String],
+             route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int,
+             content: NotificationContent, now: Double, timeZone: TimeZone) {
+            self.topic = topic
+            self.payload = payload
+            self.raw = raw
+            self.rawBytes = rawBytes
+            self.properties = properties
+            self.route = route
+            self.qos = qos
+            self.retain = retain
+            self.pushType = pushType
+            self.priority = priority
+            self.content = content
+            self.now = now
+            self.timeZone = timeZone
+        }
+
+        func copy() -> Storage {
+            Storage(topic: topic, payload: payload, raw: raw, rawBytes: rawBytes, properties: properties,
+                    route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
+                    content: content, now: now, timeZone: timeZone)
+        }
+    }
+
+    private var storage: Storage
+
+    /// The buffer, made unique first (copy on write).
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public var topic: String {
+        get { storage.topic }
+        set { uniqueStorage().topic = newValue }
+    }
+    /// The topic's levels (split at `/`, empty levels kept), computed when read.
+    public var levels: [String] {
+        topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    }
     /// The payload: parsed JSON for `input: json`/`apns` (text when not JSON), text otherwise.
-    public var payload: JSONValue
+    public var payload: JSONValue {
+        get { storage.payload }
+        set { uniqueStorage().payload = newValue }
+    }
     /// The payload as text (invalid UTF-8 replaced).
-    public var raw: String
+    public var raw: String {
+        get { storage.raw ?? String(decoding: storage.rawBytes, as: UTF8.self) }
+        set {
+            let s = uniqueStorage()
+            s.raw = newValue
+            s.rawBytes = []
+        }
+    }
     /// MQTT 5 user properties (last value wins for a repeated name).
-    public var properties: [String: String]
-    public var route: String
-    public var qos: Int
-    public var retain: Bool
+    public var properties: [String: String] {
+        get { storage.properties }
+        set { uniqueStorage().properties = newValue }
+    }
+    public var route: String {
+        get { storage.route }
+        set { uniqueStorage().route = newValue }
+    }
+    public var qos: Int {
+        get { storage.qos }
+        set { uniqueStorage().qos = newValue }
+    }
+    public var retain: Bool {
+        get { storage.retain }
+        set { uniqueStorage().retain = newValue }
+    }
     /// `nil` is the legacy case, seen by expressions as `"none"`.
-    public var pushType: PushType?
-    public var priority: Int
-    public var content: NotificationContent
+    public var pushType: PushType? {
+        get { storage.pushType }
+        set { uniqueStorage().pushType = newValue }
+    }
+    public var priority: Int {
+        get { storage.priority }
+        set { uniqueStorage().priority = newValue }
+    }
+    /// The content as the filters left it. Setting the content already there (the same
+    /// value passed along) changes nothing and copies nothing.
+    public var content: NotificationContent {
+        get { storage.content }
+        set {
+            if newValue.isIdentical(to: storage.content) { return }
+            uniqueStorage().content = newValue
+        }
+    }
     /// Evaluation time, UNIX seconds.
-    public var now: Double
+    public var now: Double {
+        get { storage.now }
+        set { uniqueStorage().now = newValue }
+    }
     /// Time zone used for `hour` and `weekday`.
-    public var timeZone: TimeZone
+    public var timeZone: TimeZone {
+        get { storage.timeZone }
+        set { uniqueStorage().timeZone = newValue }
+    }
 
     public init(topic: String, payload: JSONValue, raw: String, properties: [String: String] = [:],
                 route: String = "", qos: Int = 0, retain: Bool = false, pushType: PushType? = .alert,
                 priority: Int = 10, content: NotificationContent = NotificationContent(),
                 now: Double = Date().timeIntervalSince1970, timeZone: TimeZone = .current) {
-        self.topic = topic
-        self.levels = topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        self.payload = payload
-        self.raw = raw
-        self.properties = properties
-        self.route = route
-        self.qos = qos
-        self.retain = retain
-        self.pushType = pushType
-        self.priority = priority
-        self.content = content
-        self.now = now
-        self.timeZone = timeZone
+        storage = Storage(topic: topic, payload: payload, raw: raw, rawBytes: [], properties: properties,
+                          route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
+                          content: content, now: now, timeZone: timeZone)
+    }
+
+    /// As above, with the payload as bytes: `raw` is decoded from them only when read.
+    init(topic: String, payload: JSONValue, rawBytes: [UInt8], properties: [String: String],
+         route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int, now: Double,
+         timeZone: TimeZone) {
+        storage = Storage(topic: topic, payload: payload, raw: nil, rawBytes: rawBytes, properties: properties,
+                          route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
+                          content: NotificationContent(), now: now, timeZone: timeZone)
     }
 
     public func value(of variable: Variable) -> JSONValue {
@@ -67,6 +167,42 @@ public struct MessageContext: EvaluationContext, Sendable {
             let weekday = calendar.component(.weekday, from: date)  // 1 = Sunday
             return .int(Int64(weekday == 1 ? 7 : weekday - 1))
         }
+    }
+
+    /// `levels[position]` found in the topic without building the list.
+    public func levelsElement(_ position: JSONValue) -> JSONValue {
+        let p: Int64
+        switch position {
+        case .int(let n): p = n
+        case .double(let d):
+            guard d.rounded(.towardZero) == d, d.magnitude < 9.0e15 else { return .null }
+            p = Int64(d)
+        default: return .null
+        }
+        let slash = UInt8(ascii: "/")
+        func find(_ utf8: UnsafeBufferPointer<UInt8>) -> JSONValue {
+            var wanted = p
+            if p < 0 {
+                var count: Int64 = 1
+                for byte in utf8 where byte == slash { count += 1 }
+                wanted = count + p
+                if wanted < 0 { return .null }
+            }
+            var start = 0
+            var level: Int64 = 0
+            while true {
+                var end = start
+                while end < utf8.count && utf8[end] != slash { end += 1 }
+                if level == wanted {
+                    return .string(String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<end]), as: UTF8.self))
+                }
+                if end == utf8.count { return .null }
+                start = end + 1
+                level += 1
+            }
+        }
+        var topic = storage.topic
+        return topic.withUTF8(find)
     }
 }
 

@@ -8,27 +8,36 @@ public struct RequestMapper: Sendable {
         public var request: Result<NotificationRequest, Rejection>
     }
 
-    public init() {}
+    /// The zone `hour` and `weekday` use: the system zone when the mapper was made
+    /// (Foundation caches it for the process anyway; this spares its lock per message).
+    let timeZone: TimeZone
+
+    public init() { timeZone = .current }
 
     /// Maps `message` with `route`. `id` is the UUID fixed when the message arrived
     /// (used unless the source gives an `apns-id`).
     public func map(_ message: InboundMessage, route: RouteConfig, id: String, now: Double) -> Mapped {
-        let raw = String(decoding: message.payload, as: UTF8.self)
+        map(message, entry: RouteTable.Entry(route), id: id, now: now)
+    }
+
+    /// As above, with the route read in place from the table's shared entry (no copy).
+    func map(_ message: InboundMessage, entry: RouteTable.Entry, id: String, now: Double) -> Mapped {
         var properties: [String: String] = [:]
         for p in message.userProperties { properties[p.name] = p.value }
         let payload: JSONValue
-        switch route.input {
+        switch entry.route.input {
         case .text:
-            payload = .string(raw)
+            payload = .string(String(decoding: message.payload, as: UTF8.self))
         case .json, .apns:
-            payload = (try? JSONValue.parse(message.payload)) ?? .string(raw)
+            payload = (try? JSONValue.parse(message.payload)) ?? .string(String(decoding: message.payload, as: UTF8.self))
         }
-        var context = MessageContext(topic: message.topic, payload: payload, raw: raw,
-                                     properties: properties, route: route.name, qos: message.qos,
-                                     retain: message.retain, pushType: route.pushType,
-                                     priority: route.effectivePriority, now: now)
+        // `raw` is decoded from the payload bytes only if something reads it.
+        var context = MessageContext(topic: message.topic, payload: payload, rawBytes: message.payload,
+                                     properties: properties, route: entry.route.name, qos: message.qos,
+                                     retain: message.retain, pushType: entry.route.pushType,
+                                     priority: entry.route.effectivePriority, now: now, timeZone: timeZone)
         do throws(Rejection) {
-            let request = try build(message, route: route, id: id, context: &context)
+            let request = try build(message, entry: entry, id: id, context: &context)
             try request.validate()
             return Mapped(context: context, request: .success(request))
         } catch {
@@ -36,13 +45,13 @@ public struct RequestMapper: Sendable {
         }
     }
 
-    private func build(_ message: InboundMessage, route: RouteConfig, id: String,
+    private func build(_ message: InboundMessage, entry: RouteTable.Entry, id: String,
                        context: inout MessageContext) throws(Rejection) -> NotificationRequest {
         if message.payload.isEmpty {
             throw Rejection(.payloadEmpty, "the message payload is empty")
         }
-        var request = NotificationRequest(id: id, pushType: route.pushType, priority: route.effectivePriority)
-        if route.input == .apns {
+        var request = NotificationRequest(id: id, pushType: entry.route.pushType, priority: entry.route.effectivePriority)
+        if entry.route.input == .apns {
             if case .string = context.payload {
                 throw Rejection(.invalidPayload, "input 'apns' needs a JSON APNs body, got text")
             }
@@ -50,20 +59,20 @@ public struct RequestMapper: Sendable {
             request.content = parsed.content
             request.mutableContent = parsed.mutableContent
             request.contentAvailable = parsed.contentAvailable
-            try applyHeaderProperties(context.properties, route: route, to: &request)
+            try applyHeaderProperties(context.properties, entry: entry, to: &request)
         } else {
-            request.content = try renderContent(route, context)
-            request.mutableContent = route.mutableContent
-            request.contentAvailable = route.pushType == .background
+            request.content = try renderContent(entry, context)
+            request.mutableContent = entry.route.mutableContent
+            request.contentAvailable = entry.route.pushType == .background
         }
         context.pushType = request.pushType
         context.priority = request.priority
         context.content = request.content
-        if request.collapseID == nil, let t = route.collapseID {
+        if request.collapseID == nil, let t = entry.route.collapseID {
             let s = t.render(in: context)
             request.collapseID = s.isEmpty ? nil : s
         }
-        if request.expiration == nil, let spec = route.expiration {
+        if request.expiration == nil, let spec = entry.route.expiration {
             switch spec {
             case .after(let d):
                 request.expiration = Int64(message.receivedAt.rounded(.down)) + d.components.seconds
@@ -79,14 +88,14 @@ public struct RequestMapper: Sendable {
     }
 
     /// Route values are defaults; `apns-*` user properties override them.
-    private func applyHeaderProperties(_ p: [String: String], route: RouteConfig,
+    private func applyHeaderProperties(_ p: [String: String], entry: RouteTable.Entry,
                                        to request: inout NotificationRequest) throws(Rejection) {
         if let t = p["apns-push-type"] {
             guard let type = PushType(rawValue: t) else {
                 throw Rejection(.invalidPushType, "apns-push-type \"\(t)\" is not a push type")
             }
             request.pushType = type
-            if route.priority == nil { request.priority = type == .background ? 5 : 10 }
+            if entry.route.priority == nil { request.priority = type == .background ? 5 : 10 }
         } else {
             // `input: apns` without the property is the legacy case (push type absent).
             request.pushType = nil
@@ -111,23 +120,26 @@ public struct RequestMapper: Sendable {
         }
     }
 
-    private func renderContent(_ route: RouteConfig, _ context: MessageContext) throws(Rejection) -> NotificationContent {
-        let a = route.alert
+    private func renderContent(_ entry: RouteTable.Entry, _ context: MessageContext) throws(Rejection) -> NotificationContent {
         var c = NotificationContent()
-        func text(_ t: Template?) -> String? {
-            guard let t else { return nil }
-            let s = t.render(in: context)
-            return s.isEmpty ? nil : s
+        // Templates are read in place from the route (no copy of `alert` or of a template).
+        func text(_ t: borrowing Template?) -> String? {
+            switch t {
+            case .none: return nil
+            case .some(let t):
+                let s = t.render(in: context)
+                return s.isEmpty ? nil : s
+            }
         }
-        c.title = text(a.title)
-        c.subtitle = text(a.subtitle)
-        c.body = text(a.body)
-        c.sound = text(a.sound)
-        c.threadID = text(a.threadID)
-        c.category = text(a.category)
-        c.targetContentID = text(a.targetContentID)
-        c.filterCriteria = text(a.filterCriteria)
-        if let t = a.badge {
+        c.title = text(entry.route.alert.title)
+        c.subtitle = text(entry.route.alert.subtitle)
+        c.body = text(entry.route.alert.body)
+        c.sound = text(entry.route.alert.sound)
+        c.threadID = text(entry.route.alert.threadID)
+        c.category = text(entry.route.alert.category)
+        c.targetContentID = text(entry.route.alert.targetContentID)
+        c.filterCriteria = text(entry.route.alert.filterCriteria)
+        if let t = entry.route.alert.badge {
             let v = t.value(in: context)
             if !Self.isBlank(v) {
                 guard let n = Self.integer(v), let b = Int(exactly: n) else {
@@ -136,13 +148,13 @@ public struct RequestMapper: Sendable {
                 c.badge = b
             }
         }
-        if let level = text(a.interruptionLevel) {
+        if let level = text(entry.route.alert.interruptionLevel) {
             guard InterruptionLevel(rawValue: level) != nil else {
                 throw Rejection(.templateError, "interruption_level template gave \"\(level)\"; expected passive, active, time-sensitive or critical")
             }
             c.interruptionLevel = level
         }
-        if let t = a.relevanceScore {
+        if let t = entry.route.alert.relevanceScore {
             let v = t.value(in: context)
             if !Self.isBlank(v) {
                 guard let d = Self.number(v), d >= 0, d <= 1 else {
@@ -151,7 +163,7 @@ public struct RequestMapper: Sendable {
                 c.relevanceScore = d
             }
         }
-        let info = route.userInfo?.value(in: context) ?? context.payload
+        let info = entry.route.userInfo?.value(in: context) ?? context.payload
         switch info {
         case .null: c.userInfo = .object([:])
         case .object: c.userInfo = info

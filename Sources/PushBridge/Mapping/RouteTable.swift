@@ -3,23 +3,63 @@
 /// A trie over topic levels, so a lookup costs the topic's depth times the
 /// number of wildcard branches, not the number of routes.
 public struct RouteTable: Sendable {
-    private final class Node: @unchecked Sendable {
-        // Built once in `init`, read-only afterwards: safe to share.
-        var literal: [Substring: Node] = [:]
-        var plus: Node?
-        /// Lowest route index whose filter ends with `#` here.
+    /// A trie node while `init` builds the table.
+    private final class Builder {
+        var literal: [Substring: Builder] = [:]
+        var plus: Builder?
         var hash: Int?
-        /// Lowest route index whose filter ends exactly here.
         var terminal: Int?
     }
 
-    private let root = Node()
+    /// A node of the finished trie: immutable, so lookups need no exclusivity checks.
+    private final class Node: Sendable {
+        let literal: [Substring: Node]
+        let plus: Node?
+        /// Lowest route index whose filter ends with `#` here.
+        let hash: Int?
+        /// Lowest route index whose filter ends exactly here.
+        let terminal: Int?
+
+        /// `b`'s node, its children taken from `done` (frozen before their parent).
+        init(_ b: Builder, _ done: [ObjectIdentifier: Node]) {
+            literal = b.literal.mapValues { done[ObjectIdentifier($0)]! }
+            plus = b.plus.map { done[ObjectIdentifier($0)]! }
+            hash = b.hash
+            terminal = b.terminal
+        }
+
+        /// Freezes the trie under `root` without recursion (filters may be thousands of levels deep).
+        static func freeze(_ root: Builder) -> Node {
+            var preorder: [Builder] = []
+            var stack = [root]
+            while let b = stack.popLast() {
+                preorder.append(b)
+                stack.append(contentsOf: b.literal.values)
+                if let plus = b.plus { stack.append(plus) }
+            }
+            var done: [ObjectIdentifier: Node] = [:]
+            for b in preorder.reversed() { done[ObjectIdentifier(b)] = Node(b, done) }
+            return done[ObjectIdentifier(root)]!
+        }
+    }
+
+    private let root: Node
     /// The routes, in file order.
     public let routes: [RouteConfig]
+    /// The same routes, each behind one shared reference for the per-message path.
+    private let entries: [Entry]
+
+    /// A route held by reference: handing it along costs one reference count.
+    final class Entry: Sendable {
+        let route: RouteConfig
+        init(_ route: RouteConfig) { self.route = route }
+    }
 
     /// Builds the table; filters are assumed valid (the config loader checked them).
     public init(routes: [RouteConfig]) {
         self.routes = routes
+        self.entries = routes.map(Entry.init)
+        let root = Builder()
         for (index, route) in routes.enumerated() {
             var node = root
             var levels = route.topic.split(separator: "/", omittingEmptySubsequences: false)[...]
@@ -29,15 +69,16 @@ public struct RouteTable: Sendable {
                     break
                 }
                 if level == "+" {
-                    if node.plus == nil { node.plus = Node() }
+                    if node.plus == nil { node.plus = Builder() }
                     node = node.plus!
                 } else {
-                    if node.literal[level] == nil { node.literal[level] = Node() }
+                    if node.literal[level] == nil { node.literal[level] = Builder() }
                     node = node.literal[level]!
                 }
                 if levels.isEmpty { node.terminal = min(node.terminal ?? index, index) }
             }
         }
+        self.root = Node.freeze(root)
     }
 
     /// The first route matching `topic`, or `nil` (the message is `unrouted`).
@@ -45,25 +86,33 @@ public struct RouteTable: Sendable {
         matchIndex(topic).map { routes[$0] }
     }
 
+    /// The first route matching `topic` as a shared reference (no copy of the route).
+    func matchEntry(_ topic: String) -> Entry? {
+        matchIndex(topic).map { entries[$0] }
+    }
+
     /// Index of the first route matching `topic`.
+    ///
+    /// Walks the topic's levels in place (no list of levels is built).
     public func matchIndex(_ topic: String) -> Int? {
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        let dollar = topic.hasPrefix("$")
-        var best: Int?
-        func consider(_ i: Int?) {
-            if let i, i < (best ?? Int.max) { best = i }
-        }
-        func walk(_ node: Node, _ depth: Int) {
+        let utf8 = topic.utf8
+        let slash = UInt8(ascii: "/")
+        let dollar = utf8.first == UInt8(ascii: "$")
+        var best = Int.max
+        /// `start` is where the next level begins, `nil` when every level was consumed.
+        func walk(_ node: Node, _ start: String.Index?, _ first: Bool) {
             // `#` also matches the parent level ("a/#" matches "a").
-            if !(dollar && depth == 0) { consider(node.hash) }
-            if depth == levels.count {
-                consider(node.terminal)
+            if !(dollar && first), let i = node.hash, i < best { best = i }
+            guard let start else {
+                if let i = node.terminal, i < best { best = i }
                 return
             }
-            if let next = node.literal[levels[depth]] { walk(next, depth + 1) }
-            if let plus = node.plus, !(dollar && depth == 0) { walk(plus, depth + 1) }
+            let end = utf8[start...].firstIndex(of: slash) ?? utf8.endIndex
+            let next = end == utf8.endIndex ? nil : utf8.index(after: end)
+            if !node.literal.isEmpty, let child = node.literal[topic[start..<end]] { walk(child, next, false) }
+            if let plus = node.plus, !(dollar && first) { walk(plus, next, false) }
         }
-        walk(root, 0)
-        return best
+        walk(root, utf8.startIndex, true)
+        return best == Int.max ? nil : best
     }
 }

@@ -51,6 +51,27 @@ public final class Stats: Sendable {
             lastSeen = [0]
         }
 
+        /// The last route and filter counted, with their slots: consecutive messages mostly
+        /// share them, and comparing a name is cheaper than hashing it.
+        var lastRoute: (name: String, slot: Int)?
+        var lastFilter: (name: String, slot: Int)?
+
+        /// The slot for route `name` (routes are not capped).
+        mutating func routeSlot(_ name: String) -> Int? {
+            if let last = lastRoute, last.name == name { return last.slot }
+            guard let r = routes.slot(for: name, make: { Counters() }) else { return nil }
+            lastRoute = (name, r)
+            return r
+        }
+
+        /// The slot for filter `name` (filters are not capped).
+        mutating func filterSlot(_ name: String) -> Int? {
+            if let last = lastFilter, last.name == name { return last.slot }
+            guard let f = filters.slot(for: name, make: { 0 }) else { return nil }
+            lastFilter = (name, f)
+            return f
+        }
+
         /// The slot for `topic`, adding it while there is room, else the "(other)" slot.
         mutating func topicSlot(_ topic: String) -> Int {
             if let i = topics.slot(for: topic, make: { Counters() }) {
@@ -77,7 +98,13 @@ public final class Stats: Sendable {
 
     /// A message arrived on `topic`: `received` and `in_flight` go up.
     public func received(topic: String) {
-        let now = clock()
+        received(topic: topic, at: clock())
+    }
+
+    /// As `received(topic:)`, seen at `now` (UNIX seconds) instead of a clock read; returns
+    /// the topic's slot for `finished(topicSlot:decision:)`.
+    @discardableResult
+    func received(topic: String, at now: Double) -> Int {
         state.withLock { s in
             let i = s.topicSlot(topic)
             s.topics.entries[i].received += 1
@@ -85,6 +112,7 @@ public final class Stats: Sendable {
             s.lastSeen[i] = now
             s.totals.received += 1
             s.totals.inFlight += 1
+            return i
         }
     }
 
@@ -93,20 +121,27 @@ public final class Stats: Sendable {
     /// per earlier `received(topic:)`.
     public func finished(topic: String, decision: Decision) {
         state.withLock { s in
-            let i = s.topics.slot(of: topic) ?? s.otherSlot
-            s.topics.entries[i].count(decision, finishing: true)
-            s.totals.count(decision, finishing: true)
-            if decision.outcome != .unrouted, let route = decision.route,
-               let r = s.routes.slot(for: route, make: { Counters() }) {
-                s.routes.entries[r].received += 1
-                s.routes.entries[r].count(decision, finishing: false)
-            }
-            if decision.outcome == .suppressed,
-               let f = s.filters.slot(for: decision.decidedBy ?? Stats.unnamedFilter, make: { 0 }) {
-                s.filters.entries[f] += 1
-            }
-            if let seconds = decision.stageSeconds { s.extensionDuration.observe(seconds) }
+            Self.count(decision, topicSlot: s.topics.slot(of: topic) ?? s.otherSlot, in: &s)
         }
+    }
+
+    /// As `finished(topic:decision:)`, for the slot `received(topic:at:)` returned (topics
+    /// keep their slot for the life of the counters).
+    func finished(topicSlot: Int, decision: Decision) {
+        state.withLock { s in Self.count(decision, topicSlot: topicSlot, in: &s) }
+    }
+
+    private static func count(_ decision: Decision, topicSlot i: Int, in s: inout State) {
+        s.topics.entries[i].count(decision, finishing: true)
+        s.totals.count(decision, finishing: true)
+        if decision.outcome != .unrouted, let route = decision.route, let r = s.routeSlot(route) {
+            s.routes.entries[r].received += 1
+            s.routes.entries[r].count(decision, finishing: false)
+        }
+        if decision.outcome == .suppressed, let f = s.filterSlot(decision.decidedBy ?? Stats.unnamedFilter) {
+            s.filters.entries[f] += 1
+        }
+        if let seconds = decision.stageSeconds { s.extensionDuration.observe(seconds) }
     }
 
     /// A message on `topic` carried the bridge's own hop property and was dropped.

@@ -10,10 +10,12 @@ extension NotificationRequest {
         let member = Self.apsMemberOverhead
         // {"aps":{"alert":{}}} and commas
         var total = 32
-        for text in [c.title, c.subtitle, c.body, c.sound, c.threadID, c.category,
-                     c.targetContentID, c.interruptionLevel, c.filterCriteria] {
+        // One call per field, not a list of them (this runs for every request).
+        func add(_ text: String?) {
             if let text { total += member + JSONValue.stringSizeBound(text) }
         }
+        add(c.title); add(c.subtitle); add(c.body); add(c.sound); add(c.threadID); add(c.category)
+        add(c.targetContentID); add(c.interruptionLevel); add(c.filterCriteria)
         if c.badge != nil { total += member + 20 }
         if c.relevanceScore != nil { total += member + 32 }
         if contentAvailable { total += member + 1 }

@@ -34,16 +34,21 @@ extension NotificationRequest {
 
     /// `true` for a lowercase 8-4-4-4-12 hexadecimal UUID.
     public static func isValidID(_ s: String) -> Bool {
-        let u = Array(s.utf8)
-        guard u.count == 36 else { return false }
-        for (i, ch) in u.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                if ch != UInt8(ascii: "-") { return false }
-            } else if !((ch >= 48 && ch <= 57) || (ch >= 97 && ch <= 102)) {
-                return false
+        func check(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard u.count == 36 else { return false }
+            for i in 0..<36 {
+                let ch = u[i]
+                if i == 8 || i == 13 || i == 18 || i == 23 {
+                    if ch != UInt8(ascii: "-") { return false }
+                } else if !((ch >= 48 && ch <= 57) || (ch >= 97 && ch <= 102)) {
+                    return false
+                }
             }
+            return true
         }
-        return true
+        // In place for native strings (no copy of the bytes).
+        if let result = s.utf8.withContiguousStorageIfAvailable(check) { return result }
+        return Array(s.utf8).withUnsafeBufferPointer(check)
     }
 
     /// A new random lowercase UUID.

@@ -16,7 +16,7 @@ extension JSONValue {
         switch self {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): bytes.append(contentsOf: String(value).utf8)
+        case .int(let value): JSONValue.writeInteger(value, into: &bytes)
         case .double(let value):
             if value.isFinite {
                 bytes.append(contentsOf: JSONValue.numberText(value).utf8)
@@ -33,16 +33,61 @@ extension JSONValue {
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
-            // Sorting the pairs (not the keys) spares a hash lookup per member.
-            var first = true
-            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                JSONValue.writeString(key, into: &bytes)
-                bytes.append(UInt8(ascii: ":"))
-                value.write(into: &bytes)
+            if members.count <= 16 {
+                // Small objects: the members' positions sorted by key in a stack buffer
+                // (insertion sort), so writing allocates nothing.
+                withUnsafeTemporaryAllocation(of: Dictionary<String, JSONValue>.Index.self,
+                                              capacity: members.count) { order in
+                    var n = 0
+                    var i = members.startIndex
+                    while i != members.endIndex {
+                        let key = members[i].key
+                        var j = n
+                        while j > 0 && key < members[order[j - 1]].key {
+                            order[j] = order[j - 1]
+                            j -= 1
+                        }
+                        order[j] = i
+                        n += 1
+                        members.formIndex(after: &i)
+                    }
+                    for k in 0..<n {
+                        if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                        let member = members[order[k]]
+                        JSONValue.writeString(member.key, into: &bytes)
+                        bytes.append(UInt8(ascii: ":"))
+                        member.value.write(into: &bytes)
+                    }
+                }
+            } else {
+                // Sorting the pairs (not the keys) spares a hash lookup per member.
+                var first = true
+                for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+                    if !first { bytes.append(UInt8(ascii: ",")) }
+                    first = false
+                    JSONValue.writeString(key, into: &bytes)
+                    bytes.append(UInt8(ascii: ":"))
+                    value.write(into: &bytes)
+                }
             }
             bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends the decimal digits of `value` (what `String(value)` gives) without a string.
+    static func writeInteger(_ value: Int64, into bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Negative magnitudes cover Int64.min.
+        var v = value < 0 ? value : -value
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                let (q, r) = v.quotientAndRemainder(dividingBy: 10)
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(-r)
+                v = q
+            } while v != 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 

@@ -9,13 +9,25 @@ struct JSONWriter {
 
     /// An empty writer with room for `capacity` bytes.
     init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
-    /// One entry per open container: whether a member has been written in it.
-    private var hasMember: [Bool] = []
+    /// Whether a member has been written in each open container: bit `i` for the container
+    /// at depth `i` (no array to allocate per document), beyond 64 levels `deepHasMember`.
+    private var hasMemberBits: UInt64 = 0
+    private var depth = 0
+    private var deepHasMember: [Bool] = []
     private var afterKey = false
 
-    mutating func beginObject() { separate(); bytes.append(UInt8(ascii: "{")); hasMember.append(false) }
+    mutating func beginObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
+        if depth < 64 { hasMemberBits &= ~(1 << UInt64(depth)) } else { deepHasMember.append(false) }
+        depth += 1
+    }
 
-    mutating func endObject() { hasMember.removeLast(); bytes.append(UInt8(ascii: "}")) }
+    mutating func endObject() {
+        depth -= 1
+        if depth >= 64 { deepHasMember.removeLast() }
+        bytes.append(UInt8(ascii: "}"))
+    }
 
     /// Writes an object key; the next value call writes its value.
     mutating func key(_ k: String) {
@@ -45,9 +57,15 @@ struct JSONWriter {
     /// Writes the comma before a value or key when needed.
     private mutating func separate() {
         if afterKey { afterKey = false; return }
-        guard let last = hasMember.last else { return }
-        if last { bytes.append(UInt8(ascii: ",")) }
-        hasMember[hasMember.count - 1] = true
+        guard depth > 0 else { return }
+        let i = depth - 1
+        if i < 64 {
+            if hasMemberBits & (1 << UInt64(i)) != 0 { bytes.append(UInt8(ascii: ",")) }
+            hasMemberBits |= 1 << UInt64(i)
+        } else {
+            if deepHasMember[i - 64] { bytes.append(UInt8(ascii: ",")) }
+            deepHasMember[i - 64] = true
+        }
     }
 
     private mutating func appendString(_ s: String) { JSONValue.writeString(s, into: &bytes) }

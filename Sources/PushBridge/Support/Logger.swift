@@ -111,6 +111,27 @@ public enum Timestamp {
         let ms = Int(milliseconds - Int64(t) * 1000)
         var parts = tm()
         gmtime_r(&t, &parts)
+        let year = Int(parts.tm_year) + 1900
+        if year >= 0 && year <= 9999 {
+            // The common case, written digit by digit (same text as below).
+            return String(unsafeUninitializedCapacity: 24) { out in
+                func put(_ v: Int, _ width: Int, at position: Int) {
+                    var v = v
+                    for i in stride(from: position + width - 1, through: position, by: -1) {
+                        out[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                        v /= 10
+                    }
+                }
+                put(year, 4, at: 0); out[4] = UInt8(ascii: "-")
+                put(Int(parts.tm_mon) + 1, 2, at: 5); out[7] = UInt8(ascii: "-")
+                put(Int(parts.tm_mday), 2, at: 8); out[10] = UInt8(ascii: "T")
+                put(Int(parts.tm_hour), 2, at: 11); out[13] = UInt8(ascii: ":")
+                put(Int(parts.tm_min), 2, at: 14); out[16] = UInt8(ascii: ":")
+                put(Int(parts.tm_sec), 2, at: 17); out[19] = UInt8(ascii: ".")
+                put(ms, 3, at: 20); out[23] = UInt8(ascii: "Z")
+                return 24
+            }
+        }
         func pad(_ v: Int32, _ w: Int) -> String {
             let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s
         }
