@@ -45,11 +45,14 @@ final class LoopWakeup: Sendable {
         _ = write(fd, &one, MemoryLayout<UInt64>.size)
     }
 
-    /// Consumes the wake-up. The loop writes what is queued *after* this, so a packet queued
-    /// before a signal that this drain swallowed is still written in this turn.
+    /// Consumes the wake-up: reads the eventfd, *then* clears `pending`. (The other order
+    /// loses wake-ups: a signal between the two would write a count this read swallows and
+    /// leave `pending` set, so every later signal would skip its write.) A signal that skips
+    /// its write because `pending` was still set came before the clear, and its packet was
+    /// queued before it; the loop writes what is queued after this, so it still goes out.
     func drain() {
-        pending.store(false, ordering: .sequentiallyConsistent)
         var value: UInt64 = 0
         _ = read(fd, &value, MemoryLayout<UInt64>.size)
+        pending.store(false, ordering: .sequentiallyConsistent)
     }
 }
