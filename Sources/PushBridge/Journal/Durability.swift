@@ -26,7 +26,8 @@ final class Durability: Sendable {
     let limiter: IntakeLimiter
     let counters = DurabilityCounters()
     private let logger: Logger
-    /// How long `admit` may block the network thread for a place: the stage's whole budget.
+    /// How long `admit` may block the intake network thread for a place: the stage's whole
+    /// budget (places also wait for PUBACKs, read by the output connection's thread).
     private let stallBudget: Duration
     private let acks = Mutex<[Int32: AckWaiter]>([:])
     private let maintenance: JournalMaintenance?
@@ -36,6 +37,9 @@ final class Durability: Sendable {
         var seq: Int64?
         /// Arrival time, for the end-to-end latency of a delivered message.
         var receivedAt: Double?
+        /// The acknowledgement gives the message's intake place back (the first QoS>0
+        /// publish of a decision carries it).
+        var holdsPlace = false
     }
 
     /// What `admit` lets in: the id fixed on arrival and the journal row (if journaled).
@@ -130,11 +134,16 @@ final class Durability: Sendable {
 
     // MARK: publishing
 
-    /// Publishes `decision`'s messages and arranges for the journal row to be finished;
-    /// gives the message's place back.
+    /// Publishes `decision`'s messages and arranges for the journal row to be finished.
+    ///
+    /// The message's place is given back here, unless a QoS>0 publish is waiting for its
+    /// acknowledgement: then that acknowledgement gives it back (`acknowledged`), so the
+    /// publishes the broker has not acknowledged yet stay within the limiter's bound. (The
+    /// acknowledgements arrive on the output connection's network thread, never on the
+    /// intake thread that waits for places: see `Bridge.run`.)
     func emit(_ decision: Decision, seq: Int64?, receivedAt: Double, client: MQTTClient?, stats: Stats) {
-        defer { limiter.leave() }
         var waiting = false
+        defer { if !waiting { limiter.leave() } }
         let delivered = decision.outcome == .delivered
         for out in decision.publish {
             do {
@@ -149,7 +158,8 @@ final class Durability: Sendable {
                 try acks.withLock { (map: inout [Int32: AckWaiter]) throws(MQTTError) in
                     let mid = try client.publish(topic: out.topic, payload: out.payload, qos: out.qos,
                                                  retain: out.retain, userProperties: out.userProperties)
-                    map[mid] = AckWaiter(seq: waiting ? nil : seq, receivedAt: delivered ? receivedAt : nil)
+                    map[mid] = AckWaiter(seq: waiting ? nil : seq, receivedAt: delivered ? receivedAt : nil,
+                                         holdsPlace: !waiting)
                 }
                 waiting = true
             } catch {
@@ -160,11 +170,13 @@ final class Durability: Sendable {
         if !waiting, let seq { journal?.markDone(seq) }
     }
 
-    /// A publish of ours was acknowledged: finishes its journal row; returns the arrival
-    /// time of a delivered message (for the latency histogram).
+    /// A publish of ours was acknowledged: finishes its journal row and gives its place
+    /// back; returns the arrival time of a delivered message (for the latency histogram).
+    /// `mid` must come from the client `emit` publishes with (mids are per connection).
     func acknowledged(_ mid: Int32) -> Double? {
         guard let waiter = acks.withLock({ $0.removeValue(forKey: mid) }) else { return nil }
         if let seq = waiter.seq { journal?.markDone(seq) }
+        if waiter.holdsPlace { limiter.leave() }
         return waiter.receivedAt
     }
 
