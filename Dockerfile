@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # pushbridge: a two-stage image. The builder compiles a release binary with the Swift standard
-# library and Foundation linked in statically; the runtime stage is Debian 12 slim with only the
-# C libraries the binary loads (libstdc++6 and libgcc-s1 are already part of debian:bookworm-slim).
+# library and Foundation linked in statically (scripts/swift-release.sh); the runtime stage is
+# Debian 12 slim with only the C libraries the binary loads (libstdc++6 and libgcc-s1 are
+# already part of debian:bookworm-slim).
 #
 #   docker build -t pushbridge .
 #   docker run --rm -e MQTT_HOST=broker.example pushbridge            # runs /etc/pushbridge/bridge.yml
@@ -23,8 +24,11 @@ WORKDIR /src
 # The package has no outside dependencies, so the manifest and the sources are all it needs.
 COPY Package.swift ./
 COPY Sources ./Sources
-RUN swift build -c release --static-swift-stdlib --product pushbridge \
-    && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/pushbridge" \
+# The release flags (static Swift runtime and Foundation, lld, packed relocations) live in
+# this script, shared with `make release` and the benchmark.
+COPY scripts/swift-release.sh ./scripts/
+RUN scripts/swift-release.sh --product pushbridge \
+    && install -D -m 0755 "$(scripts/swift-release.sh --show-bin-path)/pushbridge" \
         /staging/usr/local/bin/pushbridge
 
 # ---- runtime -----------------------------------------------------------------------------------
