@@ -19,11 +19,6 @@ let package = Package(
             providers: [.apt(["libyaml-dev"])]
         ),
         .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
-        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -32,7 +27,7 @@ let package = Package(
         .target(name: "CReadAhead"),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CReadAhead"]
+            dependencies: ["CMosquitto", "CYaml", "CSQLite", "CReadAhead"]
         ),
         .executableTarget(
             name: "pushbridge",
