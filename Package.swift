@@ -25,9 +25,10 @@ let package = Package(
         ),
         // read(2) with read-ahead for the network thread's MQTT socket (see its header).
         .target(name: "CReadAhead"),
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CSQLite", "CReadAhead"]
+            dependencies: ["CMosquitto", "CYaml", "CSQLite", "CReadAhead", "CMalloc"]
         ),
         .executableTarget(
             name: "pushbridge",

@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import Synchronization
 
@@ -148,6 +149,10 @@ public final class Bridge: Sendable {
         }
         for entry in durability.replay() { process(entry.message, id: entry.id, seq: entry.seq) }
         durability.start()
+        // Loading the config (YAML nodes, template sources) and the replay leave freed heap
+        // that glibc keeps mapped between live blocks; give it back before traffic starts
+        // (1.2 MB with 1 000 routes): the peak RSS is then what the running bridge needs.
+        _ = malloc_trim(0)
         // The output connection first, so that messages arriving on the intake connection
         // find it up (a QoS 0 display publish fails while it is offline); bounded, since
         // both retry on their own.
