@@ -27,7 +27,7 @@ public final class Bridge: Sendable {
 
     /// The broker client (subscriptions, status, stats) once `run()` has created it.
     func currentClient() -> MQTTClient? { clientBox.client.withLock { $0 } }
-    /// The output connection (display and dead-letter publishes) once `run()` has created it.
+    /// The output connection (QoS>0 display and dead-letter publishes) once `run()` has created it.
     func currentPublisher() -> MQTTClient? { clientBox.publisher.withLock { $0 } }
     let stats: Stats
     let hop: (name: String, value: String)
@@ -81,9 +81,10 @@ public final class Bridge: Sendable {
     /// no will, no subscriptions and no session (what it has not sent yet is libmosquitto's
     /// queue, and the journal covers a crash).
     ///
-    /// Why a second connection: a place in the intake bound is held until the display
-    /// publish is acknowledged, and the intake network thread may wait for a place inside
-    /// `on_message`. Were the PUBACKs read by that same thread, it would wait for itself.
+    /// Why a second connection: a place in the intake bound is held until a QoS>0 display
+    /// (or dead-letter) publish is acknowledged, and the intake network thread may wait for
+    /// a place inside `on_message`. Were the PUBACKs read by that same thread, it would wait
+    /// for itself. QoS 0 publishes hold no place and stay on the intake connection.
     public static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
         var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
         options.clientID = broker.clientID + outputClientIDSuffix
@@ -118,8 +119,8 @@ public final class Bridge: Sendable {
         var options = MQTTClientOptions(config: config.broker, will: will,
                                         subscriptions: Self.subscriptions(for: config))
         options.receiveMaximum = Durability.receiveMaximum
-        // Status and stats publishes are not tracked: only the output connection's mids
-        // go to `durability` (mids are per connection).
+        // Nothing published here is tracked (status, stats, QoS 0 displays): only the output
+        // connection's mids go to `durability` (mids are per connection).
         let handlers = MQTTClientHandlers(
             onMessage: { [weak self] message in self?.receive(message) },
             onConnection: { [weak self] event in self?.connectionChanged(event) },
@@ -258,8 +259,9 @@ public final class Bridge: Sendable {
 
     private static func emit(_ f: Finished, client box: ClientBox, durability: Durability, stats: Stats,
                              logger: Logger) {
-        let client = box.publisher.withLock { $0 }
-        durability.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt, client: client, stats: stats)
+        let client = box.client.withLock { $0 }
+        let output = box.publisher.withLock { $0 }
+        durability.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt, client: client, output: output, stats: stats)
         if logger.enabled(.debug) {
             logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))")
         }
