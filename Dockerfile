@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # pushbridge: a two-stage image. The builder compiles a release binary with the Swift standard
-# library and Foundation linked in statically; the runtime stage is Debian 12 slim with only the
-# C libraries the binary loads (libstdc++6 and libgcc-s1 are already part of debian:bookworm-slim).
+# library and Foundation linked in statically (scripts/swift-release.sh); the runtime stage is
+# Debian 12 slim with only the C libraries the binary loads (libstdc++6 and libgcc-s1 are
+# already part of debian:bookworm-slim).
 #
 #   docker build -t pushbridge .
 #   docker run --rm -e MQTT_HOST=broker.example pushbridge            # runs /etc/pushbridge/bridge.yml
@@ -16,15 +17,18 @@ FROM swift:6.3-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmosquitto-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev pkg-config \
+        libmosquitto-dev libyaml-dev libsqlite3-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
 # The package has no outside dependencies, so the manifest and the sources are all it needs.
 COPY Package.swift ./
 COPY Sources ./Sources
-RUN swift build -c release --static-swift-stdlib --product pushbridge \
-    && install -D -m 0755 "$(swift build -c release --static-swift-stdlib --show-bin-path)/pushbridge" \
+# The release flags (static Swift runtime and Foundation, lld, packed relocations) live in
+# this script, shared with `make release` and the benchmark.
+COPY scripts/swift-release.sh ./scripts/
+RUN scripts/swift-release.sh --product pushbridge \
+    && install -D -m 0755 "$(scripts/swift-release.sh --show-bin-path)/pushbridge" \
         /staging/usr/local/bin/pushbridge
 
 # ---- runtime -----------------------------------------------------------------------------------
@@ -34,7 +38,7 @@ FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmosquitto1 libyaml-0-2 libmicrohttpd12 libsqlite3-0 ca-certificates \
+        libmosquitto1 libyaml-0-2 libsqlite3-0 ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 
 # A fixed, unprivileged uid/gid so host-side volume permissions are predictable.

@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= bridge.yml
-APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicrohttpd-dev \
+APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libyaml-dev \
                 libsqlite3-dev openssl tmux python3 procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
@@ -27,8 +27,9 @@ test-deps: deps
 build: deps
 	$(SWIFT) build
 
+## release: the release binary; its build flags live in scripts/swift-release.sh (shared with bench/ and the Dockerfile)
 release: deps
-	$(SWIFT) build -c release
+	SWIFT=$(SWIFT) scripts/swift-release.sh
 
 ## broker: start a private mosquitto on 127.0.0.1:1883 unless something answers there
 broker: deps
@@ -53,7 +54,7 @@ run: release broker
 	@echo "  mosquitto_pub -h localhost -t home/front/doorbell -m '{\"who\":\"Alice\"}'"
 	@echo "Stop with Ctrl-C."
 	@echo
-	$$($(SWIFT) build -c release --show-bin-path)/pushbridge run -c $(CONFIG)
+	$$(SWIFT=$(SWIFT) scripts/swift-release.sh --show-bin-path)/pushbridge run -c $(CONFIG)
 
 ## test: install, build and pass the whole suite
 test: deps test-deps

@@ -19,20 +19,16 @@ let package = Package(
             providers: [.apt(["libyaml-dev"])]
         ),
         .systemLibrary(
-            name: "CMicroHTTPD",
-            pkgConfig: "libmicrohttpd",
-            providers: [.apt(["libmicrohttpd-dev"])]
-        ),
-        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
         // read(2) with read-ahead for the network thread's MQTT socket (see its header).
         .target(name: "CReadAhead"),
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CReadAhead"]
+            dependencies: ["CMosquitto", "CYaml", "CSQLite", "CReadAhead", "CMalloc"]
         ),
         .executableTarget(
             name: "pushbridge",

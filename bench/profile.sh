@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 qos=${1:-0}; n=${2:-200000}
 mkdir -p .build/bench
 cc -O2 -Wall -Wextra -o .build/bench/mqttbench bench/mqttbench.c -lmosquitto -lpthread
-bin="$(swift build -c release --show-bin-path)/pushbridge"
+bin="$(scripts/swift-release.sh --show-bin-path)/pushbridge"
 python3 - "$bin" "$qos" "$n" <<'PY'
 import os, subprocess, sys, time, signal
 sys.path.insert(0, "bench")

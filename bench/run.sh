@@ -5,6 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .build/bench
 cc -O2 -Wall -Wextra -o .build/bench/mqttbench bench/mqttbench.c -lmosquitto -lpthread
-bin="$(swift build -c release --show-bin-path)/pushbridge"
+bin="$(scripts/swift-release.sh --show-bin-path)/pushbridge"
 [ -x "$bin" ] || { echo "bench: $bin is missing; run 'make release' first" >&2; exit 1; }
 exec python3 bench/bench.py .build/bench/mqttbench "$bin"

@@ -1,3 +1,4 @@
+import CMalloc
 import Foundation
 import Synchronization
 
@@ -24,8 +25,10 @@ public final class Bridge: Sendable {
         }
     }
 
-    /// The broker client once `run()` has created it.
+    /// The broker client (subscriptions, status, stats) once `run()` has created it.
     func currentClient() -> MQTTClient? { clientBox.client.withLock { $0 } }
+    /// The output connection (QoS>0 display and dead-letter publishes) once `run()` has created it.
+    func currentPublisher() -> MQTTClient? { clientBox.publisher.withLock { $0 } }
     let stats: Stats
     let hop: (name: String, value: String)
     private let sequencer: TopicSequencer<Finished>
@@ -65,11 +68,31 @@ public final class Bridge: Sendable {
 
     private let clientBox: ClientBox
 
-    /// State the sequencer's emit closure shares with the bridge: the client (set once
+    /// State the sequencer's emit closure shares with the bridge: the two clients (set once
     /// before any message flows), messages in flight.
     final class ClientBox: Sendable {
         let client = Mutex<MQTTClient?>(nil)
+        let publisher = Mutex<MQTTClient?>(nil)
         let inFlight = Atomic<Int>(0)
+    }
+
+    /// Appended to `broker.client_id` for the output connection.
+    public static let outputClientIDSuffix = "-out"
+
+    /// The output connection's options: the broker section's, under its own client id, with
+    /// no will, no subscriptions and no session (what it has not sent yet is libmosquitto's
+    /// queue, and the journal covers a crash).
+    ///
+    /// Why a second connection: a place in the intake bound is held until a QoS>0 display
+    /// (or dead-letter) publish is acknowledged, and the intake network thread may wait for
+    /// a place inside `on_message`. Were the PUBACKs read by that same thread, it would wait
+    /// for itself. QoS 0 publishes hold no place and stay on the intake connection.
+    public static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
+        var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
+        options.clientID = broker.clientID + outputClientIDSuffix
+        options.cleanStart = true
+        options.sessionExpiry = .zero
+        return options
     }
 
     /// The subscriptions the routes need (deduplicated, `$share/` applied, No Local on MQTT 5).
@@ -98,22 +121,29 @@ public final class Bridge: Sendable {
         var options = MQTTClientOptions(config: config.broker, will: will,
                                         subscriptions: Self.subscriptions(for: config))
         options.receiveMaximum = Durability.receiveMaximum
+        // Nothing published here is tracked (status, stats, QoS 0 displays): only the output
+        // connection's mids go to `durability` (mids are per connection).
         let handlers = MQTTClientHandlers(
             onMessage: { [weak self] message in self?.receive(message) },
-            onPublished: { [weak self] mid in self?.acknowledged(mid) },
             onConnection: { [weak self] event in self?.connectionChanged(event) },
             log: { [logger] level, text in logger.log(level, text) },
             onReadsDone: { [durability] in durability.readsDone() })
         let client = try MQTTClient(options: options, handlers: handlers)
         if client.groupsReads { durability.journal?.groupCommits() }
+        let outputFailed = Atomic<Bool>(false)
+        let publisher = try MQTTClient(options: Self.outputOptions(for: config.broker), handlers: MQTTClientHandlers(
+            onPublished: { [weak self] mid in self?.acknowledged(mid) },
+            onConnection: { event in if case .connectFailed = event { outputFailed.store(true, ordering: .relaxed) } },
+            log: { [logger] level, text in logger.log(level, text) }))
         clientBox.client.withLock { $0 = client }
+        clientBox.publisher.withLock { $0 = publisher }
         var server: MetricsServer?
         if let address = m.http {
             do {
                 server = try MetricsServer(
                     address: address,
                     metrics: { [weak self] in self.map { prometheusText($0.snapshot()) } ?? "" },
-                    ready: { client.isConnected && client.isSubscribed })
+                    ready: { client.isConnected && client.isSubscribed && publisher.isConnected })
                 logger.info("monitoring on http://\(address) (/metrics, /healthz, /readyz)")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
@@ -122,6 +152,18 @@ public final class Bridge: Sendable {
         }
         for entry in durability.replay() { process(entry.message, id: entry.id, seq: entry.seq) }
         durability.start()
+        // Loading the config (YAML nodes, template sources) and the replay leave freed heap
+        // that glibc keeps mapped between live blocks; give it back before traffic starts
+        // (1.2 MB with 1 000 routes): the peak RSS is then what the running bridge needs.
+        _ = malloc_trim(0)
+        // The output connection first, so that messages arriving on the intake connection
+        // find it up (a QoS 0 display publish fails while it is offline); bounded, since
+        // both retry on their own.
+        publisher.start()
+        let outputDeadline = ContinuousClock.now + .seconds(5)
+        while !publisher.isConnected, !outputFailed.load(ordering: .relaxed), ContinuousClock.now < outputDeadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         client.start()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
         let statsTask = Task { [weak self] in
@@ -133,7 +175,7 @@ public final class Bridge: Sendable {
         }
         await waitForStop()
         statsTask.cancel()
-        await drain(client)
+        await drain(client, publisher: publisher)
         server?.stop()
     }
 
@@ -144,7 +186,7 @@ public final class Bridge: Sendable {
         s.delivery = [
             "qos0_dropped": c.qos0Dropped.load(ordering: .relaxed),
             "publish_failed": c.publishFailures.load(ordering: .relaxed),
-            "publish_refused": currentClient()?.refusedPublishCount ?? 0,
+            "publish_refused": (currentClient()?.refusedPublishCount ?? 0) + (currentPublisher()?.refusedPublishCount ?? 0),
             "redeliveries_skipped": c.redeliveriesSkipped.load(ordering: .relaxed),
             "replayed": c.replayed.load(ordering: .relaxed),
             "journal_overflows": c.journalOverflows.load(ordering: .relaxed),
@@ -173,7 +215,7 @@ public final class Bridge: Sendable {
         }
     }
 
-    private func drain(_ client: MQTTClient) async {
+    private func drain(_ client: MQTTClient, publisher: MQTTClient) async {
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
         logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
@@ -181,6 +223,7 @@ public final class Bridge: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         pipeline.shutdown()
+        publisher.stop(flushTimeout: .seconds(5))  // the display publishes' PUBACKs finish their journal rows
         stats.setConnected(false)  // the last retained snapshot outlives this connection
         publishStats()
         if let topic = config.monitoring.statusTopic {
@@ -220,7 +263,8 @@ public final class Bridge: Sendable {
     private static func emit(_ f: Finished, client box: ClientBox, durability: Durability, stats: Stats,
                              logger: Logger) {
         let client = box.client.withLock { $0 }
-        durability.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt, client: client, stats: stats)
+        let output = box.publisher.withLock { $0 }
+        durability.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt, client: client, output: output, stats: stats)
         if logger.enabled(.debug) {
             logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))")
         }

@@ -26,9 +26,10 @@ final class Durability: Sendable {
     let limiter: IntakeLimiter
     let counters = DurabilityCounters()
     private let logger: Logger
-    /// How long `admit` may block the network thread for a place: the stage's whole budget.
+    /// How long `admit` may block the intake network thread for a place: the stage's whole
+    /// budget (places also wait for PUBACKs, read by the output connection's thread).
     private let stallBudget: Duration
-    private let acks = Mutex<[Int32: AckWaiter]>([:])
+    private let acks = Mutex(AckTable())
     private let maintenance: JournalMaintenance?
 
     /// What an acknowledgement finishes.
@@ -36,6 +37,18 @@ final class Durability: Sendable {
         var seq: Int64?
         /// Arrival time, for the end-to-end latency of a delivered message.
         var receivedAt: Double?
+        /// The acknowledgement gives the message's intake place back (the first QoS>0
+        /// publish of a decision carries it).
+        var holdsPlace = false
+    }
+
+    /// The output connection's publishes waiting for their acknowledgement, by mid, and
+    /// the acknowledgements that came in before `emit` had registered their publish (the
+    /// lock is not held across the publish call, which would make the output connection's
+    /// thread wait for the intake thread on every PUBACK).
+    struct AckTable {
+        var waiting: [Int32: AckWaiter] = [:]
+        var early: Set<Int32> = []
     }
 
     /// What `admit` lets in: the id fixed on arrival and the journal row (if journaled).
@@ -130,41 +143,69 @@ final class Durability: Sendable {
 
     // MARK: publishing
 
-    /// Publishes `decision`'s messages and arranges for the journal row to be finished;
-    /// gives the message's place back.
-    func emit(_ decision: Decision, seq: Int64?, receivedAt: Double, client: MQTTClient?, stats: Stats) {
-        defer { limiter.leave() }
-        var waiting = false
+    /// Publishes `decision`'s messages and arranges for the journal row to be finished.
+    ///
+    /// The message's place is given back here, unless a QoS>0 publish is waiting for its
+    /// acknowledgement: then that acknowledgement gives it back (`acknowledged`), so the
+    /// publishes the broker has not acknowledged yet stay within the limiter's bound. (The
+    /// acknowledgements arrive on the output connection's network thread, never on the
+    /// intake thread that waits for places: see `Bridge.run`.) QoS 0 publishes, which hold
+    /// no place, go out on `client` (the intake connection: no hand-over to another thread);
+    /// QoS>0 ones on `output`.
+    func emit(_ decision: Decision, seq: Int64?, receivedAt: Double, client: MQTTClient?, output: MQTTClient?,
+              stats: Stats) {
+        // Whether a QoS>0 publish took over the journal row and the place (the first one does).
+        var handedOver = false
+        defer { if !handedOver { limiter.leave() } }
         let delivered = decision.outcome == .delivered
         for out in decision.publish {
             do {
-                guard let client else { throw MQTTError.notConnected }
                 if out.qos == 0 {
+                    guard let client else { throw MQTTError.notConnected }
                     try client.publish(topic: out.topic, payload: out.payload, qos: 0, retain: out.retain,
                                        userProperties: out.userProperties)
                     if delivered { stats.endToEndLatency(seconds: Date().timeIntervalSince1970 - receivedAt) }
                     continue
                 }
-                // Registered under the lock the acknowledgement takes: a PUBACK cannot be missed.
-                try acks.withLock { (map: inout [Int32: AckWaiter]) throws(MQTTError) in
-                    let mid = try client.publish(topic: out.topic, payload: out.payload, qos: out.qos,
-                                                 retain: out.retain, userProperties: out.userProperties)
-                    map[mid] = AckWaiter(seq: waiting ? nil : seq, receivedAt: delivered ? receivedAt : nil)
+                guard let output else { throw MQTTError.notConnected }
+                let mid = try output.publish(topic: out.topic, payload: out.payload, qos: out.qos,
+                                             retain: out.retain, userProperties: out.userProperties)
+                let waiter = AckWaiter(seq: handedOver ? nil : seq, receivedAt: delivered ? receivedAt : nil,
+                                       holdsPlace: !handedOver)
+                handedOver = true
+                let alreadyAcknowledged = acks.withLock { table -> Bool in
+                    if table.early.remove(mid) != nil { return true }
+                    table.waiting[mid] = waiter
+                    return false
                 }
-                waiting = true
+                if alreadyAcknowledged, let t = finish(waiter) {
+                    stats.endToEndLatency(seconds: Date().timeIntervalSince1970 - t)
+                }
             } catch {
                 counters.publishFailures.add(1, ordering: .relaxed)
                 logger.error("publish to '\(out.topic)' failed: \(error)")
             }
         }
-        if !waiting, let seq { journal?.markDone(seq) }
+        if !handedOver, let seq { journal?.markDone(seq) }
     }
 
-    /// A publish of ours was acknowledged: finishes its journal row; returns the arrival
-    /// time of a delivered message (for the latency histogram).
+    /// A publish of ours was acknowledged: finishes its journal row and gives its place
+    /// back; returns the arrival time of a delivered message (for the latency histogram).
+    /// `mid` must come from the output connection (mids are per connection); one `emit` has
+    /// not registered yet is kept for it.
     func acknowledged(_ mid: Int32) -> Double? {
-        guard let waiter = acks.withLock({ $0.removeValue(forKey: mid) }) else { return nil }
+        let waiter = acks.withLock { table -> AckWaiter? in
+            if let waiter = table.waiting.removeValue(forKey: mid) { return waiter }
+            table.early.insert(mid)
+            return nil
+        }
+        return waiter.flatMap(finish)
+    }
+
+    /// Finishes what an acknowledged publish waited for.
+    private func finish(_ waiter: AckWaiter) -> Double? {
         if let seq = waiter.seq { journal?.markDone(seq) }
+        if waiter.holdsPlace { limiter.leave() }
         return waiter.receivedAt
     }
 

@@ -1,13 +1,15 @@
 import Foundation
 import Synchronization
 
-/// The bound on messages in flight (received, not yet published or finished): the
+/// The bound on messages in flight (received, and not yet finished: a message whose QoS>0
+/// display publish waits for the broker's acknowledgement keeps its place until then): the
 /// backpressure that keeps memory bounded when the extension stage or the broker is slow.
 ///
-/// QoS 1/2 messages wait for a place (`enter`), blocking the network thread that calls it
-/// inside `on_message`: the broker then stops sending past its Receive Maximum and keeps the
-/// rest queued in our session. The wait is bounded because every message in flight finishes
-/// within the extension stage's time limit without help from the network thread. QoS 0
+/// QoS 1/2 messages wait for a place (`enter`), blocking the intake network thread that
+/// calls it inside `on_message`: the broker then stops sending past its Receive Maximum and
+/// keeps the rest queued in our session. The wait never needs the intake thread itself:
+/// places come back when the extension stage finishes (within its time limit) or when a
+/// PUBACK arrives on the output connection, which has its own network thread. QoS 0
 /// messages never wait: with no place free they are dropped and counted (`tryEnter`).
 public final class IntakeLimiter: Sendable {
     /// Places: at most this many messages in flight (unless a bounded wait ran out).

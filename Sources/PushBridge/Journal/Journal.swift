@@ -61,6 +61,11 @@ public final class Journal: Sendable {
         }
     }
 
+    /// SQLite's page cache, KiB (its default is 2000). The open rows are bounded by the intake
+    /// places and the kept done rows by the redelivery tail: the pages written now are a few
+    /// at the end of the table, and the OS caches the file anyway.
+    static let cacheKiB = 512
+
     /// Opens (creating) the journal described by `config`: the directory, the database, WAL mode.
     public init(config: JournalConfig) throws(SQLiteError) {
         do {
@@ -83,6 +88,7 @@ public final class Journal: Sendable {
         }
         try db.execute("""
             PRAGMA synchronous=\(synchronous);
+            PRAGMA cache_size=-\(Self.cacheKiB);
             CREATE TABLE IF NOT EXISTS messages(
                 seq INTEGER PRIMARY KEY, id TEXT NOT NULL, topic TEXT NOT NULL, payload BLOB NOT NULL,
                 qos INTEGER NOT NULL, retain INTEGER NOT NULL, properties BLOB NOT NULL,

@@ -1,9 +1,0 @@
-#ifndef PUSHBRIDGE_CMICROHTTPD_SHIM_H
-#define PUSHBRIDGE_CMICROHTTPD_SHIM_H
-#include <sys/types.h>
-#include <sys/select.h>
-#include <sys/socket.h>
-#include <stdint.h>
-#include <stdarg.h>
-#include <microhttpd.h>
-#endif
