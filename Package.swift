@@ -19,6 +19,10 @@ let package = Package(
             providers: [.apt(["libyaml-dev"])]
         ),
         .systemLibrary(
+            // Loaded with dlopen when the metrics endpoint starts (see shim.h): not linked.
+            name: "CMicroHTTPD"
+        ),
+        .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
@@ -28,7 +32,7 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CSQLite", "CReadAhead", "CMalloc"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CReadAhead", "CMalloc"]
         ),
         .executableTarget(
             name: "pushbridge",

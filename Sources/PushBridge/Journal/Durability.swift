@@ -30,6 +30,8 @@ final class Durability: Sendable {
     /// budget (places also wait for PUBACKs, read by the output connection's thread).
     private let stallBudget: Duration
     private let acks = Mutex(AckTable())
+    /// Emits held until their batch is committed (see `emit`), in emit order.
+    private let held = Mutex<[HeldEmit]>([])
     private let maintenance: JournalMaintenance?
 
     /// What an acknowledgement finishes.
@@ -108,13 +110,20 @@ final class Durability: Sendable {
 
     /// The end of a read batch (network thread, before the batch's PUBACKs are written):
     /// commits the batch's journal records together.
+    /// Then publishes what `emit` held for that commit, in order.
     func readsDone() {
         guard let journal else { return }
-        do {
-            try journal.commitBatch()
-        } catch {
-            counters.journalErrors.add(1, ordering: .relaxed)
-            logger.error("journal: cannot commit the messages just received: \(error); processing them without the journal")
+        held.withLock { list in
+            do {
+                try journal.commitBatch()
+            } catch {
+                counters.journalErrors.add(1, ordering: .relaxed)
+                logger.error("journal: cannot commit the messages just received: \(error); processing them without the journal")
+            }
+            // Published under the lock: an emit that finds the list empty must not overtake these.
+            for h in list { publish(h.decision, seq: h.seq, receivedAt: h.receivedAt, client: h.client,
+                                    output: h.output, stats: h.stats) }
+            list.removeAll()
         }
     }
 
@@ -152,8 +161,38 @@ final class Durability: Sendable {
     /// intake thread that waits for places: see `Bridge.run`.) QoS 0 publishes, which hold
     /// no place, go out on `client` (the intake connection: no hand-over to another thread);
     /// QoS>0 ones on `output`.
+    ///
+    /// With the journal committing per read batch, a display must not leave before its
+    /// message's record is committed: the output connection writes on its own thread, and a
+    /// crash after the display but before the commit would make the broker's redelivery a
+    /// new message with a new id. Such an emit (and every emit after it, to keep the order)
+    /// is held and published by `readsDone` right after the commit.
     func emit(_ decision: Decision, seq: Int64?, receivedAt: Double, client: MQTTClient?, output: MQTTClient?,
               stats: Stats) {
+        if let journal, journal.groupsCommits {
+            let isHeld = held.withLock { list -> Bool in
+                if list.isEmpty, seq.map(journal.isCommitted) ?? true { return false }
+                list.append(HeldEmit(decision: decision, seq: seq, receivedAt: receivedAt, client: client,
+                                     output: output, stats: stats))
+                return true
+            }
+            if isHeld { return }
+        }
+        publish(decision, seq: seq, receivedAt: receivedAt, client: client, output: output, stats: stats)
+    }
+
+    /// An emit waiting for its batch's commit.
+    struct HeldEmit: Sendable {
+        var decision: Decision
+        var seq: Int64?
+        var receivedAt: Double
+        var client: MQTTClient?
+        var output: MQTTClient?
+        var stats: Stats
+    }
+
+    private func publish(_ decision: Decision, seq: Int64?, receivedAt: Double, client: MQTTClient?,
+                         output: MQTTClient?, stats: Stats) {
         // Whether a QoS>0 publish took over the journal row and the place (the first one does).
         var handedOver = false
         defer { if !handedOver { limiter.leave() } }

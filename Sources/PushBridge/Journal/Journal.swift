@@ -38,20 +38,32 @@ public final class Journal: Sendable {
     private let windowOpen: Atomic<Bool>
 
     private let grouping = Atomic<Bool>(false)
+    private let committed: CommittedMark
+
+    /// The highest sequence number whose record is committed (shared with `Store`).
+    final class CommittedMark: Sendable {
+        let seq: Atomic<Int64>
+        init(_ seq: Int64) { self.seq = Atomic(seq) }
+    }
 
     private struct Store: ~Copyable {
         let db: SQLiteDatabase
         let insert: SQLiteStatement
         let markDone: SQLiteStatement
         let compact: SQLiteStatement
+        let committed: CommittedMark
         /// A batch transaction is open (records since the last commit).
         var batchOpen = false
+        /// The last sequence number recorded.
+        var lastRecorded: Int64 = 0
 
         /// Commits the open batch, if any. On failure the batch is rolled back: its
-        /// messages are then processed without the journal, as a failed record would be.
+        /// messages are then processed without the journal, as a failed record would be
+        /// (either way nothing of it is waiting for a commit any more).
         mutating func commitBatch() throws(SQLiteError) {
             guard batchOpen else { return }
             batchOpen = false
+            defer { committed.seq.store(lastRecorded, ordering: .releasing) }
             do throws(SQLiteError) {
                 try db.execute("COMMIT")
             } catch {
@@ -94,6 +106,9 @@ public final class Journal: Sendable {
                 qos INTEGER NOT NULL, retain INTEGER NOT NULL, properties BLOB NOT NULL,
                 received_at REAL NOT NULL, mid INTEGER NOT NULL, done INTEGER NOT NULL DEFAULT 0);
             """)
+        let lastSeq = Int64(try db.scalar("SELECT coalesce(max(seq), 0) FROM messages") ?? "0") ?? 0
+        let committed = CommittedMark(lastSeq)
+        self.committed = committed
         let store = Store(
             db: db,
             insert: try db.prepare("""
@@ -101,9 +116,9 @@ public final class Journal: Sendable {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                 """),
             markDone: try db.prepare("UPDATE messages SET done = 1 WHERE seq = ?1"),
-            compact: try db.prepare("DELETE FROM messages WHERE done = 1 AND seq <= ?1"))
+            compact: try db.prepare("DELETE FROM messages WHERE done = 1 AND seq <= ?1"),
+            committed: committed)
         let openCount = Int(try db.scalar("SELECT count(*) FROM messages WHERE done = 0") ?? "0") ?? 0
-        let lastSeq = Int64(try db.scalar("SELECT coalesce(max(seq), 0) FROM messages") ?? "0") ?? 0
         let tail = try Self.entries(db, where: "seq > \(lastSeq - Self.redeliveryTail)")
         self.store = Mutex(store)
         self.open = Atomic(openCount)
@@ -139,11 +154,24 @@ public final class Journal: Sendable {
             q.bind(7, message.receivedAt)
             q.bind(8, Int64(message.mid))
             try q.run()
-            return s.db.lastInsertRowID
+            let seq = s.db.lastInsertRowID
+            s.lastRecorded = seq
+            if !s.batchOpen { s.committed.seq.store(seq, ordering: .releasing) }
+            return seq
         }
         open.add(1, ordering: .releasing)
         return seq
     }
+
+    /// `true` once the record `seq` is committed (or its batch failed to commit): from then
+    /// its display may be published, since a crash can no longer make the broker's
+    /// redelivery of it look like a new message.
+    public func isCommitted(_ seq: Int64) -> Bool {
+        seq <= committed.seq.load(ordering: .acquiring)
+    }
+
+    /// `true` after `groupCommits()`.
+    public var groupsCommits: Bool { grouping.load(ordering: .relaxed) }
 
     /// From now on `record` leaves its transaction open until `commitBatch()` (called on
     /// the network thread before it writes PUBACKs; see `MQTTClientHandlers.onReadsDone`).

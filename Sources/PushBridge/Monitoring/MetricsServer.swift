@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 import Synchronization
 
@@ -7,51 +8,70 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     case invalidAddress(String)
     /// The socket could not be bound or listened on; `reason` is `strerror`'s text.
     case bindFailed(address: String, reason: String)
-    /// The serving thread's wake-up pipe could not be made.
+    /// libmicrohttpd refused to start its daemon.
     case startFailed(address: String)
+    /// libmicrohttpd could not be loaded; `reason` is the dynamic loader's text.
+    case libraryMissing(address: String, reason: String)
 
     /// One line for the log, naming the address.
     public var description: String {
         switch self {
         case .invalidAddress(let a): "metrics address '\(a)' is not an IPv4 host:port such as 127.0.0.1:9464"
         case .bindFailed(let a, let reason): "metrics endpoint \(a): \(reason)"
-        case .startFailed(let a): "metrics endpoint \(a): cannot start (\(String(cString: strerror(errno))))"
+        case .startFailed(let a): "metrics endpoint \(a): libmicrohttpd could not start"
+        case .libraryMissing(let a, let reason):
+            "metrics endpoint \(a): cannot load libmicrohttpd (\(reason)); install libmicrohttpd12"
         }
     }
 }
 
-/// The HTTP monitoring endpoint (SPEC section 7), served on its own thread.
+/// The HTTP monitoring endpoint (SPEC section 7), served by libmicrohttpd on its own thread.
 ///
 /// Routes (GET and HEAD; other methods get 405): `/metrics` (Prometheus text, version
 /// 0.0.4), `/healthz` (200 `ok` while the process runs), `/readyz` (200 `ready` while
 /// `ready()` returns `true`, else 503 `not ready`); any other path is 404. The content
-/// providers are fixed at init and called on the serving thread.
-///
-/// A small HTTP/1.x server of its own (`HTTPServerLoop`): one request per connection,
-/// answered with `Connection: close`. It replaced libmicrohttpd, whose Debian build loads
-/// GnuTLS, p11-kit and their dependencies into every bridge (2.4 MB of the bridge's RSS)
-/// for HTTPS the endpoint never served.
+/// providers are fixed at init and called on libmicrohttpd's thread.
 public final class MetricsServer: Sendable {
     /// The address as given.
     public let address: String
     /// The bound port (useful when the address asked for port 0).
     public let port: Int
-    private let loop: HTTPServerLoop
+    private let handler: MetricsHandler
+    /// The daemon handle; `nil` once stopped.
+    private let daemon: Mutex<OpaquePointer?>
 
     /// Binds exactly `address` (IPv4 `host:port`, port 0 picks a free one) and starts serving.
     public init(address: String, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool) throws(MetricsServerError) {
         guard let socketAddress = Self.parse(address) else { throw .invalidAddress(address) }
+        let mhd: pb_mhd
+        switch MicroHTTPD.functions {
+        case .success(let table): mhd = table.functions
+        case .failure(let reason): throw .libraryMissing(address: address, reason: reason.text)
+        }
         let (fd, port) = try Self.listen(on: socketAddress, address: address)
         let handler = MetricsHandler(metrics: metrics, ready: ready)
-        guard let loop = HTTPServerLoop(listening: fd, handler: handler) else {
-            close(fd)
-            throw .startFailed(address: address)
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
+        let options: [CVarArg] = [MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
+                                  MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(10),
+                                  MHD_OPTION.END.rawValue]
+        let cls = Unmanaged.passUnretained(handler).toOpaque()
+        let started = withVaList(options) { args in
+            mhd.start_daemon_va(flags, 0, nil, nil, { cls, connection, url, method, _, _, _, _ in
+                guard let cls, let connection else { return .NO }
+                let handler = Unmanaged<MetricsHandler>.fromOpaque(cls).takeUnretainedValue()
+                let response = handler.respond(method: method.map { String(cString: $0) } ?? "",
+                                               path: url.map { String(cString: $0) } ?? "/")
+                return response.queue(on: connection)
+            }, cls, args)
         }
+        // On failure libmicrohttpd 0.9.75 has already closed the listen socket it was given
+        // (every failure path after option parsing closes it), so it is not closed here.
+        guard let started else { throw .startFailed(address: address) }
         self.address = address
         self.port = port
-        self.loop = loop
-        loop.start(name: "http \(address)")
+        self.handler = handler   // outlives the daemon: deinit stops the daemon first
+        self.daemon = Mutex(started)
     }
 
     /// Serves `stats`: `/metrics` renders a fresh snapshot, `/readyz` follows `stats.isReady`.
@@ -62,7 +82,14 @@ public final class MetricsServer: Sendable {
     }
 
     /// Stops serving and closes the socket; waits for a request in progress. Idempotent.
-    public func stop() { loop.stop() }
+    public func stop() {
+        daemon.withLock { handle in
+            if let d = handle, case .success(let table) = MicroHTTPD.functions {
+                table.functions.stop_daemon(d)   // also closes the listen socket
+            }
+            handle = nil
+        }
+    }
 
     deinit { stop() }
 
@@ -95,14 +122,14 @@ public final class MetricsServer: Sendable {
         }
         guard ok else {
             let reason = String(cString: strerror(errno))
-            close(fd)
+            close(fd)   // not handed to libmicrohttpd yet: ours to close
             throw .bindFailed(address: address, reason: reason)
         }
         return (fd, Int(UInt16(bigEndian: sa.sin_port)))
     }
 }
 
-/// The request router behind `MetricsServer`, reached from the serving thread.
+/// The request router behind `MetricsServer`, reached from libmicrohttpd's thread.
 ///
 /// Immutable (`let` closures only), hence `Sendable` without locks.
 final class MetricsHandler: Sendable {
@@ -114,7 +141,7 @@ final class MetricsHandler: Sendable {
         self.ready = ready
     }
 
-    /// The response for one request (HEAD gets the GET response; the server drops the body).
+    /// The response for one request (HEAD gets the GET response; libmicrohttpd drops the body).
     func respond(method: String, path: String) -> HTTPResponse {
         guard method == "GET" || method == "HEAD" else {
             return HTTPResponse(status: 405, body: "method not allowed\n", headers: [("Allow", "GET, HEAD")])
@@ -132,7 +159,7 @@ final class MetricsHandler: Sendable {
     }
 }
 
-/// One HTTP response.
+/// One HTTP response to hand to libmicrohttpd.
 struct HTTPResponse {
     var status: Int
     var body: String
@@ -147,26 +174,45 @@ struct HTTPResponse {
         self.headers = headers
     }
 
-    /// The bytes on the wire: status line, headers (`Content-Length` always, the body's
-    /// length also for HEAD), and the body unless `head`.
-    func serialized(head: Bool) -> [UInt8] {
-        let body = Array(self.body.utf8)
-        var text = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Type: \(contentType)\r\n"
-            + "Content-Length: \(body.count)\r\nConnection: close\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
-        text += "\r\n"
-        return Array(text.utf8) + (head ? [] : body)
+    /// Queues this response on `connection`; libmicrohttpd copies the body (MUST_COPY).
+    func queue(on connection: OpaquePointer) -> MHD_Result {
+        // Only called back by a daemon, which exists only once the library loaded.
+        guard case .success(let table) = MicroHTTPD.functions else { return .NO }
+        let mhd = table.functions
+        var bytes = Array(body.utf8)
+        let response = bytes.withUnsafeMutableBytes { buffer in
+            mhd.create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
+        }
+        guard let response else { return .NO }
+        defer { mhd.destroy_response(response) }   // the queued reference keeps it alive
+        _ = mhd.add_response_header(response, "Content-Type", contentType)
+        for (name, value) in headers { _ = mhd.add_response_header(response, name, value) }
+        return mhd.queue_response(connection, UInt32(status), response)
+    }
+}
+
+/// libmicrohttpd, loaded with `dlopen` the first time a metrics endpoint starts (see
+/// `Sources/CMicroHTTPD/shim.h`: linking it would map GnuTLS and its dependencies, ~2.4 MB
+/// resident, into every bridge, with or without `monitoring.http`).
+enum MicroHTTPD {
+    /// The loaded function table.
+    ///
+    /// `@unchecked Sendable`: the table holds C function pointers, written once by the
+    /// loader before this value is published and never changed.
+    final class Table: @unchecked Sendable {
+        let functions: pb_mhd
+        init(_ functions: pb_mhd) { self.functions = functions }
     }
 
-    static func reason(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 400: "Bad Request"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 431: "Request Header Fields Too Large"
-        case 503: "Service Unavailable"
-        default: "Status"
-        }
+    /// Why loading failed (the dynamic loader's text).
+    struct LoadError: Error {
+        let text: String
     }
+
+    /// Loaded once, on first use.
+    static let functions: Result<Table, LoadError> = {
+        var table = pb_mhd()
+        if let error = pb_mhd_load(&table) { return .failure(LoadError(text: String(cString: error))) }
+        return .success(Table(table))
+    }()
 }

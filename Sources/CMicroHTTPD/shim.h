@@ -1,0 +1,48 @@
+#ifndef PUSHBRIDGE_CMICROHTTPD_SHIM_H
+#define PUSHBRIDGE_CMICROHTTPD_SHIM_H
+#include <sys/types.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <dlfcn.h>
+#include <microhttpd.h>
+
+// libmicrohttpd is loaded when the metrics endpoint starts (dlopen), not linked: Debian's
+// build links GnuTLS and its dependencies (p11-kit, nettle, gmp, libtasn1, libidn2, ...),
+// ~2.4 MB of resident pages in every process that maps them. A bridge without
+// `monitoring.http` never maps any of it. The header above still gives the types and
+// constants; the few functions used are called through this table.
+struct pb_mhd {
+    struct MHD_Daemon *(*start_daemon_va)(unsigned int flags, uint16_t port,
+                                           MHD_AcceptPolicyCallback apc, void *apc_cls,
+                                           MHD_AccessHandlerCallback dh, void *dh_cls, va_list ap);
+    void (*stop_daemon)(struct MHD_Daemon *daemon);
+    struct MHD_Response *(*create_response_from_buffer)(size_t size, void *buffer,
+                                                        enum MHD_ResponseMemoryMode mode);
+    void (*destroy_response)(struct MHD_Response *response);
+    enum MHD_Result (*add_response_header)(struct MHD_Response *response, const char *header,
+                                           const char *content);
+    enum MHD_Result (*queue_response)(struct MHD_Connection *connection, unsigned int status_code,
+                                      struct MHD_Response *response);
+};
+
+// Fills `table` from the shared library (its soname first, then the development link).
+// Returns NULL on success, else dlerror()'s text. The library is never unloaded.
+static inline const char *pb_mhd_load(struct pb_mhd *table) {
+    void *lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) lib = dlopen("libmicrohttpd.so", RTLD_NOW | RTLD_LOCAL);
+    if (lib == NULL) return dlerror();
+#define PB_MHD_SYMBOL(field, name) \
+    if ((*(void **)&table->field = dlsym(lib, name)) == NULL) return dlerror();
+    PB_MHD_SYMBOL(start_daemon_va, "MHD_start_daemon_va")
+    PB_MHD_SYMBOL(stop_daemon, "MHD_stop_daemon")
+    PB_MHD_SYMBOL(create_response_from_buffer, "MHD_create_response_from_buffer")
+    PB_MHD_SYMBOL(destroy_response, "MHD_destroy_response")
+    PB_MHD_SYMBOL(add_response_header, "MHD_add_response_header")
+    PB_MHD_SYMBOL(queue_response, "MHD_queue_response")
+#undef PB_MHD_SYMBOL
+    return NULL;
+}
+#endif
