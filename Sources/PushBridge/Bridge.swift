@@ -127,7 +127,10 @@ public final class Bridge: Sendable {
             onMessage: { [weak self] message in self?.receive(message) },
             onConnection: { [weak self] event in self?.connectionChanged(event) },
             log: { [logger] level, text in logger.log(level, text) },
-            onReadsDone: { [durability] in durability.readsDone() })
+            onReadsDone: { [durability, clientBox] in
+                durability.readsDone()
+                clientBox.publisher.withLock { $0 }?.flushDeferredWake()
+            })
         let client = try MQTTClient(options: options, handlers: handlers)
         if client.groupsReads { durability.journal?.groupCommits() }
         let outputFailed = Atomic<Bool>(false)

@@ -16,6 +16,8 @@ final class ClientCore: Sendable {
     let wake = DispatchSemaphore(value: 0)
     /// Wakes the network thread's `poll` after another thread queued a packet.
     let wakeup: LoopWakeup
+    /// A publish asked to wake the loop later (`MQTTClient.flushDeferredWake`).
+    let wakeDeferred = Atomic<Bool>(false)
     /// Callbacks libmosquitto has made (network thread only): the loop's sign that a read
     /// completed a packet.
     let callbacksRun = Atomic<UInt>(0)

@@ -39,8 +39,12 @@ public final class MQTTClient: Sendable {
     /// success, never retry it (a retry would be a duplicate). QoS 0 while offline throws
     /// `.notConnected`.
     @discardableResult
+    ///
+    /// `deferWake`: leave the network thread asleep until `flushDeferredWake()` (a caller that
+    /// publishes a batch from another client's callbacks wakes this one once per batch).
     public func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool,
-                        userProperties: [(name: String, value: String)] = []) throws(MQTTError) -> Int32 {
+                        userProperties: [(name: String, value: String)] = [],
+                        deferWake: Bool = false) throws(MQTTError) -> Int32 {
         guard (0...2).contains(qos) else { throw .invalidQoS(qos) }
         guard !topic.isEmpty, mosquitto_pub_topic_check(topic) == MosquittoCode.success.rawValue else {
             throw .invalidTopic(topic)
@@ -62,7 +66,9 @@ public final class MQTTClient: Sendable {
                 mosquitto_publish_v5(raw, &mid, topic, length, bytes.baseAddress, Int32(qos), retain, properties?.head)
             })
         }
-        defer { core.wakeup.signal() }
+        defer {
+            if deferWake { core.wakeDeferred.store(true, ordering: .releasing) } else { core.wakeup.signal() }
+        }
         if qos == 0 {
             try MQTTError.check(send().rawValue)
             return mid
@@ -97,6 +103,11 @@ public final class MQTTClient: Sendable {
             if !plan.isEmpty { core.sendPlan(plan, state: &s) }
         }
         core.wakeup.signal()
+    }
+
+    /// Wakes the network thread if a `publish(deferWake: true)` left it asleep.
+    public func flushDeferredWake() {
+        if core.wakeDeferred.exchange(false, ordering: .acquiringAndReleasing) { core.wakeup.signal() }
     }
 
     /// `true` when the client reads in batches and calls `MQTTClientHandlers.onReadsDone`

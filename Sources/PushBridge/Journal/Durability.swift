@@ -30,6 +30,8 @@ final class Durability: Sendable {
     /// budget (places also wait for PUBACKs, read by the output connection's thread).
     private let stallBudget: Duration
     private let acks = Mutex(AckTable())
+    /// The intake connection's network thread (the one `admit` runs on).
+    private let intakeThread = Atomic<UInt>(0)
     /// Emits held until their batch is committed (see `emit`), in emit order.
     private let held = Mutex<[HeldEmit]>([])
     private let maintenance: JournalMaintenance?
@@ -78,6 +80,7 @@ final class Durability: Sendable {
     /// Decides whether `message` enters the pipeline and makes it durable when it does.
     /// `nil`: skip it (a dropped QoS 0 message, or a redelivery of a journaled one).
     func admit(_ message: InboundMessage) -> Admitted? {
+        intakeThread.store(pthread_self(), ordering: .relaxed)
         if let journal, let entry = journal.redelivery(of: message) {
             counters.redeliveriesSkipped.add(1, ordering: .relaxed)
             logger.debug("\(message.topic): redelivery of journaled message \(entry.id) skipped")
@@ -207,8 +210,12 @@ final class Durability: Sendable {
                     continue
                 }
                 guard let output else { throw MQTTError.notConnected }
+                // From the intake thread the output connection is woken once per read batch
+                // (Bridge's onReadsDone), not once per publish.
+                let onIntake = pthread_equal(pthread_self(), intakeThread.load(ordering: .relaxed)) != 0
                 let mid = try output.publish(topic: out.topic, payload: out.payload, qos: out.qos,
-                                             retain: out.retain, userProperties: out.userProperties)
+                                             retain: out.retain, userProperties: out.userProperties,
+                                             deferWake: onIntake)
                 let waiter = AckWaiter(seq: handedOver ? nil : seq, receivedAt: delivered ? receivedAt : nil,
                                        holdsPlace: !handedOver)
                 handedOver = true
