@@ -23,11 +23,12 @@ public struct MessageContext: EvaluationContext, Sendable {
         var priority: Int
         var content: NotificationContent
         var now: Double
-        var timeZone: TimeZone
+        /// `nil`: the system zone, resolved only when `hour` or `weekday` is read.
+        var timeZone: TimeZone?
 
         init(topic: String, payload: JSONValue, raw: String?, rawBytes: [UInt8], properties: [String: String],
              route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int,
-             content: NotificationContent, now: Double, timeZone: TimeZone) {
+             content: NotificationContent, now: Double, timeZone: TimeZone?) {
             self.topic = topic
             self.payload = payload
             self.raw = raw
@@ -120,16 +121,16 @@ public struct MessageContext: EvaluationContext, Sendable {
         get { storage.now }
         set { uniqueStorage().now = newValue }
     }
-    /// Time zone used for `hour` and `weekday`.
+    /// Time zone used for `hour` and `weekday` (the system zone unless one was given).
     public var timeZone: TimeZone {
-        get { storage.timeZone }
+        get { storage.timeZone ?? SystemTimeZone.current }
         set { uniqueStorage().timeZone = newValue }
     }
 
     public init(topic: String, payload: JSONValue, raw: String, properties: [String: String] = [:],
                 route: String = "", qos: Int = 0, retain: Bool = false, pushType: PushType? = .alert,
                 priority: Int = 10, content: NotificationContent = NotificationContent(),
-                now: Double = Date().timeIntervalSince1970, timeZone: TimeZone = .current) {
+                now: Double = Date().timeIntervalSince1970, timeZone: TimeZone? = nil) {
         storage = Storage(topic: topic, payload: payload, raw: raw, rawBytes: [], properties: properties,
                           route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
                           content: content, now: now, timeZone: timeZone)
@@ -138,7 +139,7 @@ public struct MessageContext: EvaluationContext, Sendable {
     /// As above, with the payload as bytes: `raw` is decoded from them only when read.
     init(topic: String, payload: JSONValue, rawBytes: [UInt8], properties: [String: String],
          route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int, now: Double,
-         timeZone: TimeZone) {
+         timeZone: TimeZone?) {
         storage = Storage(topic: topic, payload: payload, raw: nil, rawBytes: rawBytes, properties: properties,
                           route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
                           content: NotificationContent(), now: now, timeZone: timeZone)
@@ -224,4 +225,11 @@ extension NotificationContent {
         o["user_info"] = userInfo
         return .object(o)
     }
+}
+
+/// The system time zone, looked up once and only when first needed: a bridge whose
+/// expressions never read `hour` or `weekday` does not load the zone data (~1.5 MB of ICU
+/// pages resident).
+enum SystemTimeZone {
+    static let current = TimeZone.current
 }

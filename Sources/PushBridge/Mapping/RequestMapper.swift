@@ -8,11 +8,7 @@ public struct RequestMapper: Sendable {
         public var request: Result<NotificationRequest, Rejection>
     }
 
-    /// The zone `hour` and `weekday` use: the system zone when the mapper was made
-    /// (Foundation caches it for the process anyway; this spares its lock per message).
-    let timeZone: TimeZone
-
-    public init() { timeZone = .current }
+    public init() {}
 
     /// Maps `message` with `route`. `id` is the UUID fixed when the message arrived
     /// (used unless the source gives an `apns-id`).
@@ -35,7 +31,7 @@ public struct RequestMapper: Sendable {
         var context = MessageContext(topic: message.topic, payload: payload, rawBytes: message.payload,
                                      properties: properties, route: entry.route.name, qos: message.qos,
                                      retain: message.retain, pushType: entry.route.pushType,
-                                     priority: entry.route.effectivePriority, now: now, timeZone: timeZone)
+                                     priority: entry.route.effectivePriority, now: now, timeZone: nil)
         do throws(Rejection) {
             let request = try build(message, entry: entry, id: id, context: &context)
             try request.validate()
