@@ -55,11 +55,6 @@ struct JSONByteParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     private var depth = 0
-    /// Members of the objects being parsed, innermost object's last: one buffer for the
-    /// whole document, so each dictionary is built at its final size.
-    private var pendingMembers: [(key: String, value: JSONValue)] = []
-    /// How many of `pendingMembers` are in use (entries above are stale, overwritten next).
-    private var pendingCount = 0
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -139,8 +134,9 @@ struct JSONByteParser {
             depth -= 1
             return .object([:])
         }
-        if pendingMembers.capacity == 0 { pendingMembers.reserveCapacity(16) }
-        let base = pendingCount
+        // Built in place, in input order (a repeated key keeps its last value). Room for
+        // six members is the smallest table a dictionary has; a larger object grows it.
+        var members = [String: JSONValue](minimumCapacity: 6)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
@@ -153,13 +149,7 @@ struct JSONByteParser {
             }
             index += 1
             skipWhitespace()
-            let value = try parseValue()
-            if pendingCount < pendingMembers.count {
-                pendingMembers[pendingCount] = (key, value)
-            } else {
-                pendingMembers.append((key, value))
-            }
-            pendingCount += 1
+            members[key] = try parseValue()
             skipWhitespace()
             guard index < bytes.count else { throw fail("expected ',' or '}' in object, found the end of input") }
             let byte = bytes[index]
@@ -169,10 +159,6 @@ struct JSONByteParser {
             throw fail("expected ',' or '}' in object, found \(describe(index - 1))", at: index - 1)
         }
         depth -= 1
-        // In input order, so a repeated key keeps its last value.
-        var members = [String: JSONValue](minimumCapacity: pendingCount - base)
-        for i in base..<pendingCount { members[pendingMembers[i].key] = pendingMembers[i].value }
-        pendingCount = base
         return .object(members)
     }
 

@@ -110,4 +110,23 @@ struct JSONParserTests {
     func errorDescription() {
         #expect(JSONParseError(message: "m", offset: 4).description == "m at byte 4")
     }
+
+    /// Objects are built in place as members arrive: every size (past the first table's
+    /// room too), nested objects in between, and repeated keys keep the last value.
+    @Test("objects of every size, nested and with repeated keys")
+    func objectSizes() throws {
+        for count in 0...40 {
+            var expected: [String: JSONValue] = [:]
+            var members: [String] = []
+            for i in 0..<count {
+                let key = "k\(i % max(1, count - 3))"  // the last few keys repeat earlier ones
+                let value: JSONValue = i % 4 == 0 ? .object(["in": .int(Int64(i)), "x": .string("\(i)")]) : .int(Int64(i))
+                expected[key] = value
+                members.append("\"\(key)\":\(value.jsonText)")
+            }
+            let text = "{" + members.joined(separator: ",") + "}"
+            #expect(try JSONValue.parse(text) == .object(expected), "\(count) members")
+            #expect(try JSONValue.parse("[\(text),\(text)]") == .array([.object(expected), .object(expected)]))
+        }
+    }
 }
