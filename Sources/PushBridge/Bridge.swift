@@ -255,11 +255,18 @@ public final class Bridge: Sendable {
         // `now` is the arrival time of a live message, a fresh clock read for a replayed one.
         let topicSlot = stats.received(topic: message.topic, at: now)
         clientBox.inFlight.add(1, ordering: .relaxed)
-        let ticket = sequencer.enter(message.topic)
-        let sequencer = self.sequencer
-        pipeline.process(message, id: id, now: now) { decision in
-            sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
-                                                decision: decision, seq: seq, topicSlot: topicSlot))
+        switch pipeline.decide(message, id: id, now: now) {
+        case .decided(let decision):
+            // Decided here: no ticket, no lane, no closure (the common case).
+            sequencer.pass(message.topic, Finished(topic: message.topic, receivedAt: message.receivedAt,
+                                                   decision: decision, seq: seq, topicSlot: topicSlot))
+        case .waiting(let waiting):
+            let ticket = sequencer.enter(message.topic)
+            let sequencer = self.sequencer
+            waiting.start { decision in
+                sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
+                                                    decision: decision, seq: seq, topicSlot: topicSlot))
+            }
         }
     }
 

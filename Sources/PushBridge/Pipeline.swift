@@ -30,11 +30,44 @@ public final class Pipeline: Sendable {
     /// extension stage is synchronous, otherwise from the stage's thread.
     public func process(_ message: InboundMessage, id: String, now: Double = Date().timeIntervalSince1970,
                         completion: @escaping @Sendable (Decision) -> Void) {
+        switch decide(message, id: id, now: now) {
+        case .decided(let decision): completion(decision)
+        case .waiting(let waiting): waiting.start(completion)
+        }
+    }
+
+    /// How far `decide` got in the caller's thread.
+    enum Step: Sendable {
+        /// Decided (every path without asynchronous extension steps).
+        case decided(Decision)
+        /// The request goes on to the extension stage's asynchronous steps: call `start`.
+        case waiting(Waiting)
+    }
+
+    /// A request that needs the extension stage's asynchronous steps; nothing ran yet.
+    struct Waiting: Sendable {
+        let pipeline: Pipeline
+        let request: NotificationRequest
+        let context: MessageContext
+        let receivedAt: Double
+
+        /// Runs the stage; `completion` is called exactly once (possibly before this returns).
+        func start(_ completion: @escaping @Sendable (Decision) -> Void) {
+            let (pipeline, request, context, receivedAt) = (pipeline, request, context, receivedAt)
+            // The closure keeps only what it reads (the context is one shared buffer).
+            pipeline.stage.process(request, context: context) { result in
+                completion(pipeline.decision(result, request: request, context: context, receivedAt: receivedAt))
+            }
+        }
+    }
+
+    /// `process` without a completion closure: the decision when it is reached in the
+    /// caller's thread, otherwise what is needed to start the asynchronous steps.
+    func decide(_ message: InboundMessage, id: String, now: Double) -> Step {
         guard let entry = table.matchEntry(message.topic) else {
             var d = Decision(outcome: .unrouted, route: nil, rule: "rule 1: no route matches the topic")
             d.rejection = nil
-            completion(d)
-            return
+            return .decided(d)
         }
         let mapped = mapper.map(message, entry: entry, id: id, now: now)
         let request: NotificationRequest
@@ -47,52 +80,42 @@ public final class Pipeline: Sendable {
                                                    route: entry.route.name) {
                 d.publish = [dl]
             }
-            completion(d)
-            return
+            return .decided(d)
         case .success(let r):
             request = r
         }
         if let e = request.expiration, e > 0, Double(e) < now {
             var d = Decision(outcome: .expired, route: entry.route.name, rule: "rule 3: apns-expiration \(e) has passed")
             d.request = request
-            completion(d)
-            return
+            return .decided(d)
         }
         if let type = request.pushType, type != .alert {
             var d = Decision(outcome: .notDisplayed, route: entry.route.name,
                              rule: "rule 4: push type '\(type.rawValue)' is not displayed")
             d.request = request
-            completion(d)
-            return
+            return .decided(d)
         }
         if !request.content.hasAlertText {
             var d = Decision(outcome: .notDisplayed, route: entry.route.name, rule: "rule 4: no alert text")
             d.request = request
-            completion(d)
-            return
+            return .decided(d)
         }
         guard request.mutableContent else {
-            completion(deliver(request, context: mapped.context, message: message, modified: false,
-                               rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
-            return
+            return .decided(deliver(request, context: mapped.context, message: message, modified: false,
+                                    rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
         }
         let context = mapped.context
         let receivedAt = message.receivedAt
         // Filters only: decided here, without a completion closure per message.
         if let result = stage.processSynchronously(request, context: context) {
-            completion(decision(result, request: request, context: context, receivedAt: receivedAt))
-            return
+            return .decided(decision(result, request: request, context: context, receivedAt: receivedAt))
         }
-        // The closure keeps only what it reads (the context is one shared buffer; the
-        // pipeline itself rather than a copy of its renderer).
-        stage.process(request, context: context) { [self] result in
-            completion(decision(result, request: request, context: context, receivedAt: receivedAt))
-        }
+        return .waiting(Waiting(pipeline: self, request: request, context: context, receivedAt: receivedAt))
     }
 
     /// The decision for the extension stage's `result` (rule 5 applied by the stage).
-    private func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
-                          receivedAt: Double) -> Decision {
+    fileprivate func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
+                              receivedAt: Double) -> Decision {
         var decision: Decision
         switch result.verdict {
         case .deliver(let content, let modified):

@@ -40,6 +40,28 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
         }
     }
 
+    /// Hands in a result decided in the receiving thread without a ticket (call in arrival
+    /// order, from the receiving thread, like `enter`): emitted at once when nothing on
+    /// `topic` is pending, otherwise queued behind what is. The same order as `enter`
+    /// followed by `complete`, without a lane (and without hashing the topic when no
+    /// topic has anything pending).
+    public func pass(_ topic: String, _ item: Item) {
+        lanes.withLock { lanes in
+            if lanes.isEmpty {
+                emit(item)
+                return
+            }
+            guard let index = lanes.index(forKey: topic) else {
+                emit(item)
+                return
+            }
+            // A lane exists only while something on it is pending: take the next place.
+            let seq = lanes.values[index].assigned
+            lanes.values[index].assigned += 1
+            lanes.values[index].ready[seq] = item
+        }
+    }
+
     /// Hands in the result for `ticket`; emits it and any that were waiting behind it.
     public func complete(_ ticket: Ticket, _ item: Item) {
         lanes.withLock { lanes in
