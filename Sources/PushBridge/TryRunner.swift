@@ -26,7 +26,7 @@ public enum TryRunner {
 
     /// The decision as one JSON object (SPEC section 8, `try --json`).
     public static func json(_ d: Decision, message: InboundMessage) -> JSONValue {
-        var o: [String: JSONValue] = [
+        var o: JSONObject = [
             "outcome": .string(d.outcome.rawValue),
             "rule": .string(d.rule),
             "source_topic": .string(message.topic),
@@ -42,13 +42,13 @@ public enum TryRunner {
         }
         if let by = d.decidedBy { o["decided_by"] = .string(by) }
         if let r = d.request {
-            var headers: [String: JSONValue] = [:]
+            var headers: JSONObject = [:]
             for h in r.apnsHeaders { headers[h.name] = .string(h.value) }
             o["request"] = .object(["headers": .object(headers), "body": r.apnsBody,
                                     "identifier": .string(r.identifier)])
         }
         if d.outcome == .delivered, let m = d.publish.first {
-            var display: [String: JSONValue] = ["topic": .string(m.topic), "qos": .int(Int64(m.qos)),
+            var display: JSONObject = ["topic": .string(m.topic), "qos": .int(Int64(m.qos)),
                                                 "retain": .bool(m.retain)]
             display["payload"] = (try? JSONValue.parse(m.payload)).flatMap { v -> JSONValue? in
                 if case .object = v { return v } else { return nil }

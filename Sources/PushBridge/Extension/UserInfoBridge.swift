@@ -18,7 +18,7 @@ enum UserInfoBridge {
 
     /// The JSON object for a `userInfo` dictionary (non-string keys use their description).
     static func json(from dictionary: [AnyHashable: Any]) -> JSONValue {
-        var members: [String: JSONValue] = [:]
+        var members: JSONObject = [:]
         for (key, member) in dictionary { members[keyText(key)] = json(fromAny: member) }
         return .object(members)
     }

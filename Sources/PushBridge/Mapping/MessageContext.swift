@@ -151,7 +151,7 @@ public struct MessageContext: EvaluationContext, Sendable {
         case .levels: return .array(levels.map { .string($0) })
         case .payload: return payload
         case .raw: return .string(raw)
-        case .properties: return .object(properties.mapValues { .string($0) })
+        case .properties: return .object(JSONObject(properties.mapValues { .string($0) }))
         case .route: return .string(route)
         case .qos: return .int(Int64(qos))
         case .retain: return .bool(retain)
@@ -210,7 +210,7 @@ public struct MessageContext: EvaluationContext, Sendable {
 extension NotificationContent {
     /// The content as expressions see it (`content.title`, …); absent fields are left out.
     public var jsonValue: JSONValue {
-        var o: [String: JSONValue] = [:]
+        var o: JSONObject = [:]
         if let title { o["title"] = .string(title) }
         if let subtitle { o["subtitle"] = .string(subtitle) }
         if let body { o["body"] = .string(body) }

@@ -2,10 +2,10 @@
 extension NotificationRequest {
     /// The `aps` dictionary and the custom keys as APNs would receive them.
     public var apnsBody: JSONValue {
-        var aps: [String: JSONValue] = [:]
+        var aps: JSONObject = [:]
         let c = content
         if c.hasAlertText || c.title != nil || c.subtitle != nil || c.body != nil {
-            var alert: [String: JSONValue] = [:]
+            var alert: JSONObject = [:]
             if let t = c.title { alert["title"] = .string(t) }
             if let s = c.subtitle { alert["subtitle"] = .string(s) }
             if let b = c.body { alert["body"] = .string(b) }
@@ -21,7 +21,7 @@ extension NotificationRequest {
         if let v = c.interruptionLevel { aps["interruption-level"] = .string(v) }
         if let v = c.relevanceScore { aps["relevance-score"] = .double(v) }
         if let v = c.filterCriteria { aps["filter-criteria"] = .string(v) }
-        var body: [String: JSONValue] = [:]
+        var body: JSONObject = [:]
         if case .object(let custom) = c.userInfo {
             for (k, v) in custom where k != "aps" { body[k] = v }
         }
@@ -109,7 +109,7 @@ public enum APNsBodyReader {
         }
     }
 
-    private static func string(_ d: [String: JSONValue], _ key: String, in place: String) throws(Rejection) -> String? {
+    private static func string(_ d: JSONObject, _ key: String, in place: String) throws(Rejection) -> String? {
         switch d[key] {
         case nil, .null?: return nil
         case .string(let s)?: return s

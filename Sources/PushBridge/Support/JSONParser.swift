@@ -134,9 +134,10 @@ struct JSONByteParser {
             depth -= 1
             return .object([:])
         }
-        // Built in place, in input order (a repeated key keeps its last value). Room for
-        // six members is the smallest table a dictionary has; a larger object grows it.
-        var members = [String: JSONValue](minimumCapacity: 6)
+        // Built in place, in input order (a repeated key keeps its last value); small
+        // objects hash nothing.
+        var members = JSONObject()
+        members.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {

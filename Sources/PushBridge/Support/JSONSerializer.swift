@@ -36,22 +36,17 @@ extension JSONValue {
             if members.count <= 16 {
                 // Small objects: the members' positions sorted by key in a stack buffer
                 // (insertion sort), so writing allocates nothing.
-                withUnsafeTemporaryAllocation(of: Dictionary<String, JSONValue>.Index.self,
-                                              capacity: members.count) { order in
-                    var n = 0
-                    var i = members.startIndex
-                    while i != members.endIndex {
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { order in
+                    for i in 0..<members.count {
                         let key = members[i].key
-                        var j = n
+                        var j = i
                         while j > 0 && key < members[order[j - 1]].key {
                             order[j] = order[j - 1]
                             j -= 1
                         }
                         order[j] = i
-                        n += 1
-                        members.formIndex(after: &i)
                     }
-                    for k in 0..<n {
+                    for k in 0..<members.count {
                         if k > 0 { bytes.append(UInt8(ascii: ",")) }
                         let member = members[order[k]]
                         JSONValue.writeString(member.key, into: &bytes)
@@ -60,7 +55,6 @@ extension JSONValue {
                     }
                 }
             } else {
-                // Sorting the pairs (not the keys) spares a hash lookup per member.
                 var first = true
                 for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                     if !first { bytes.append(UInt8(ascii: ",")) }

@@ -1,7 +1,7 @@
 /// A JSON value as pushbridge sees it: payloads, `userInfo`, expression results.
 ///
 /// Integers are kept exact as `Int64`; numbers with a fraction or exponent, or
-/// integers beyond `Int64`, are `double`. Objects are unordered; serialization
+/// integers beyond `Int64`, are `double`. Objects compare unordered; serialization
 /// writes their keys sorted so output is deterministic.
 public enum JSONValue: Sendable, Hashable {
     case null
@@ -10,7 +10,7 @@ public enum JSONValue: Sendable, Hashable {
     case double(Double)
     case string(String)
     case array([JSONValue])
-    case object([String: JSONValue])
+    case object(JSONObject)
 }
 
 extension JSONValue {

@@ -61,7 +61,7 @@ public struct Logger: Sendable {
             for (k, v) in fields { line += " \(escaped(k))=\(escaped(v))" }
             return line
         case .json:
-            var object: [String: JSONValue] = [:]
+            var object: JSONObject = [:]
             for (k, v) in fields { object[k] = .string(v) }
             object["ts"] = .string(ts)
             object["level"] = .string(level.rawValue)

@@ -10,11 +10,11 @@ struct APNsFuzzTests {
 
     /// A random body shaped like an APNs body often enough to get past the first checks.
     static func body(_ rng: inout SeededGenerator) -> JSONValue {
-        var aps: [String: JSONValue] = [:]
+        var aps: JSONObject = [:]
         for key in keys where Bool.random(using: &rng) {
             aps[key] = RandomJSON.value(depth: 2, keys: keys, using: &rng)
         }
-        var top: [String: JSONValue] = [:]
+        var top: JSONObject = [:]
         if Int.random(in: 0..<10, using: &rng) > 0 { top["aps"] = .object(aps) }
         for _ in 0..<Int.random(in: 0...3, using: &rng) {
             top[keys.randomElement(using: &rng)!] = RandomJSON.value(depth: 3, keys: keys, using: &rng)
@@ -69,7 +69,7 @@ struct APNsFuzzTests {
 
     @Test("edge values of badge, relevance and flags")
     func edges() throws {
-        func read(_ aps: [String: JSONValue]) -> APNsBodyReader.Parsed? { try? APNsBodyReader.read(.object(["aps": .object(aps)])) }
+        func read(_ aps: JSONObject) -> APNsBodyReader.Parsed? { try? APNsBodyReader.read(.object(["aps": .object(aps)])) }
         #expect(read(["badge": .int(Int64(Int32.max))])?.content.badge == Int(Int32.max))
         #expect(read(["badge": .int(Int64(Int32.max) + 1)]) == nil)
         #expect(read(["badge": .int(.min)]) == nil)

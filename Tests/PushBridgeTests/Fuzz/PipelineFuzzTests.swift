@@ -112,7 +112,7 @@ struct PipelineFuzzTests {
             let body = JSONValue.object(["aps": aps, "k": RandomJSON.value(depth: 1, using: &rng)])
             return Mutations.mutate(Array(body.jsonText.utf8), tokens: JSONFuzzTests.tokens, maxSteps: 1, using: &rng)
         default:
-            var members: [String: JSONValue] = [:]
+            var members: JSONObject = [:]
             for key in payloadKeys where Int.random(in: 0..<3, using: &rng) == 0 {
                 members[key] = RandomJSON.value(depth: 2, keys: payloadKeys, using: &rng)
             }

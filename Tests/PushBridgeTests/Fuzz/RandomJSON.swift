@@ -31,7 +31,7 @@ enum RandomJSON {
                 value(depth: depth - 1, keys: keys, using: &rng)
             })
         default:
-            var members: [String: JSONValue] = [:]
+            var members: JSONObject = [:]
             for _ in 0..<Int.random(in: 0...5, using: &rng) {
                 let key = (Bool.random(using: &rng) ? keys.randomElement(using: &rng) : nil)
                     ?? oddStrings.randomElement(using: &rng)!

@@ -68,7 +68,7 @@ struct DeadLetterTests {
         }
         let stats = try await s.waitForStats("all rejected") { total($0, "rejected") == Int64(Self.cases.count) }
         let expected = Dictionary(uniqueKeysWithValues: Self.cases.map { ($0.reason, JSONValue.int(1)) })
-        #expect(stats["totals"]?["rejected_by_reason"] == .object(expected))
+        #expect(stats["totals"]?["rejected_by_reason"] == .object(JSONObject(expected)))
         #expect(s.observer.messages.filter { $0.topic.hasPrefix("\(s.ns)/out/") }.isEmpty, "nothing displayed")
         try await bridge.stop()
     }

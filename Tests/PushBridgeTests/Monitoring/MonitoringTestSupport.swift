@@ -39,7 +39,7 @@ enum DecodedJSON: Decodable {
         case .double(let d): .double(d)
         case .string(let s): .string(s)
         case .array(let a): .array(a.map(\.value))
-        case .object(let o): .object(o.mapValues(\.value))
+        case .object(let o): .object(JSONObject(o.mapValues(\.value)))
         }
     }
 }

@@ -79,7 +79,7 @@ struct HotPathSharingTests {
     func objectOrder() {
         var rng = SystemRandomNumberGenerator()
         for size in 0...24 {
-            var members: [String: JSONValue] = [:]
+            var members: JSONObject = [:]
             while members.count < size {
                 let key = String((0..<Int.random(in: 0...4, using: &rng)).map { _ in "aBé\"ドz0".randomElement(using: &rng)! })
                 members[key] = .int(Int64(members.count))

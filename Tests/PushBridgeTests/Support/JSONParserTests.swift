@@ -125,8 +125,8 @@ struct JSONParserTests {
                 members.append("\"\(key)\":\(value.jsonText)")
             }
             let text = "{" + members.joined(separator: ",") + "}"
-            #expect(try JSONValue.parse(text) == .object(expected), "\(count) members")
-            #expect(try JSONValue.parse("[\(text),\(text)]") == .array([.object(expected), .object(expected)]))
+            #expect(try JSONValue.parse(text) == .object(JSONObject(expected)), "\(count) members")
+            #expect(try JSONValue.parse("[\(text),\(text)]") == .array([.object(JSONObject(expected)), .object(JSONObject(expected))]))
         }
     }
 }

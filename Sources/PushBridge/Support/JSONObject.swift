@@ -1,0 +1,149 @@
+/// The members of a JSON object: unique keys, each with its value.
+///
+/// Kept as a list in the order keys were first added, so building one hashes nothing:
+/// lookups compare keys in turn while the object is small, and use a key → position
+/// table built once it grows past `indexThreshold` members. Equality and hashing ignore
+/// the order (two objects with the same members are equal), like a dictionary's.
+public struct JSONObject: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    public typealias Element = (key: String, value: JSONValue)
+    public typealias Index = Int
+
+    /// Members in the order their keys were first added.
+    private var members: ContiguousArray<Element>
+    /// Key → position in `members`, kept once there are more than `indexThreshold` members.
+    private var positions: [String: Int]?
+
+    /// Members up to which lookups compare keys in turn (no table, no hashing).
+    static let indexThreshold = 16
+
+    /// An empty object.
+    public init() {
+        members = []
+        positions = nil
+    }
+
+    /// An object with `dictionary`'s members.
+    public init(_ dictionary: [String: JSONValue]) {
+        self.init()
+        reserveCapacity(dictionary.count)
+        for (key, value) in dictionary { self[key] = value }
+    }
+
+    /// An object from key-value pairs; a repeated key keeps its last value.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init()
+        reserveCapacity(elements.count)
+        for (key, value) in elements { self[key] = value }
+    }
+
+    /// Reserves room for `count` members.
+    public mutating func reserveCapacity(_ count: Int) {
+        members.reserveCapacity(count)
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { members.count }
+    public subscript(position: Int) -> Element { members[position] }
+
+    /// The keys, in the order they were first added.
+    public var keys: [String] { members.map(\.key) }
+    /// The values, in the order their keys were first added.
+    public var values: [JSONValue] { members.map(\.value) }
+
+    /// The position of `key`'s member, or `nil`.
+    public func index(forKey key: String) -> Int? {
+        if let positions { return positions[key] }
+        return members.withUnsafeBufferPointer { buffer in
+            for i in buffer.indices where buffer[i].key == key { return i }
+            return nil
+        }
+    }
+
+    /// The value for `key`; setting `nil` removes the member. Setting a new key adds it
+    /// at the end; setting an existing one replaces its value in place.
+    public subscript(key: String) -> JSONValue? {
+        get {
+            guard let i = index(forKey: key) else { return nil }
+            return members[i].value
+        }
+        set {
+            if let i = index(forKey: key) {
+                if let newValue {
+                    members[i].value = newValue
+                } else {
+                    removeMember(at: i)
+                }
+            } else if let newValue {
+                members.append((key, newValue))
+                if positions != nil {
+                    positions![key] = members.count - 1
+                } else if members.count > Self.indexThreshold {
+                    buildPositions()
+                }
+            }
+        }
+    }
+
+    /// The value for `key`, or `defaultValue` when it has none.
+    public subscript(key: String, default defaultValue: @autoclosure () -> JSONValue) -> JSONValue {
+        self[key] ?? defaultValue()
+    }
+
+    /// Removes `key`'s member; returns its value.
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> JSONValue? {
+        guard let i = index(forKey: key) else { return nil }
+        let value = members[i].value
+        removeMember(at: i)
+        return value
+    }
+
+    /// The same keys with `transform` applied to each value.
+    public func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
+        var result = self
+        for i in result.members.indices { result.members[i].value = try transform(result.members[i].value) }
+        return result
+    }
+
+    private mutating func removeMember(at i: Int) {
+        members.remove(at: i)
+        if positions != nil { buildPositions() }
+    }
+
+    private mutating func buildPositions() {
+        var table = [String: Int](minimumCapacity: members.count)
+        for (i, member) in members.enumerated() { table[member.key] = i }
+        positions = table
+    }
+
+    /// The same members in any order.
+    public static func == (a: JSONObject, b: JSONObject) -> Bool {
+        guard a.members.count == b.members.count else { return false }
+        for member in a.members {
+            guard let other = b[member.key], other == member.value else { return false }
+        }
+        return true
+    }
+
+    /// Independent of the order (each member hashed alone, the results combined commutatively).
+    public func hash(into hasher: inout Hasher) {
+        var combined = 0
+        for member in members {
+            var h = Hasher()
+            h.combine(member.key)
+            h.combine(member.value)
+            combined ^= h.finalize()
+        }
+        hasher.combine(members.count)
+        hasher.combine(combined)
+    }
+}
+
+extension JSONObject: CustomStringConvertible {
+    /// Dictionary-like text, e.g. `["a": PushBridge.JSONValue.int(1)]`.
+    public var description: String {
+        if members.isEmpty { return "[:]" }
+        return "[" + members.map { "\(String(reflecting: $0.key)): \(String(reflecting: $0.value))" }
+            .joined(separator: ", ") + "]"
+    }
+}
