@@ -7,6 +7,10 @@ public struct DisplayRenderer: Sendable {
     /// The bridge's own hop property, added to everything it publishes (loop protection).
     public let hop: (name: String, value: String)?
 
+    /// The properties of a message that has none of its own: the hop alone, built once
+    /// and shared (no list to allocate per display message).
+    private let hopOnly: [(name: String, value: String)]
+
     /// User property that marks a message published by a pushbridge.
     public static let hopProperty = "pushbridge-hop"
 
@@ -16,6 +20,7 @@ public struct DisplayRenderer: Sendable {
         self.deadLetter = deadLetter
         self.userProperties = userProperties
         self.hop = hop
+        self.hopOnly = hop.map { [$0] } ?? []
     }
 
     /// The display message for a delivered request.
@@ -69,7 +74,7 @@ public struct DisplayRenderer: Sendable {
         if let e = r.expiration { w.add("expiration", .int(e)) }
         if case .object(let o) = c.userInfo, !o.isEmpty { w.add("user_info", c.userInfo) }
         w.add("modified", .bool(modified))
-        w.add("received_at", Timestamp.iso8601(receivedAt))
+        w.add("received_at", timestamp: receivedAt)
         w.endObject()
         return w.bytes
     }
@@ -87,7 +92,7 @@ public struct DisplayRenderer: Sendable {
         w.add("source_topic", message.topic)
         w.add("route", route)
         w.add("payload", String(decoding: message.payload, as: UTF8.self))
-        w.add("received_at", Timestamp.iso8601(message.receivedAt))
+        w.add("received_at", timestamp: message.receivedAt)
         w.endObject()
         return finish(OutboundMessage(topic: deadLetter.topic.render(in: ctx), payload: w.bytes,
                                       qos: deadLetter.qos, retain: false,
@@ -100,7 +105,11 @@ public struct DisplayRenderer: Sendable {
             m.userProperties = []
             return m
         }
-        if let hop { m.userProperties.append(hop) }
+        if m.userProperties.isEmpty {
+            m.userProperties = hopOnly
+        } else if let hop {
+            m.userProperties.append(hop)
+        }
         return m
     }
 }

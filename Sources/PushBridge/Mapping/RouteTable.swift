@@ -14,6 +14,9 @@ public struct RouteTable: Sendable {
     /// A node of the finished trie: immutable, so lookups need no exclusivity checks.
     private final class Node: Sendable {
         let literal: [Substring: Node]
+        /// `literal` as a list when it has at most `smallCount` children: compared in turn
+        /// (the same `==` the dictionary uses), so a lookup hashes nothing.
+        let smallLiteral: [(level: Substring, node: Node)]?
         let plus: Node?
         /// Lowest route index whose filter ends with `#` here.
         let hash: Int?
@@ -23,9 +26,22 @@ public struct RouteTable: Sendable {
         /// `b`'s node, its children taken from `done` (frozen before their parent).
         init(_ b: Builder, _ done: [ObjectIdentifier: Node]) {
             literal = b.literal.mapValues { done[ObjectIdentifier($0)]! }
+            smallLiteral = literal.count <= Self.smallCount ? literal.map { (level: $0.key, node: $0.value) } : nil
             plus = b.plus.map { done[ObjectIdentifier($0)]! }
             hash = b.hash
             terminal = b.terminal
+        }
+
+        /// Children up to which `smallLiteral` is kept.
+        static let smallCount = 8
+
+        /// The child for `level`, or `nil`.
+        func child(_ level: Substring) -> Node? {
+            if let small = smallLiteral {
+                for entry in small where entry.level == level { return entry.node }
+                return nil
+            }
+            return literal[level]
         }
 
         /// Freezes the trie under `root` without recursion (filters may be thousands of levels deep).
@@ -109,7 +125,7 @@ public struct RouteTable: Sendable {
             }
             let end = utf8[start...].firstIndex(of: slash) ?? utf8.endIndex
             let next = end == utf8.endIndex ? nil : utf8.index(after: end)
-            if !node.literal.isEmpty, let child = node.literal[topic[start..<end]] { walk(child, next, false) }
+            if !node.literal.isEmpty, let child = node.child(topic[start..<end]) { walk(child, next, false) }
             if let plus = node.plus, !(dollar && first) { walk(plus, next, false) }
         }
         walk(root, utf8.startIndex, true)

@@ -76,6 +76,13 @@ struct JSONWriter {
     /// Writes the member `k: v`.
     mutating func add(_ k: String, _ v: JSONValue) { key(k); value(v) }
 
+    /// Writes the member `k: Timestamp.iso8601(seconds)` (without making the string).
+    mutating func add(_ k: String, timestamp seconds: Double) {
+        key(k)
+        separate()
+        Timestamp.appendQuotedISO8601(seconds, to: &bytes)
+    }
+
     /// Writes the member `k: s`, or nothing when `s` is `nil` (absent keys are left out).
     mutating func add(_ k: String, _ s: String?) {
         guard let s else { return }

@@ -105,37 +105,63 @@ public enum Timestamp {
     /// UTC ISO 8601 with milliseconds: `2026-11-29T15:42:18.123Z`.
     /// Rounded to the nearest millisecond, so `….123` (stored as `….12299…`) reads `.123`.
     public static func iso8601(_ seconds: Double) -> String {
-        let milliseconds = Int64((seconds * 1000).rounded())
-        var t = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient
-                       - (milliseconds % 1000 < 0 ? 1 : 0))
-        let ms = Int(milliseconds - Int64(t) * 1000)
-        var parts = tm()
-        gmtime_r(&t, &parts)
+        let (parts, ms) = split(seconds)
         let year = Int(parts.tm_year) + 1900
         if year >= 0 && year <= 9999 {
             // The common case, written digit by digit (same text as below).
-            return String(unsafeUninitializedCapacity: 24) { out in
-                func put(_ v: Int, _ width: Int, at position: Int) {
-                    var v = v
-                    for i in stride(from: position + width - 1, through: position, by: -1) {
-                        out[i] = UInt8(ascii: "0") + UInt8(v % 10)
-                        v /= 10
-                    }
-                }
-                put(year, 4, at: 0); out[4] = UInt8(ascii: "-")
-                put(Int(parts.tm_mon) + 1, 2, at: 5); out[7] = UInt8(ascii: "-")
-                put(Int(parts.tm_mday), 2, at: 8); out[10] = UInt8(ascii: "T")
-                put(Int(parts.tm_hour), 2, at: 11); out[13] = UInt8(ascii: ":")
-                put(Int(parts.tm_min), 2, at: 14); out[16] = UInt8(ascii: ":")
-                put(Int(parts.tm_sec), 2, at: 17); out[19] = UInt8(ascii: ".")
-                put(ms, 3, at: 20); out[23] = UInt8(ascii: "Z")
-                return 24
-            }
+            return String(unsafeUninitializedCapacity: 24) { fill($0, parts, ms) ? 24 : 0 }
         }
         func pad(_ v: Int32, _ w: Int) -> String {
             let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s
         }
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(ms), 3))Z"
+    }
+
+    /// Appends `iso8601(seconds)` as a quoted JSON string (the same bytes `JSONValue`
+    /// writes for that string), without making the string first.
+    static func appendQuotedISO8601(_ seconds: Double, to bytes: inout [UInt8]) {
+        let (parts, ms) = split(seconds)
+        let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { out -> Bool in
+            guard fill(out, parts, ms) else { return false }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: out)
+            bytes.append(UInt8(ascii: "\""))
+            return true
+        }
+        if !written { JSONValue.writeString(iso8601(seconds), into: &bytes) }
+    }
+
+    /// The UTC calendar fields and the milliseconds of `seconds`, rounded to the nearest millisecond.
+    private static func split(_ seconds: Double) -> (tm, Int) {
+        let milliseconds = Int64((seconds * 1000).rounded())
+        var t = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient
+                       - (milliseconds % 1000 < 0 ? 1 : 0))
+        let ms = Int(milliseconds - Int64(t) * 1000)
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        return (parts, ms)
+    }
+
+    /// Writes the 24 bytes of the common case (years 0–9999) digit by digit; `false` for
+    /// other years (written nothing).
+    private static func fill(_ out: UnsafeMutableBufferPointer<UInt8>, _ parts: tm, _ ms: Int) -> Bool {
+        let year = Int(parts.tm_year) + 1900
+        guard year >= 0 && year <= 9999 else { return false }
+        func put(_ v: Int, _ width: Int, at position: Int) {
+            var v = v
+            for i in stride(from: position + width - 1, through: position, by: -1) {
+                out[i] = UInt8(ascii: "0") + UInt8(v % 10)
+                v /= 10
+            }
+        }
+        put(year, 4, at: 0); out[4] = UInt8(ascii: "-")
+        put(Int(parts.tm_mon) + 1, 2, at: 5); out[7] = UInt8(ascii: "-")
+        put(Int(parts.tm_mday), 2, at: 8); out[10] = UInt8(ascii: "T")
+        put(Int(parts.tm_hour), 2, at: 11); out[13] = UInt8(ascii: ":")
+        put(Int(parts.tm_min), 2, at: 14); out[16] = UInt8(ascii: ":")
+        put(Int(parts.tm_sec), 2, at: 17); out[19] = UInt8(ascii: ".")
+        put(ms, 3, at: 20); out[23] = UInt8(ascii: "Z")
+        return true
     }
 }

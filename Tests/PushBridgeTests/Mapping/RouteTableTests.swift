@@ -39,4 +39,22 @@ import Testing
         #expect(t.match("site/1234/lamp/state")?.name == "r1234")
         #expect(t.match("site/99999/lamp/state")?.name == "r2000")
     }
+
+    /// Nodes with few literal children compare levels in turn, nodes with many look them up;
+    /// both give the first matching route in file order, as `TopicFilter.matches` decides it
+    /// (canonically equivalent levels included).
+    @Test func fewAndManyChildrenMatchLikeTheReference() {
+        let decomposed = "e\u{301}", precomposed = "\u{E9}"
+        for siblings in [1, 2, 7, 8, 9, 20] {
+            var filters = (0..<siblings).map { "home/s\($0)/+" }
+            filters += ["home/\(precomposed)/x", "+/s3/#", "home/#"]
+            let t = table(filters)
+            var topics = (0..<(siblings + 2)).map { "home/s\($0)/lamp" }
+            topics += ["home/\(decomposed)/x", "home/\(precomposed)/x", "x/s3/y", "home", "home/s1", "other", "$SYS/s3/x"]
+            for topic in topics {
+                let expected = filters.firstIndex { TopicFilter.matches(filter: $0, topic: topic) }
+                #expect(t.matchIndex(topic) == expected, "\(siblings) siblings, \(topic)")
+            }
+        }
+    }
 }

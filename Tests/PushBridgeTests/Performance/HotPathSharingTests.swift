@@ -124,6 +124,11 @@ struct HotPathSharingTests {
         for _ in 0..<500 { samples.append(Double.random(in: -1e11...1e11, using: &rng)) }
         for s in samples {
             #expect(Timestamp.iso8601(s) == Self.referenceISO8601(s), "\(s)")
+            // Written straight into a JSON document: the bytes the string would give.
+            var direct: [UInt8] = [], viaString: [UInt8] = []
+            Timestamp.appendQuotedISO8601(s, to: &direct)
+            JSONValue.writeString(Self.referenceISO8601(s), into: &viaString)
+            #expect(direct == viaString, "\(s)")
         }
     }
 
