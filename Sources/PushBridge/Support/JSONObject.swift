@@ -5,7 +5,9 @@
 /// table built once it grows past `indexThreshold` members. Equality and hashing ignore
 /// the order (two objects with the same members are equal), like a dictionary's.
 public struct JSONObject: Sendable, Hashable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+    /// A member: its key and value.
     public typealias Element = (key: String, value: JSONValue)
+    /// A member's position, in the order keys were first added.
     public typealias Index = Int
 
     /// Members in the order their keys were first added.
@@ -41,8 +43,11 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
         members.reserveCapacity(count)
     }
 
+    /// The first member's position (0).
     public var startIndex: Int { 0 }
+    /// One past the last member's position (the number of members).
     public var endIndex: Int { members.count }
+    /// The member at `position`.
     public subscript(position: Int) -> Element { members[position] }
 
     /// The keys, in the order they were first added.
