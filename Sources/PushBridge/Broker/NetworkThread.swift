@@ -27,8 +27,9 @@ import Foundation
 /// waiting, writes what they queued in one write step, and polls once per batch. TLS keeps
 /// `mosquitto_loop` (`libraryTurn`): the handshake and TLS's own buffering live inside it.
 extension ClientCore {
-    /// How long one `mosquitto_loop` call may wait in `select` (publish and disconnect
-    /// wake it early through libmosquitto's socket pair).
+    /// How long one turn may wait in `poll` (our loop) or `select` (`mosquitto_loop`, TLS);
+    /// publish, subscribe and disconnect from other threads wake it early through
+    /// `LoopWakeup` (our loop) or libmosquitto's socket pair (TLS).
     static let loopTimeoutMilliseconds: Int32 = 1000
     /// How long the loop keeps running after stop, to write the DISCONNECT.
     static let disconnectGrace: Duration = .seconds(2)
