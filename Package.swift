@@ -27,12 +27,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // read(2) with read-ahead for the network thread's MQTT socket (see its header).
-        .target(name: "CReadAhead"),
+        // read(2), write(2) and close(2) with per-thread buffers for the network thread's MQTT socket (see its header).
+        .target(name: "CSocketBuffers"),
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CReadAhead", "CMalloc"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CSocketBuffers", "CMalloc"]
         ),
         .executableTarget(
             name: "pushbridge",
@@ -46,7 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushBridgeTests",
-            dependencies: ["PushBridge", "CReadAhead"]
+            dependencies: ["PushBridge", "CSocketBuffers"]
         ),
     ],
     swiftLanguageModes: [.v6]

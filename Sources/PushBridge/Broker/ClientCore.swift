@@ -49,7 +49,8 @@ final class ClientCore: Sendable {
         self.wakeup = LoopWakeup(enabled: options.tls == nil)
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
-                                         context: Unmanaged.passUnretained(self).toOpaque())
+                                         context: Unmanaged.passUnretained(self).toOpaque(),
+                                         muteWakePair: wakeup.isAvailable)
         handleBox.handle = handle
         try handle.configure(options)
         let forwardLogs = options.libraryLogLevel.map { $0 <= .debug || options.tls != nil } ?? false

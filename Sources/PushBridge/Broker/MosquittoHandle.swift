@@ -1,4 +1,5 @@
 import CMosquitto
+import CSocketBuffers
 import Foundation
 
 /// Owns one libmosquitto client (`struct mosquitto *`) and destroys it in `deinit`.
@@ -13,10 +14,20 @@ final class MosquittoHandle: @unchecked Sendable {
     /// A new client for `clientID`, calling back with `context` as `userdata`.
     ///
     /// `context` must outlive the handle (the owner keeps both alive together).
-    init(clientID: String, cleanStart: Bool, context: UnsafeMutableRawPointer) throws(MQTTError) {
+    /// `muteWakePair`: the client runs on our own loop, which never reads libmosquitto's
+    /// wake-up socket pair; its one-byte write per queued packet is then answered without a
+    /// system call (CSocketBuffers), until `mosquitto_destroy` closes the pair.
+    init(clientID: String, cleanStart: Bool, context: UnsafeMutableRawPointer,
+         muteWakePair: Bool = false) throws(MQTTError) {
         MosquittoHandle.initializeLibrary
         guard !clientID.isEmpty else { throw .invalidOption("client id must not be empty") }
-        guard let raw = mosquitto_new(clientID, cleanStart, context) else {
+        if muteWakePair { pb_socketpair_capture_begin() }
+        let made = mosquitto_new(clientID, cleanStart, context)
+        if muteWakePair {
+            let writeEnd = pb_socketpair_capture_end()
+            if made != nil, writeEnd >= 0 { _ = pb_mute_writes(writeEnd) }
+        }
+        guard let raw = made else {
             // mosquitto_new sets errno: EINVAL for bad arguments, ENOMEM otherwise.
             throw .invalidOption("cannot create client '\(clientID)': \(String(cString: strerror(errno)))")
         }

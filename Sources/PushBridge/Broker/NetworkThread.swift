@@ -1,5 +1,5 @@
 import CMosquitto
-import CReadAhead
+import CSocketBuffers
 import Foundation
 
 /// The client's own network loop, run on a dedicated thread.
@@ -55,11 +55,12 @@ extension ClientCore {
                     // stop() may have run between its DISCONNECT and this new socket.
                     _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
                 }
-                // Our loop reads the socket through the read-ahead buffer (CReadAhead): one
-                // read(2) per batch instead of three per packet. Detached below, before the
-                // descriptor can be closed and its number reused.
+                // Our loop reads and writes the socket through per-thread buffers (CSocketBuffers):
+                // one read(2) and one write(2) per batch instead of three reads per packet and a
+                // write per packet. Detached below (or by libmosquitto's close), before the
+                // descriptor number can be reused.
                 if ownLoop, pb_readahead_attach(mosquitto_socket(handle.raw)) != 0 {
-                    log(.warning, "no memory for the read-ahead buffer; reading packet by packet")
+                    log(.warning, "no memory for the socket buffers; reading and writing packet by packet")
                 }
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
@@ -101,7 +102,8 @@ extension ClientCore {
         let raw = handle.raw
         let fd = mosquitto_socket(raw)
         guard fd >= 0 else { return .noConnection }
-        let socketEvents = Int16(POLLIN) | (mosquitto_want_write(raw) ? Int16(POLLOUT) : 0)
+        let wantsWrite = mosquitto_want_write(raw) || pb_writebehind_pending() > 0
+        let socketEvents = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
         var fds = [pollfd(fd: fd, events: socketEvents, revents: 0),
                    pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
         // Bytes already in the read-ahead buffer are invisible to poll: do not wait then.
@@ -121,13 +123,17 @@ extension ClientCore {
             if mosquitto_socket(raw) != fd { return .success }
         }
         // Always: what this turn's callbacks or other threads queued (cheap when nothing is).
-        // libmosquitto writes each packet with its own write(2); corked, the batch's
-        // publishes and PUBACKs leave in as few segments as fit.
-        let cork = mosquitto_want_write(raw)
-        if cork { setCork(fd, true) }
-        let written = MosquittoCode(mosquitto_loop_write(raw, 1))
-        if cork, mosquitto_socket(raw) == fd { setCork(fd, false) }  // a DISCONNECT closes it
-        if !written.isSuccess { return written }
+        // libmosquitto writes each packet with its own write(2); the write-behind buffer
+        // (CSocketBuffers) collects them and sends the batch with one. Bytes a full socket
+        // did not take go first, before libmosquitto may write anything more.
+        var blocked = false
+        if pb_writebehind_pending() > 0 { blocked = settle(pb_writebehind_flush(), fd) }
+        if !blocked {
+            pb_writebehind_begin()
+            let written = MosquittoCode(mosquitto_loop_write(raw, 1))
+            _ = settle(pb_writebehind_end(), fd)
+            if !written.isSuccess { return written }
+        }
         if readable { acknowledgeQuickly() }
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
@@ -184,11 +190,12 @@ extension ClientCore {
         return rc
     }
 
-    /// Sets TCP_CORK: while on, the kernel sends only full segments; turning it off sends
-    /// what is left at once.
-    private func setCork(_ fd: Int32, _ on: Bool) {
-        var value: Int32 = on ? 1 : 0
-        _ = setsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_CORK), &value, socklen_t(MemoryLayout<Int32>.size))
+    /// What a write-behind flush left: `true` when bytes wait for the socket to drain. On an
+    /// error the socket is shut down, so that libmosquitto's next read reports the broken
+    /// connection through its usual path (on_disconnect, reconnect, QoS 1 resent).
+    private func settle(_ flush: Int32, _ fd: Int32) -> Bool {
+        if flush < 0, mosquitto_socket(handle.raw) == fd { _ = shutdown(fd, Int32(SHUT_RDWR)) }
+        return flush == 1
     }
 
     /// Re-arms TCP_QUICKACK on the socket (Linux clears it after each delayed-ACK decision).

@@ -1,10 +1,11 @@
-import CReadAhead
+import CSocketBuffers
 import Foundation
 import Testing
 
-/// The read(2) that serves the network thread's MQTT socket from a buffer (Sources/CReadAhead).
-@Suite("Read-ahead", .serialized)
-struct ReadAheadTests {
+/// The read(2), write(2), close(2) and socketpair(2) that buffer the network thread's MQTT
+/// socket and mute libmosquitto's wake-up pair (Sources/CSocketBuffers).
+@Suite("Socket buffers", .serialized)
+struct SocketBuffersTests {
     /// A connected pair of non-blocking stream sockets, closed by the caller.
     func socketPair() throws -> (Int32, Int32) {
         var fds: [Int32] = [-1, -1]
@@ -100,5 +101,92 @@ struct ReadAheadTests {
         #expect(n == -1 && error == EAGAIN)
         send(b, Array("gh".utf8))
         #expect(readBytes(a, 4).1 == Array("gh".utf8))
+    }
+
+    /// Everything readable from `fd` now (non-blocking), by the kernel.
+    func drain(_ fd: Int32) -> [UInt8] {
+        var all: [UInt8] = []
+        while true {
+            let (n, bytes, _) = readBytes(fd, 65_536)
+            if n <= 0 { return all }
+            all += bytes
+        }
+    }
+
+    @Test("collected writes leave in one write at end, in order")
+    func writeBehindCollectsAndFlushes() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            #expect(pb_readahead_attach(a) == 0)
+            defer { pb_readahead_detach() }
+            pb_writebehind_begin()
+            send(a, Array("one ".utf8))
+            send(a, Array("two ".utf8))
+            send(a, Array("three".utf8))
+            #expect(pb_writebehind_pending() == 13)
+            #expect(drain(b).isEmpty, "nothing reaches the peer before end")
+            #expect(pb_writebehind_end() == 0)
+            #expect(pb_writebehind_pending() == 0)
+            #expect(drain(b) == Array("one two three".utf8))
+            send(a, Array("direct".utf8))  // not collecting: straight to the kernel
+            #expect(drain(b) == Array("direct".utf8))
+        }
+    }
+
+    @Test("past the limit a write reports EAGAIN; a full socket keeps the rest pending")
+    func writeBehindLimitAndPartialFlush() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            #expect(pb_readahead_attach(a) == 0)
+            defer { pb_readahead_detach() }
+            let chunk = [UInt8](repeating: 7, count: 100_000)
+            pb_writebehind_begin()
+            for _ in 0..<2 { send(a, chunk) }
+            errno = 0
+            let refused = chunk.withUnsafeBytes { write(a, $0.baseAddress, $0.count) }
+            #expect(refused == -1 && errno == EAGAIN)
+            var received: [UInt8] = []
+            var result = pb_writebehind_end()
+            while result == 1 {  // the socket took part of it
+                received += drain(b)
+                result = pb_writebehind_flush()
+            }
+            #expect(result == 0)
+            received += drain(b)
+            #expect(received.count == 200_000 && received.allSatisfy { $0 == 7 })
+        }
+    }
+
+    @Test("close sends what is pending first (a buffered DISCONNECT is not lost)")
+    func closeFlushes() throws {
+        let (a, b) = try socketPair()
+        defer { close(b) }
+        onOwnThread { [self] in
+            #expect(pb_readahead_attach(a) == 0)
+            pb_writebehind_begin()
+            send(a, [0xE0, 0x00])  // an MQTT DISCONNECT
+            close(a)
+            #expect(pb_readahead_buffered() == 0 && pb_writebehind_pending() == 0, "close detached")
+        }
+        #expect(drain(b) == [0xE0, 0x00])
+        #expect(readBytes(b, 1).0 == 0, "then end of stream")
+    }
+
+    @Test("a captured socket pair's write end is muted until it is closed")
+    func mutedWakePair() throws {
+        pb_socketpair_capture_begin()
+        let (r, w) = try socketPair()
+        #expect(pb_socketpair_capture_end() == w)
+        #expect(pb_mute_writes(w) == 0)
+        send(w, [1, 2, 3])           // succeeds without reaching the peer
+        #expect(drain(r).isEmpty)
+        close(w)                      // unmutes before the number can be reused
+        let (r2, w2) = try socketPair()
+        defer { close(r); close(r2); close(w2) }
+        send(w2, [4])                 // maybe the same number as w: not muted any more
+        #expect(drain(r2) == [4])
+        #expect(pb_socketpair_capture_end() == -1, "nothing captured outside begin/end")
     }
 }

@@ -1,0 +1,218 @@
+// See include/socketbuffers.h. The definitions of read(), write() and close() below take the
+// place of the C library's for every caller in the process (the executable's symbols come
+// first in the dynamic linker's search, so libmosquitto's references bind here too).
+#define _GNU_SOURCE
+#include "socketbuffers.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum {
+    read_capacity = 64 * 1024,
+    write_limit = 256 * 1024,   // pending bytes past which a write reports EAGAIN
+};
+
+struct socketbuffers {
+    int fd;
+    // read-ahead
+    size_t start, end;
+    unsigned long served, refills;
+    unsigned char *bytes;
+    // write-behind
+    int collecting;
+    unsigned char *out;
+    size_t out_start, out_end, out_capacity;
+};
+
+// One per thread; only the thread that attached a socket ever sees it attached.
+static _Thread_local struct socketbuffers state = { .fd = -1 };
+
+static ssize_t kernel_read(int fd, void *buffer, size_t count) {
+    return syscall(SYS_read, fd, buffer, count);
+}
+
+static ssize_t kernel_write(int fd, const void *buffer, size_t count) {
+    return syscall(SYS_write, fd, buffer, count);
+}
+
+ssize_t read(int fd, void *buffer, size_t count) {
+    if (fd < 0 || fd != state.fd || count == 0) return kernel_read(fd, buffer, count);
+    if (state.start == state.end) {
+        ssize_t got = kernel_read(fd, state.bytes, read_capacity);
+        if (got <= 0) return got;  // end of stream, or an error with errno set (EAGAIN)
+        state.start = 0;
+        state.end = (size_t)got;
+        state.refills++;
+    }
+    size_t n = state.end - state.start;
+    if (n > count) n = count;
+    memcpy(buffer, state.bytes + state.start, n);
+    state.start += n;
+    state.served++;
+    return (ssize_t)n;
+}
+
+static size_t pending(void) {
+    return state.out_end - state.out_start;
+}
+
+// Muted descriptors (stored as fd + 1; 0 is a free slot): libmosquitto's wake-up socket
+// pairs of clients whose loop never reads them. Any thread may write to them.
+enum { muted_slots = 64 };
+static _Atomic int muted[muted_slots];
+static _Atomic int muted_count;
+
+static int muted_slot(int fd) {
+    if (atomic_load_explicit(&muted_count, memory_order_acquire) == 0) return -1;
+    for (int i = 0; i < muted_slots; i++) {
+        if (atomic_load_explicit(&muted[i], memory_order_acquire) == fd + 1) return i;
+    }
+    return -1;
+}
+
+int pb_mute_writes(int fd) {
+    if (fd < 0) return -1;
+    for (int i = 0; i < muted_slots; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&muted[i], &expected, fd + 1)) {
+            atomic_fetch_add(&muted_count, 1);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static _Thread_local int capturing;
+static _Thread_local int captured_write_end = -1;
+
+int socketpair(int domain, int type, int protocol, int sv[2]) {
+    int rc = (int)syscall(SYS_socketpair, domain, type, protocol, sv);
+    if (rc == 0 && capturing) captured_write_end = sv[1];
+    return rc;
+}
+
+void pb_socketpair_capture_begin(void) {
+    capturing = 1;
+    captured_write_end = -1;
+}
+
+int pb_socketpair_capture_end(void) {
+    capturing = 0;
+    int fd = captured_write_end;
+    captured_write_end = -1;
+    return fd;
+}
+
+ssize_t write(int fd, const void *buffer, size_t count) {
+    if (fd >= 0 && fd != state.fd && muted_slot(fd) >= 0) return (ssize_t)count;
+    if (fd < 0 || fd != state.fd || !state.collecting) return kernel_write(fd, buffer, count);
+    if (count == 0) return 0;
+    if (pending() > 0 && pending() + count > write_limit) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (state.out_end + count > state.out_capacity) {
+        // Move what is pending to the front, then grow if that is not enough.
+        size_t left = pending();
+        if (left > 0 && state.out_start > 0) memmove(state.out, state.out + state.out_start, left);
+        state.out_start = 0;
+        state.out_end = left;
+        if (left + count > state.out_capacity) {
+            size_t capacity = state.out_capacity ? state.out_capacity : 16 * 1024;
+            while (capacity < left + count) capacity *= 2;
+            unsigned char *grown = realloc(state.out, capacity);
+            if (grown == NULL) {
+                errno = EAGAIN;  // libmosquitto keeps the packet and tries again later
+                return -1;
+            }
+            state.out = grown;
+            state.out_capacity = capacity;
+        }
+    }
+    memcpy(state.out + state.out_end, buffer, count);
+    state.out_end += count;
+    return (ssize_t)count;
+}
+
+int pb_writebehind_flush(void) {
+    while (pending() > 0) {
+        ssize_t sent = kernel_write(state.fd, state.out + state.out_start, pending());
+        if (sent > 0) {
+            state.out_start += (size_t)sent;
+            continue;
+        }
+        if (sent < 0 && errno == EINTR) continue;
+        if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 1;
+        int saved = errno;
+        state.out_start = state.out_end = 0;
+        errno = saved ? saved : EPIPE;
+        return -1;
+    }
+    state.out_start = state.out_end = 0;
+    if (state.out_capacity > write_limit) {  // a burst grew it: give the memory back
+        free(state.out);
+        state.out = NULL;
+        state.out_capacity = 0;
+    }
+    return 0;
+}
+
+void pb_writebehind_begin(void) {
+    if (state.fd >= 0) state.collecting = 1;
+}
+
+int pb_writebehind_end(void) {
+    state.collecting = 0;
+    return state.fd >= 0 ? pb_writebehind_flush() : 0;
+}
+
+size_t pb_writebehind_pending(void) {
+    return state.fd < 0 ? 0 : pending();
+}
+
+int close(int fd) {
+    int slot = fd >= 0 ? muted_slot(fd) : -1;
+    if (slot >= 0) {  // free the slot before the number can be handed out again
+        atomic_store(&muted[slot], 0);
+        atomic_fetch_sub(&muted_count, 1);
+    }
+    if (fd >= 0 && fd == state.fd) {
+        state.collecting = 0;
+        (void)pb_writebehind_flush();  // best effort: the socket is going away
+        pb_readahead_detach();
+    }
+    return (int)syscall(SYS_close, fd);
+}
+
+int pb_readahead_attach(int fd) {
+    pb_readahead_detach();
+    state.bytes = malloc(read_capacity);
+    if (state.bytes == NULL) return -1;
+    state.fd = fd;
+    return 0;
+}
+
+void pb_readahead_detach(void) {
+    state.fd = -1;
+    state.start = state.end = 0;
+    free(state.bytes);
+    state.bytes = NULL;
+    state.collecting = 0;
+    state.out_start = state.out_end = 0;
+    free(state.out);
+    state.out = NULL;
+    state.out_capacity = 0;
+}
+
+size_t pb_readahead_buffered(void) {
+    return state.fd < 0 ? 0 : state.end - state.start;
+}
+
+void pb_readahead_counts(unsigned long *served, unsigned long *refills) {
+    *served = state.served;
+    *refills = state.refills;
+}
