@@ -158,37 +158,21 @@ extension ClientCore {
         return .success
     }
 
-    /// One turn of libmosquitto's own loop (TLS connections).
+    /// One turn of libmosquitto's own loop (TLS connections), then every packet already
+    /// decrypted or waiting (`mosquitto_loop` reads one packet per call at QoS 0: 2.0.11
+    /// ignores its `max_packets`). What those packets queue (PUBACKs, display publishes) is
+    /// written by the next turn's write step, so a QoS 1 PUBACK still leaves only after its
+    /// `on_message`.
     private func libraryTurn() -> MosquittoCode {
         var rc = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
-        if rc.isSuccess { rc = readWaitingPackets() }
+        let fd = mosquitto_socket(handle.raw)
+        if rc.isSuccess, fd >= 0 { rc = readUntilEmpty(fd) }
         acknowledgeQuickly()
         return rc
     }
 
-    /// Most packets `readWaitingPackets` reads in one loop turn (bounds the PUBACK delay).
+    /// Most packets `readUntilEmpty` reads in one loop turn (bounds the PUBACK delay).
     static let packetsPerTurn = 64
-
-    /// Reads the packets already waiting on the socket, up to `packetsPerTurn`.
-    ///
-    /// `mosquitto_loop` reads one packet per turn (2.0.11 ignores its `max_packets`), so a
-    /// flood cost a `select` per message. While `FIONREAD` reports bytes, this calls
-    /// `mosquitto_loop_read` (the library's public read step, for the loop's own thread)
-    /// again. What those packets queue (PUBACKs, display publishes) is written by the next
-    /// turn's write step, so a QoS 1 PUBACK still leaves only after its `on_message`.
-    private func readWaitingPackets() -> MosquittoCode {
-        let fd = mosquitto_socket(handle.raw)
-        var rc = MosquittoCode.success
-        var count = 0
-        while count < Self.packetsPerTurn, fd >= 0 {
-            var waiting: Int32 = 0
-            guard ioctl(fd, UInt(FIONREAD), &waiting) == 0, waiting > 0 else { break }
-            rc = MosquittoCode(mosquitto_loop_read(handle.raw, 1))
-            count += 1
-            if !rc.isSuccess || mosquitto_socket(handle.raw) != fd { break }
-        }
-        return rc
-    }
 
     /// What a write-behind flush left: `true` when bytes wait for the socket to drain. On an
     /// error the socket is shut down, so that libmosquitto's next read reports the broken
