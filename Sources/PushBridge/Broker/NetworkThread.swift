@@ -115,8 +115,6 @@ extension ClientCore {
         if readable {
             let before = callbacksRun.load(ordering: .relaxed)
             let rc = readUntilEmpty(fd)
-            // Closed during the read: let go of the number before anything else can open it.
-            if mosquitto_socket(raw) != fd { pb_readahead_detach() }
             // Before any write: what the batch's messages need committed goes first.
             if callbacksRun.load(ordering: .relaxed) != before { handlers.onReadsDone() }
             if !rc.isSuccess { return rc }
