@@ -35,6 +35,8 @@ public final class Bridge: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// Backpressure, the journal and publish tracking (SPEC section 9).
     let durability: Durability
+    /// The topics this replica handles (`partition:`, SPEC section 10); `nil`: every topic.
+    let partition: Partition?
 
     struct Finished: Sendable {
         var topic: String
@@ -52,6 +54,7 @@ public final class Bridge: Sendable {
         self.logger = logger
         let hop = (name: DisplayRenderer.hopProperty, value: config.broker.clientID)
         self.hop = hop
+        self.partition = config.partition.flatMap(Partition.init)
         self.serviceExtension = serviceExtension
         self.pipelineSlot = Mutex(Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop))
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
@@ -241,6 +244,12 @@ public final class Bridge: Sendable {
     // MARK: - Per message
 
     private func receive(_ message: InboundMessage) {
+        // Another partition's topic: dropped before the journal and the pipeline; returning
+        // lets libmosquitto send the QoS 1 PUBACK as for any message.
+        if let partition, !partition.handles(topic: message.topic) {
+            stats.partitionSkipped()
+            return
+        }
         if message.property(hop.name) == hop.value {
             stats.loopDropped(topic: message.topic)
             return

@@ -46,7 +46,18 @@ extension Bridge {
             || m0.logFormat != m1.logFormat {
             warnings.append("the monitoring section changed; restart pushbridge to use it")
         }
+        if old.partition != new.partition {
+            warnings.append("the partition changed; restart pushbridge to use it")
+        }
+        warnings += new.warnings.map(\.description)
+        if let running = old.partition, let shared = new.routes.first(where: { $0.share != nil }) {
+            let line = "route '\(shared.name)' has 'share:' while this bridge runs with partition \(running.index) of \(running.count); 'share' and 'partition' cannot be combined (restart pushbridge to change the partition)"
+            logger.error(line)
+            logger.error("reload refused: still running the previous configuration")
+            return .refused(errors: [line])
+        }
         var effective = new
+        effective.partition = old.partition
         effective.broker = old.broker
         effective.journal = old.journal
         effective.monitoring = old.monitoring

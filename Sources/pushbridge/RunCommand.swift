@@ -4,6 +4,7 @@ import PushBridge
 enum RunCommand {
     static func run(config: BridgeConfig, path: String) async -> Int32 {
         let logger = Logger(level: config.monitoring.logLevel, format: config.monitoring.logFormat)
+        for w in config.warnings { logger.warning(w.description) }
         let bridge = Bridge(config: config, logger: logger)
         do {
             try await bridge.runUntilSignalled(configPath: path)

@@ -51,6 +51,7 @@ func loadConfig() -> BridgeConfig {
 switch args.command {
 case "check":
     let config = loadConfig()
+    for w in config.warnings { printErr(w.description) }
     printOut(config.describe())
     printOut("\(config.sourcePath): ok")
     exit(0)

@@ -13,6 +13,10 @@ public struct BridgeConfig: Sendable {
     public var deadLetter: DeadLetterConfig? = nil
     public var journal: JournalConfig? = nil
     public var monitoring = MonitoringConfig()
+    /// `partition:`: this replica's share of the topics (SPEC section 10); `nil` = all topics.
+    public var partition: PartitionConfig? = nil
+    /// What the loader warns about (positioned; `check` prints them, `run` logs them).
+    public var warnings: [ConfigWarning] = []
     /// The file this config was read from, for messages.
     public var sourcePath: String = "bridge.yml"
 

@@ -33,6 +33,8 @@ struct ConfigAssembly {
         if let n = f["monitoring"] { config.monitoring = reader.readMonitoring(n) }
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkLoops(config, topicMarks: topicMarks)
+        ScaleOutCheck(reader: reader).apply(f, to: &config)
+        config.warnings = reader.warnings
         return config
     }
 

@@ -72,6 +72,9 @@ extension BridgeConfig {
         let m = monitoring
         out.append("monitoring: status_topic=\(m.statusTopic ?? "off") stats_topic=\(m.statsTopic ?? "off") interval=\(d(m.interval)) max_topics=\(m.maxTopics)")
         out.append("  http=\(m.http ?? "off") log_level=\(m.logLevel.rawValue) log_format=\(m.logFormat.rawValue)")
+        out.append("partition: " + (partition.map {
+            "index=\($0.index) count=\($0.count) (this replica handles the topics whose FNV-1a 32-bit hash modulo \($0.count) is \($0.index))"
+        } ?? "off"))
         return out.joined(separator: "\n") + "\n"
     }
 

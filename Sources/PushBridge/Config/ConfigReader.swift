@@ -7,6 +7,8 @@ final class ConfigReader {
     let compiler: LanguageCompiler
     let positions: ScalarPosition
     private(set) var errors: [ConfigError] = []
+    /// Remarks that do not stop the load (`check` prints them).
+    private(set) var warnings: [ConfigWarning] = []
 
     init(path: String, source: String, compiler: LanguageCompiler) {
         self.path = path
@@ -19,6 +21,11 @@ final class ConfigReader {
     /// Records `message` at the 0-based `mark`.
     func error(_ message: String, at mark: YAMLMark) {
         errors.append(ConfigError(path: path, line: mark.line + 1, column: mark.column + 1, message: message))
+    }
+
+    /// Records the warning `message` at the 0-based `mark`.
+    func warn(_ message: String, at mark: YAMLMark) {
+        warnings.append(ConfigWarning(path: path, line: mark.line + 1, column: mark.column + 1, message: message))
     }
 
     /// Records `message` at byte `offset` inside `scalar`.

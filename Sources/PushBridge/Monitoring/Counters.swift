@@ -2,7 +2,7 @@
 ///
 /// Invariant (SPEC section 7): `received == delivered + suppressed + notDisplayed
 /// + rejected + expired + unrouted + inFlight`. `modified`, `timeout`,
-/// `extensionFailed` and `loopDropped` are side counters outside that sum.
+/// `extensionFailed`, `loopDropped` and `partitionSkipped` are side counters outside that sum.
 public struct Counters: Sendable, Equatable {
     /// Messages that arrived (for routes: that finished; see `Stats`).
     public var received = 0
@@ -27,6 +27,9 @@ public struct Counters: Sendable, Equatable {
     /// Messages carrying the bridge's own hop property, dropped before the pipeline
     /// (not counted as received; see `Stats.loopDropped(topic:)`).
     public var loopDropped = 0
+    /// Messages on topics another partition handles, dropped before the pipeline (not
+    /// counted as received; totals only, see `Stats.partitionSkipped()`).
+    public var partitionSkipped = 0
     /// Received and not yet finished. Always 0 for routes (counted at finish).
     public var inFlight = 0
     /// Rejection reason (`RejectReason` raw value) to count.
@@ -38,7 +41,7 @@ public struct Counters: Sendable, Equatable {
     /// The wire names of the number counters, in SPEC order (`in_flight` is not among them).
     public static let names: [String] = [
         "received", "delivered", "suppressed", "not_displayed", "rejected", "expired",
-        "unrouted", "modified", "timeout", "extension_failed", "loop_dropped",
+        "unrouted", "modified", "timeout", "extension_failed", "loop_dropped", "partition_skipped",
     ]
 
     /// The counter with wire name `name` (including `in_flight`), or `nil` for an unknown name.
@@ -57,6 +60,7 @@ public struct Counters: Sendable, Equatable {
             case "timeout": timeout
             case "extension_failed": extensionFailed
             case "loop_dropped": loopDropped
+            case "partition_skipped": partitionSkipped
             case "in_flight": inFlight
             default: nil
             }
@@ -75,6 +79,7 @@ public struct Counters: Sendable, Equatable {
             case "timeout": timeout = v
             case "extension_failed": extensionFailed = v
             case "loop_dropped": loopDropped = v
+            case "partition_skipped": partitionSkipped = v
             case "in_flight": inFlight = v
             default: break
             }

@@ -6,7 +6,7 @@
 /// under `route=""`), `pushbridge_rejected_total{reason}`,
 /// `pushbridge_filter_suppressed_total{filter}`, `pushbridge_modified_total`,
 /// `pushbridge_timeouts_total`, `pushbridge_extension_failures_total`,
-/// `pushbridge_loop_dropped_total`, the `pushbridge_extension_duration_seconds` histogram
+/// `pushbridge_loop_dropped_total`, `pushbridge_partition_skipped_total`, the `pushbridge_extension_duration_seconds` histogram
 /// and the `pushbridge_end_to_end_latency_seconds` summary (quantiles since start).
 /// `perTopic` adds `pushbridge_topic_messages_total{topic,outcome}` (one series per
 /// tracked topic and outcome: mind the cardinality).
@@ -56,6 +56,9 @@ public func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) ->
     out.sample("pushbridge_extension_failures_total", [], s.totals.extensionFailed)
     out.family("pushbridge_loop_dropped_total", .counter, "Messages dropped because they carried the bridge's own hop.")
     out.sample("pushbridge_loop_dropped_total", [], s.totals.loopDropped)
+    out.family("pushbridge_partition_skipped_total", .counter,
+               "Messages on topics another partition handles, dropped before the pipeline (not received).")
+    out.sample("pushbridge_partition_skipped_total", [], s.totals.partitionSkipped)
     if !s.delivery.isEmpty {
         out.family("pushbridge_delivery_events_total", .counter,
                    "Delivery-layer events: QoS 0 drops under backpressure, failed or refused publishes, journal replays.")

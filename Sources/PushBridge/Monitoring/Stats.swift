@@ -33,6 +33,8 @@ public final class Stats: Sendable {
     private let state: Mutex<State>
     private let connected = Atomic<Bool>(false)
     private let subscribed = Atomic<Bool>(false)
+    /// Outside the lock: most messages a partitioned replica sees are skipped.
+    private let skipped = Atomic<Int>(0)
 
     private struct State: ~Copyable {
         var topics: CounterTable<Counters>
@@ -158,6 +160,15 @@ public final class Stats: Sendable {
         }
     }
 
+    /// A message on a topic another partition handles was dropped (SPEC section 10).
+    ///
+    /// Counted in the totals only (`partition_skipped`): not as `received`, so the
+    /// invariant is unaffected, and not per topic, so the topics of the other partitions
+    /// never fill this replica's `max_topics`.
+    public func partitionSkipped() {
+        skipped.add(1, ordering: .relaxed)
+    }
+
     /// Records the time from a message's arrival to the display publish's PUBACK.
     public func endToEndLatency(seconds: Double) {
         state.withLock { $0.latency.observe(seconds) }
@@ -192,9 +203,11 @@ public final class Stats: Sendable {
             if name == Stats.otherTopic && counters.isZero { continue }
             topics[name] = TopicStats(counters: counters, lastSeen: copy.lastSeen[i] > 0 ? copy.lastSeen[i] : nil)
         }
+        var totals = copy.totals
+        totals.partitionSkipped = skipped.load(ordering: .relaxed)
         return StatsSnapshot(
             version: version, startedAt: startedAt, uptime: max(0, now - startedAt),
-            connected: connected.load(ordering: .relaxed), totals: copy.totals, topics: topics,
+            connected: connected.load(ordering: .relaxed), totals: totals, topics: topics,
             routes: Dictionary(uniqueKeysWithValues: zip(copy.routes.names, copy.routes.entries)),
             filters: Dictionary(uniqueKeysWithValues: zip(copy.filters.names, copy.filters.entries)),
             latency: copy.latency, extensionDuration: copy.extensionDuration)
