@@ -24,6 +24,8 @@ struct PrometheusTextTests {
         }
         stats.received(topic: "home/c")          // one still in flight
         stats.loopDropped(topic: "display/x")
+        stats.partitionSkipped()
+        stats.partitionSkipped()
         for ms in [0.3, 0.5, 2.0, 40.0] { stats.endToEndLatency(seconds: ms / 1000) }
         return stats.snapshot(now: start + 7.25)
     }
@@ -66,6 +68,7 @@ struct PrometheusTextTests {
         #expect(c.value("pushbridge_timeouts_total") == 1)
         #expect(c.value("pushbridge_extension_failures_total") == 1)
         #expect(c.value("pushbridge_loop_dropped_total") == 1)
+        #expect(c.value("pushbridge_partition_skipped_total") == 2)
         #expect(c.value("pushbridge_extension_duration_seconds_count") == 4)
         #expect(c.value("pushbridge_extension_duration_seconds_bucket", ["le": "0.001"]) == 1)
         #expect(c.value("pushbridge_extension_duration_seconds_bucket", ["le": "0.005"]) == 2)

@@ -27,7 +27,7 @@ struct StatsJSONTests {
                                "topics", "routes", "filters", "latency_ms"])
         #expect(keys(json["totals"]) == ["received", "delivered", "suppressed", "not_displayed", "rejected",
                                          "expired", "unrouted", "modified", "timeout", "extension_failed",
-                                         "loop_dropped", "rejected_by_reason"])
+                                         "loop_dropped", "partition_skipped", "rejected_by_reason"])
         #expect(keys(json["latency_ms"]) == ["p50", "p99"])
         #expect(json["version"] == .string("1.2.3"))
         #expect(json["started_at"] == .string("2025-11-29T15:42:18.125Z"))
@@ -55,7 +55,7 @@ struct StatsJSONTests {
 
     @Test func keysAreInSpecOrder() {
         let text = String(decoding: busyStats().snapshot(now: start + 1).json(), as: UTF8.self)
-        #expect(text.hasPrefix(#"{"version":"1.2.3","started_at":"2025-11-29T15:42:18.125Z","uptime_s":1,"connected":true,"in_flight":1,"totals":{"received":5,"delivered":2,"suppressed":1,"not_displayed":0,"rejected":1,"expired":0,"unrouted":0,"modified":1,"timeout":0,"extension_failed":0,"loop_dropped":0,"rejected_by_reason":{"PayloadEmpty":1}},"topics":{"#))
+        #expect(text.hasPrefix(#"{"version":"1.2.3","started_at":"2025-11-29T15:42:18.125Z","uptime_s":1,"connected":true,"in_flight":1,"totals":{"received":5,"delivered":2,"suppressed":1,"not_displayed":0,"rejected":1,"expired":0,"unrouted":0,"modified":1,"timeout":0,"extension_failed":0,"loop_dropped":0,"partition_skipped":0,"rejected_by_reason":{"PayloadEmpty":1}},"topics":{"#))
         #expect(text.hasSuffix(#""filters":{"drop-debug":{"suppressed":1}},"latency_ms":{"p50":0.5,"p99":2}}"#))
     }
 

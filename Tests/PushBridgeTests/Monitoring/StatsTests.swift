@@ -108,6 +108,17 @@ struct StatsTests {
         #expect(Array(stats.snapshot(now: start).topics.keys) == ["a"])
     }
 
+    @Test func partitionSkippedIsCountedInTotalsOnly() {
+        let stats = Stats(maxTopics: 5, version: "t", startedAt: start)
+        stats.received(topic: "mine")
+        for _ in 0..<3 { stats.partitionSkipped() }
+        let s = stats.snapshot(now: start)
+        #expect(s.totals.partitionSkipped == 3 && s.totals.received == 1)
+        #expect(Array(s.topics.keys) == ["mine"])      // other partitions' topics take no slot
+        #expect(s.totals.satisfiesInvariant)
+        #expect(s.totals[name: "partition_skipped"] == 3)
+    }
+
     @Test func loopDroppedIsNotReceived() {
         let stats = Stats(maxTopics: 5, version: "t", startedAt: start)
         stats.loopDropped(topic: "display/x")
