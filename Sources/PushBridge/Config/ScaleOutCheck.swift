@@ -36,7 +36,7 @@ struct ScaleOutCheck {
         guard !shared.isEmpty else { return }
         if f["partition"] != nil {
             let list = shared.map { "route '\($0.name)' at line \($0.shareMark.line + 1)" }
-            reader.error("'partition' and 'share' cannot be combined (share: on \(ConfigReader.list(list))): "
+            reader.error("'partition' and 'share' cannot be combined (share: on \(Self.and(list))): "
                          + "with partition every replica subscribes without sharing and keeps only its own topics; "
                          + "remove 'share' from the routes, or remove 'partition'",
                          at: f.keyMarks["partition"] ?? f.mark)
@@ -48,7 +48,7 @@ struct ScaleOutCheck {
             guard !applying.isEmpty else { continue }
             let names = applying.map { "'\($0.name)' (\($0.action), line \($0.mark.line + 1))" }
             let subject = applying.count == 1 ? "filter \(names[0]) keeps its memory"
-                : "filters \(ConfigReader.list(names)) keep their memory"
+                : "filters \(Self.and(names)) keep their memory"
             reader.warn("route '\(route.name)' subscribes with 'share: \(route.group)' and \(subject) per replica: "
                         + "a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica "
                         + "sees only part of them and their order on the display topic is not kept; "
@@ -88,6 +88,12 @@ struct ScaleOutCheck {
             out.append(StatefulFilter(name: name, action: action, mark: actionPair.keyMark, routes: routes))
         }
         return out
+    }
+
+    /// `a`, `a and b`, `a, b and c`.
+    static func and(_ items: [String]) -> String {
+        guard items.count > 1 else { return items.first ?? "" }
+        return items.dropLast().joined(separator: ", ") + " and " + items.last!
     }
 
     /// The first pair whose key is the plain name `key`: its key's mark and its value.

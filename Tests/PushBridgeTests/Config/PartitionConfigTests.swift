@@ -56,7 +56,7 @@ import Testing
 
             """
         #expect(configErrors(yaml) == [
-            "bridge.yml:8:1: error: 'partition' and 'share' cannot be combined (share: on route 'door' at line 4 or route 'apns/#' at line 7): with partition every replica subscribes without sharing and keeps only its own topics; remove 'share' from the routes, or remove 'partition'",
+            "bridge.yml:8:1: error: 'partition' and 'share' cannot be combined (share: on route 'door' at line 4 and route 'apns/#' at line 7): with partition every replica subscribes without sharing and keeps only its own topics; remove 'share' from the routes, or remove 'partition'",
         ])
         // share: null is no share.
         #expect(configErrors("routes: [{topic: a/#, share: null}]\npartition: {index: 0, count: 2}\n").isEmpty)
@@ -88,7 +88,7 @@ import Testing
     @Test func shareWithAStatefulFilterWarnsAtTheShareKey() throws {
         let c = try loadConfig(Self.stateful)
         #expect(c.warnings.map(\.description) == [
-            "bridge.yml:4:5: warning: route 'door' subscribes with 'share: bridges' and filters 'once' (dedupe, line 13) or 'rate_limit#2' (rate_limit, line 15) keep their memory per replica: a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica sees only part of them and their order on the display topic is not kept; use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
+            "bridge.yml:4:5: warning: route 'door' subscribes with 'share: bridges' and filters 'once' (dedupe, line 13) and 'rate_limit#2' (rate_limit, line 15) keep their memory per replica: a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica sees only part of them and their order on the display topic is not kept; use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
         ])
         #expect(c.routes.map(\.share) == ["bridges", nil, "bridges"])
     }
