@@ -2,7 +2,7 @@
 # Validates compose/compose.yml with Debian 12's docker-compose (1.29), without a docker engine:
 # `config` must succeed with and without the `scale` profile, and the resolved model must hold
 # what the deployment promises (healthchecks, the secret, loopback-only ports, depends_on healthy,
-# one hostname and one volume per replica, profiles). Exit 0 when all holds.
+# one hostname, volume and partition index per replica, profiles). Exit 0 when all holds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -79,6 +79,8 @@ for path in sys.argv[1:]:
         check(any("compose/bridge.scale.yml:/etc/pushbridge/bridge.yml:ro" in v for v in r["volumes"]),
               f"{name}: replica {i} mounts bridge.scale.yml")
         check("PUSHBRIDGE_CLIENT_ID" not in r["environment"], f"{name}: replica {i} must not pin a client id")
+        check(r["environment"].get("PUSHBRIDGE_PARTITION_INDEX") == str(i - 1),
+              f"{name}: replica {i} PUSHBRIDGE_PARTITION_INDEX {r['environment'].get('PUSHBRIDGE_PARTITION_INDEX')!r}, expected '{i - 1}'")
         hostnames.add(r.get("hostname"))
         data.update(v.split(":")[0] for v in r["volumes"] if v.endswith(":/var/lib/pushbridge:rw"))
     check(len(hostnames) == 3 and None not in hostnames, f"{name}: replica hostnames {hostnames}")
@@ -89,11 +91,15 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 
-# The scale config gives each replica its own client id and every route a share group.
-# shellcheck disable=SC2016  # the pattern is literal text of the file
+# The scale config gives each replica its own client id and partition, and no route a share group
+# (share: with partition: is a configuration error).
+# shellcheck disable=SC2016  # the patterns are literal text of the file
 grep -q 'client_id: pushbridge-${HOSTNAME:-local}' compose/bridge.scale.yml
-[ "$(grep -c '^  - name:' compose/bridge.scale.yml)" = "$(grep -c '^    share: pushbridge' compose/bridge.scale.yml)" ] \
-    || { echo "compose_config: a route in bridge.scale.yml has no 'share: pushbridge'" >&2; exit 1; }
+# shellcheck disable=SC2016
+grep -q '^  index: ${PUSHBRIDGE_PARTITION_INDEX}$' compose/bridge.scale.yml \
+    || { echo "compose_config: bridge.scale.yml takes no partition index from PUSHBRIDGE_PARTITION_INDEX" >&2; exit 1; }
+! grep -q '^ *share:' compose/bridge.scale.yml \
+    || { echo "compose_config: a route in bridge.scale.yml has 'share:' (it partitions instead)" >&2; exit 1; }
 # The shipped password file holds the user the bridge logs in as, hashed.
 # shellcheck disable=SC2016  # \$7\$ is the hash scheme prefix, literal
 grep -q '^pushbridge:\$7\$' compose/passwd || { echo "compose_config: compose/passwd has no hashed 'pushbridge' user" >&2; exit 1; }

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The `scale` profile of compose/compose.yml, run natively: one broker (compose/mosquitto.conf) and
 # three `pushbridge run -c compose/bridge.scale.yml`, each with its own HOSTNAME (as compose's
-# `hostname:` gives), so each has its own client id, status topic and journal, and all routes are
-# in the shared-subscription group `pushbridge`. Checks, each bounded in time:
+# `hostname:` gives) and PUSHBRIDGE_PARTITION_INDEX (as compose.yml sets), so each has its own
+# client id, status topic, journal and share of the topics. Checks, each bounded in time:
 #   - all three become ready and report "online" on pushbridge/<hostname>/status
-#   - N doorbell rings give exactly N display messages, one per ring (no ring lost, none twice)
+#   - N doorbell rings over 30 rooms give exactly N display messages, one per ring (no ring lost,
+#     none twice), each room's in the order they rang
 #   - SIGTERM stops each with exit 0 and "offline"; the stats each publishes on its clean stop
-#     add up to N delivered, spread over more than one replica
+#     add up to N delivered and 2N partition_skipped, spread over more than one replica
 # Usage: tests/deploy/native_scale.sh PATH_TO_PUSHBRIDGE      (exit 0 on success)
 set -euo pipefail
 BIN=${1:-}
@@ -28,7 +29,7 @@ for i in 1 2 3; do
     HTTP[$i]=$(free_port)
     mkdir -p "$DEPLOY_TMP/state-$i"
     start_bridge "replica-$i" compose/bridge.scale.yml "${HTTP[$i]}" \
-        HOSTNAME="$host" PUSHBRIDGE_STATE_DIR="$DEPLOY_TMP/state-$i"
+        HOSTNAME="$host" PUSHBRIDGE_STATE_DIR="$DEPLOY_TMP/state-$i" PUSHBRIDGE_PARTITION_INDEX=$((i - 1))
     PIDS[$i]=$BRIDGE_PID
 done
 for i in 1 2 3; do
@@ -62,8 +63,17 @@ if sorted(seen) != expected:
     extra = [s for s in seen if seen.count(s) > 1]
     print(f"got {len(seen)} messages for {rings} rings; repeated: {sorted(set(extra))[:5]}", file=sys.stderr)
     sys.exit(1)
+last, inversions = {}, 0
+for topic, body in seen:
+    k = int(body.split()[0].removeprefix("guest-"))
+    if k < last.get(topic, 0):
+        inversions += 1
+    last[topic] = max(k, last.get(topic, 0))
+if inversions:
+    print(f"{inversions} ring(s) displayed after a later ring of the same room", file=sys.stderr)
+    sys.exit(1)
 PY
-echo "$RINGS rings -> $RINGS display messages, each once"
+echo "$RINGS rings -> $RINGS display messages, each once, each room in order"
 
 for i in 1 2 3; do
     stop_bridge "${PIDS[$i]}"
@@ -75,9 +85,12 @@ done
 python3 - "$RINGS" "$DEPLOY_TMP"/stats-{1,2,3}.json <<'PY' || fail "the replicas' stats do not add up"
 import json, sys
 rings = int(sys.argv[1])
-delivered = [json.load(open(p))["totals"]["delivered"] for p in sys.argv[2:]]
-print("delivered per replica:", delivered)
+totals = [json.load(open(p))["totals"] for p in sys.argv[2:]]
+delivered = [t["delivered"] for t in totals]
+skipped = [t["partition_skipped"] for t in totals]
+print("delivered per replica:", delivered, "partition_skipped:", skipped)
 assert sum(delivered) == rings, f"sum {sum(delivered)} != {rings}"
-assert sum(1 for d in delivered if d > 0) >= 2, "the group did not spread the load"
+assert sum(skipped) == 2 * rings, f"partition_skipped {sum(skipped)} != {2 * rings}"
+assert sum(1 for d in delivered if d > 0) >= 2, "the partitions did not spread the load"
 PY
 echo "native_scale: passed"

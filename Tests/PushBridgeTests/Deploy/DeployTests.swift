@@ -6,7 +6,7 @@ import Testing
     /// hadolint on the Dockerfile, `docker-compose config` for both profiles, the image's build
     /// context (SwiftPM loads the manifest from exactly what the build stage copies), `pushbridge check`
     /// on the shipped configs, the health command, the compose services run natively (one
-    /// message through), and three `share:` replicas handling 3 000 QoS 1 messages exactly once.
+    /// message through), and three `partition:` replicas handling 3 000 QoS 1 messages exactly once, in order per room.
     @Test func deploymentChecksPass() async throws {
         let p = try ManagedProcess("/bin/bash", [repositoryRoot + "/tests/deploy/run.sh", pushbridgeBinary])
         let result = await p.waitForExit(timeout: .seconds(300))
