@@ -34,6 +34,9 @@ enum Usage {
 
         Validates FILE and prints the resolved configuration. Every problem is reported, one
         per line, as FILE:LINE:COLUMN: error: MESSAGE; the exit code is 2 when there is any.
+        What loads but may not do what you expect (a `share:` route behind a dedupe,
+        rate_limit or changed filter) is printed as FILE:LINE:COLUMN: warning: MESSAGE on
+        standard error; warnings leave the exit code 0.
         """,
         "try": """
         usage: pushbridge try [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]... [--json]
