@@ -7,19 +7,39 @@ import Testing
 /// broker before the bridge starts, the live ones published after it subscribed. The display
 /// messages must be those `expected.tsv` delivers.
 ///
-/// Only the samples before the first `#@ env` reload run here, and only for the recipes
-/// whose outcomes there do not depend on the time of day (the live bridge sees the real
-/// clock, not `#@ at`): the rest is `RecipeTests`' job.
+/// Only the samples before the first `#@ env` reload and at the first `#@ at` time run here:
+/// the live bridge sees the real clock, so it runs with `TZ` set to the whole-hour zone in
+/// which the real time falls in that hour (`#@ at 14:00` -> a zone where it is now 14:xx).
+/// The rest is `RecipeTests`' job. OwnTracks is left out: its samples' `tst` fall on
+/// 2026-03-04, and a live bridge would find them a day old.
 @Suite("Recipes on a real broker")
 struct RecipeLiveTests {
-    static let recipes = ["esphome", "frigate", "homeassistant", "tasmota-shelly"]
+    static let recipes = ["esphome", "frigate", "homeassistant", "tasmota-shelly", "zigbee2mqtt"]
+
+    /// `Etc/GMT-N` (N hours east of UTC) in which the local hour is now `hour`, when
+    /// Foundation knows that zone.
+    static func zone(whereHourIs hour: Int) -> String? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var offset = hour - calendar.component(.hour, from: Date())
+        if offset > 14 { offset -= 24 }
+        if offset < -12 { offset += 24 }
+        let name = offset == 0 ? "Etc/GMT" : "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))"
+        return TimeZone(identifier: name) != nil ? name : nil
+    }
 
     @Test("the samples before the reload give the expected display messages", arguments: recipes)
     func samplesOnABroker(recipe: String) async throws {
         let dir = RecipeTests.examples.appendingPathComponent(recipe)
-        let samples = try TrySamples.parse(
+        let all = try TrySamples.parse(
             try String(contentsOf: dir.appendingPathComponent("samples.tsv"), encoding: .utf8),
-            path: "\(recipe)/samples.tsv").prefix { $0.environment.isEmpty }
+            path: "\(recipe)/samples.tsv")
+        let start = try #require(all.first?.at, "\(recipe): samples.tsv starts with '#@ at HH:MM'")
+        let samples = all.prefix { $0.environment.isEmpty && $0.at == start }
+        guard let hour = Int(start.prefix(2)), start.count == 5, let zone = Self.zone(whereHourIs: hour) else {
+            Issue.record("\(recipe): no time zone with the hour of '#@ at \(start)'")
+            return
+        }
         let expected = try RecipeFiles.expectations(
             try String(contentsOf: dir.appendingPathComponent("expected.tsv"), encoding: .utf8),
             path: "\(recipe)/expected.tsv")
@@ -45,6 +65,7 @@ struct RecipeLiveTests {
         environment["MQTT_HOST"] = "127.0.0.1"
         environment["MQTT_PORT"] = String(broker.port)
         environment["PUSHBRIDGE_CLIENT_ID"] = uniqueName("recipe")
+        environment["TZ"] = zone
         let bridge = try withUnblockedSignals {
             try ManagedProcess(try MonitoredBinary.located(), ["run", "-c", dir.appendingPathComponent("bridge.yml").path],
                                environment: environment)
