@@ -101,6 +101,15 @@ import Testing
         #expect(c.warnings.allSatisfy { $0.message.contains("filter 'rate_limit#1' (rate_limit, line 7) keeps its memory per replica") })
     }
 
+    @Test func aChangedFilterWarnsToo() throws {
+        let yaml = "routes:\n  - {name: meters, topic: m/#, share: g}\n"
+            + "extension:\n  filters:\n    - name: on-change\n      changed: {key: \"{{ topic }}\", value: \"{{ raw }}\"}\n"
+        let c = try loadConfig(yaml)
+        #expect(c.warnings.map(\.description) == [
+            "bridge.yml:2:32: warning: route 'meters' subscribes with 'share: g' and filter 'on-change' (changed, line 6) keeps its memory per replica: a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica sees only part of them and their order on the display topic is not kept; use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
+        ])
+    }
+
     @Test func noWarningWithoutShareOrWithoutStatefulFilters() throws {
         #expect(try loadConfig(Self.stateful.replacingOccurrences(of: "    share: bridges\n", with: "")).warnings.isEmpty)
         let stateless = "routes:\n  - {topic: a/#, share: g}\nextension:\n  filters:\n    - suppress: 'raw == \"x\"'\n"
