@@ -120,6 +120,19 @@ final class ReplicaSet: Sendable {
         processes.withLock { $0[i] = nil }
     }
 
+    /// CPU seconds (user + system) each running replica has used so far, from /proc.
+    func cpuSeconds() -> [Double] {
+        (0..<count).compactMap { i in
+            guard let pid = process(i)?.pid,
+                  let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // Fields after the command name: state is field 3, utime 14, stime 15.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+            return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        }
+    }
+
     /// SIGTERM every replica (each publishes its last stats) and returns their exit results.
     func stopAll() async -> [ProcessResult] {
         var results: [ProcessResult] = []

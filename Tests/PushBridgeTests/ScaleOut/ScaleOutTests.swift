@@ -21,7 +21,7 @@ struct ScaleOutTests {
     /// 50 topics, then 30 identical reports on one topic behind a topic-keyed dedupe.
     /// Returns what reached the display topics, the report deliveries and each replica's
     /// last stats.
-    static func run(_ mode: ReplicaSet.Mode) async throws -> (log: DisplayLog, reports: Int, stats: [JSONValue]) {
+    static func run(_ mode: ReplicaSet.Mode) async throws -> (log: DisplayLog, reports: Int, stats: [JSONValue], cpu: [Double]) {
         let broker = try broker()
         let set = try ReplicaSet(broker: broker, mode: mode)
         let display = try await TestClient.connected(
@@ -38,6 +38,7 @@ struct ScaleOutTests {
             log = DisplayLog(display.messages)
             return log.distinct == topics * perTopic
         }
+        let cpu = set.cpuSeconds()
         // Each replica finishes what it holds (the reports too) and publishes its last stats.
         let results = await set.stopAll()
         for r in results { #expect(r.exitedNormally && r.status == 0, "stderr: \(r.stderr.suffix(800))") }
@@ -48,16 +49,17 @@ struct ScaleOutTests {
         let messages = display.messages
         log = DisplayLog(messages)
         let reportTopic = "display/" + set.reportTopic("door")
-        return (log, messages.filter { $0.topic == reportTopic }.count, stats)
+        return (log, messages.filter { $0.topic == reportTopic }.count, stats, cpu)
     }
 
     @Test("partition: 3 000 QoS 1 messages over 50 topics arrive once each, in order per topic; a topic-keyed dedupe lets 1 of 30 reports through",
           .timeLimit(.minutes(3)))
     func partitionKeepsOrderAndMemory() async throws {
-        let (log, reports, stats) = try await Self.run(.partition)
+        let (log, reports, stats, cpu) = try await Self.run(.partition)
         let all = Self.topics * Self.perTopic + Self.reports
         print("scale-out partition: \(log.total) display messages for \(Self.topics * Self.perTopic), "
-              + "\(log.duplicates) duplicate(s), \(log.inversions) order inversion(s); \(reports) of \(Self.reports) identical reports delivered")
+              + "\(log.duplicates) duplicate(s), \(log.inversions) order inversion(s); \(reports) of \(Self.reports) identical reports delivered; "
+              + "CPU per replica \(cpu.map { String(format: "%.2f", $0) }.joined(separator: " ")) s")
         #expect(log.duplicates == 0)
         #expect(log.inversions == 0)
         #expect(reports == 1)
@@ -75,9 +77,10 @@ struct ScaleOutTests {
     @Test("share: the same traffic arrives once each but out of order per topic, and the dedupe lets one report through per replica",
           .timeLimit(.minutes(3)))
     func shareOnARoundRobinBroker() async throws {
-        let (log, reports, stats) = try await Self.run(.share)
+        let (log, reports, stats, cpu) = try await Self.run(.share)
         print("scale-out share: \(log.total) display messages for \(Self.topics * Self.perTopic), "
-              + "\(log.duplicates) duplicate(s), \(log.inversions) order inversion(s); \(reports) of \(Self.reports) identical reports delivered")
+              + "\(log.duplicates) duplicate(s), \(log.inversions) order inversion(s); \(reports) of \(Self.reports) identical reports delivered; "
+              + "CPU per replica \(cpu.map { String(format: "%.2f", $0) }.joined(separator: " ")) s")
         #expect(log.duplicates == 0)
         let received = stats.map { Int(total($0, "received")) }
         #expect(received.reduce(0, +) == Self.topics * Self.perTopic + Self.reports, "received per replica: \(received)")
