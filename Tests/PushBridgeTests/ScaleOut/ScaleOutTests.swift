@@ -28,6 +28,9 @@ struct ScaleOutTests {
             to: broker, subscriptions: [MQTTSubscription(filter: "display/\(set.prefix)/#", qos: 1)])
         defer { display.stop(flushTimeout: .zero) }
         try await set.startAll()
+        // `run` logs what `check` warns about when it starts.
+        let warned = set.process(0)?.stderr.contains("warning: route 'report' subscribes with 'share: pushbridge'") ?? false
+        #expect(warned == (mode == .share), "\(set.process(0)?.stderr ?? "")")
         let publisher = try await TestClient.connected(to: broker)
         defer { publisher.stop(flushTimeout: .zero) }
         try await publishStream(publisher, topics: (0..<topics).map(set.streamTopic), perTopic: perTopic)
