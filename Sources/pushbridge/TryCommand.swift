@@ -45,6 +45,10 @@ enum TryCommand {
         }
         let message = InboundMessage(topic: topic, payload: payload, qos: 1, retain: args.flags.contains("--retain"),
                                      userProperties: properties, receivedAt: now)
+        if let partition = config.partition.flatMap(Partition.init), !partition.handles(topic: topic) {
+            printErr("note: with partition index=\(partition.index) count=\(partition.count) this bridge skips '\(topic)' "
+                     + "(partition_skipped); index \(Partition.owner(of: topic, count: partition.count)) handles it, as below")
+        }
         let pipeline = Pipeline(config: config, logger: logger, clock: clock)
         defer { pipeline.shutdown() }
         let decision = TryRunner.run(pipeline: pipeline, message: message, now: now)

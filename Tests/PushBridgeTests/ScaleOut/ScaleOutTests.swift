@@ -111,6 +111,17 @@ struct ScaleOutTests {
         #expect(ok.status == 0 && !ok.stderr.contains("warning"), "\(ok.stderr)")
         #expect(ok.stdout.contains("partition: index=2 count=3"))
 
+        // `try` says when the replica would skip the topic, and who handles it.
+        let topic = partitioned.streamTopic(7)
+        let owner = Partition.owner(of: topic, count: 3)
+        let other = (owner + 1) % 3
+        let skipped = try await ManagedProcess.run(FaultSupport.binary, ["try", "-c", partitioned.configs[other], "-t", topic, "-m", "5"])
+        #expect(skipped.status == 0 && skipped.stderr.contains("note: with partition index=\(other) count=3 this bridge skips '\(topic)' (partition_skipped); index \(owner) handles it"),
+                "\(skipped.stderr)")
+        #expect(skipped.stdout.contains("delivered"), "\(skipped.stdout)")
+        let owned = try await ManagedProcess.run(FaultSupport.binary, ["try", "-c", partitioned.configs[owner], "-t", topic, "-m", "5"])
+        #expect(owned.status == 0 && !owned.stderr.contains("note:"), "\(owned.stderr)")
+
         let both = try FaultSupport.writeTemp(String(contentsOfFile: shared.configs[0], encoding: .utf8)
             + "partition: {index: 0, count: 3}\n")
         let refused = try await ManagedProcess.run(FaultSupport.binary, ["check", "-c", both])
