@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -51,3 +52,18 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets (fuzz/README.md): one executable per folder of fuzz/targets/, each
+// depending on the whole `PushBridge` library, so a new source file can never break them.
+// They are in the manifest only when PUSHBRIDGE_FUZZ is set (fuzz/run.sh sets it and builds
+// them with `-sanitize=fuzzer,address` into .build/fuzz/): `swift build` and
+// `swift test` never see them.
+if Context.environment["PUSHBRIDGE_FUZZ"] != nil {
+    let folder = Context.packageDirectory + "/fuzz/targets"
+    let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    package.targets.append(.target(name: "CFuzzerDriver", path: "fuzz/targets/CFuzzerDriver"))
+    for name in names where name.hasPrefix("fuzz_") {
+        package.targets.append(.executableTarget(name: name, dependencies: ["PushBridge", "CFuzzerDriver"],
+                                                 path: "fuzz/targets/\(name)"))
+    }
+}

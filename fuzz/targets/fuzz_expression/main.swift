@@ -7,6 +7,10 @@
 // rendered against the payload and against fixed contexts holding every kind of value;
 // evaluation never fails by contract, so any trap is a bug.
 
+import CFuzzerDriver
+import Foundation
+@testable import PushBridge
+
 struct FuzzContext: EvaluationContext {
     var payload: JSONValue
 
@@ -37,7 +41,7 @@ let fixedPayloads: [JSONValue] = [
 ]
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzExpression(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzExpression(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let split = bytes.firstIndex(of: 0) ?? size
     let source = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<split]), as: UTF8.self)
@@ -69,3 +73,5 @@ public func fuzzExpression(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     }
     return 0
 }
+
+exit(pb_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzExpression))
