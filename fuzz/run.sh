@@ -31,6 +31,7 @@ if [ ${#TARGETS[@]} -eq 0 ]; then
 fi
 
 OUT=.build/fuzz
+mkdir -p "$OUT"
 BUILD_PATH=$OUT/build
 SWIFT=${SWIFT:-swift}
 flags=(--build-path "$BUILD_PATH" -c "$CONFIGURATION"
@@ -41,8 +42,11 @@ export PUSHBRIDGE_FUZZ=1
 for target in "${TARGETS[@]}"; do
   [ -d "fuzz/targets/$target" ] || { echo "unknown target '$target' (see fuzz/targets/)" >&2; exit 2; }
   echo "== building $target ($CONFIGURATION, -sanitize=fuzzer,address)"
-  "$SWIFT" build "${flags[@]}" --product "$target" 2>&1 | grep -vE '^(\[[0-9]+/[0-9]+\]|Building for|Build of product)' || true
-  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "building $target failed" >&2; exit 1; }
+  if ! "$SWIFT" build "${flags[@]}" --product "$target" >"$OUT/build.log" 2>&1; then
+    grep -E "error:" "$OUT/build.log" | head -20; tail -5 "$OUT/build.log"
+    echo "building $target failed (log: $OUT/build.log)" >&2; exit 1
+  fi
+  grep -E "warning:" "$OUT/build.log" | grep -v "^/usr/bin/ld" | sort -u || true
 done
 BIN=$("$SWIFT" build "${flags[@]}" --show-bin-path)
 
