@@ -38,7 +38,11 @@ flags=(--build-path "$BUILD_PATH" -c "$CONFIGURATION"
        -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address -Xswiftc -use-ld=lld)
 # @testable import needs -enable-testing, which only debug builds have by default.
 [ "$CONFIGURATION" = release ] && flags+=(-Xswiftc -enable-testing)
-export PUSHBRIDGE_FUZZ=1
+# Package.swift declares the targets named here (every folder, so the manifest stays the same
+# whichever targets this run builds).
+all=()
+for d in fuzz/targets/fuzz_*/; do all+=("$(basename "$d")"); done
+export PUSHBRIDGE_FUZZ="${all[*]}"
 for target in "${TARGETS[@]}"; do
   [ -d "fuzz/targets/$target" ] || { echo "unknown target '$target' (see fuzz/targets/)" >&2; exit 2; }
   echo "== building $target ($CONFIGURATION, -sanitize=fuzzer,address)"
@@ -57,13 +61,18 @@ for target in "${TARGETS[@]}"; do
   mkdir -p "$corpus" "$artifacts"
   seeds=()
   [ -d "fuzz/corpus/$target" ] && seeds=("fuzz/corpus/$target")
+  # The repository's own files are seeds too: its configs, and the recipes' samples files.
   if [ "$target" = fuzz_config ]; then
     for f in bridge.yml examples/*/bridge.yml; do cp "$f" "$corpus/seed-$(echo "$f" | tr / _)"; done
+  fi
+  if [ "$target" = fuzz_samples ]; then
+    for f in examples/*/samples.tsv; do [ -f "$f" ] && cp "$f" "$corpus/seed-$(echo "$f" | tr / _)"; done
   fi
   dict=()
   [ -f "fuzz/dict/$target.dict" ] && dict=(-dict="fuzz/dict/$target.dict")
   echo "== running $target: its seeds, then ${SECONDS_PER_TARGET}s of fuzzing (log: $OUT/$target.log)"
-  if "$BIN/$target" "$corpus" "${seeds[@]}" "${dict[@]}" \
+  # LeakSanitizer reads the suppressions of make sanitize (Swift's tagged pointers it cannot follow).
+  if LSAN_OPTIONS="suppressions=$PWD/sanitize/leak.supp:print_suppressions=0" "$BIN/$target" "$corpus" "${seeds[@]}" "${dict[@]}" \
       -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
       -artifact_prefix="$artifacts/" -print_final_stats=1 \
       >"$OUT/$target.log" 2>&1; then

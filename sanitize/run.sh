@@ -21,7 +21,7 @@ KINDS=("$@")
 # The suites of the folders that exercise the running bridge, found by name in their files
 # (a suite added there is included without touching this script).
 FOLDERS=(Integration Faults Journal MonitoringIntegration Broker)
-suites=$(cd Tests/PushBridgeTests && grep -h -oE '^(final |public )*(struct|class|enum|extension) [A-Za-z0-9_]+' \
+suites=$(cd Tests/PushBridgeTests && grep -h -oE '^(@Suite[^ ]* )?(final |public )*(struct|class|enum|extension) [A-Za-z0-9_]+' \
            $(printf '%s/*.swift ' "${FOLDERS[@]}") | awk '{print $NF}' | sort -u | paste -sd'|')
 FILTER="^PushBridgeTests\\.($suites)/"
 

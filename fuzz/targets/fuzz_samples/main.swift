@@ -72,4 +72,5 @@ func fuzzSamples(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 
+_ = configs.count   // loaded before libFuzzer counts allocations
 exit(pb_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzSamples))
