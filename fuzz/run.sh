@@ -63,7 +63,7 @@ for target in "${TARGETS[@]}"; do
   [ -d "fuzz/corpus/$target" ] && seeds=("fuzz/corpus/$target")
   # The repository's own files are seeds too: its configs, and the recipes' samples files.
   if [ "$target" = fuzz_config ]; then
-    for f in bridge.yml examples/*/bridge.yml; do cp "$f" "$corpus/seed-$(echo "$f" | tr / _)"; done
+    for f in bridge.yml examples/*/bridge.yml fuzz/recipes/*.yml; do cp "$f" "$corpus/seed-$(echo "$f" | tr / _)"; done
   fi
   if [ "$target" = fuzz_samples ]; then
     for f in examples/*/samples.tsv; do [ -f "$f" ] && cp "$f" "$corpus/seed-$(echo "$f" | tr / _)"; done

@@ -1,7 +1,8 @@
 // libFuzzer target: `pushbridge try --samples` input, parsed by the library's own
 // `TrySamples.parse` (the `#@ at`, `#@ env`, `#@ retain` directives and the
 // `topic<TAB>payload` lines) and run by `TrySamples.Runner` through the real pipeline of every
-// shipped recipe (bridge.yml and examples/*/bridge.yml as they are in the checkout: routing,
+// shipped recipe (bridge.yml and examples/*/bridge.yml as they are in the checkout) and of
+// fuzz/recipes/*.yml (every filter kind, `changed` with a deadband, small max_keys: routing,
 // mapping, the language, the filter chain with its memory and the sample clock, validation,
 // rendering; `#@ env` reloads the recipe as SIGHUP does).
 //
@@ -22,6 +23,8 @@ let recipes: [String] = {
     for name in examples.sorted() where FileManager.default.fileExists(atPath: "examples/\(name)/bridge.yml") {
         paths.append("examples/\(name)/bridge.yml")
     }
+    let own = (try? FileManager.default.contentsOfDirectory(atPath: "fuzz/recipes")) ?? []
+    paths += own.sorted().filter { $0.hasSuffix(".yml") }.map { "fuzz/recipes/\($0)" }
     let usable = paths.filter { path in
         switch ConfigLoader.load(path: path, environment: environment) {
         case .success(let config) where config.extension.command == nil: return true
