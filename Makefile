@@ -65,8 +65,9 @@ test: deps test-deps
 
 ## fuzz: build the libFuzzer targets (swiftc -sanitize=fuzzer) and run each for FUZZ_SECONDS (see fuzz/README.md)
 FUZZ_SECONDS ?= 60
+FUZZ_CONFIG ?= debug
 fuzz: deps
-	SWIFT=$(SWIFT) fuzz/run.sh -t $(FUZZ_SECONDS)
+	SWIFT=$(SWIFT) fuzz/run.sh -c $(FUZZ_CONFIG) -t $(FUZZ_SECONDS)
 
 ## sanitize: the bridge and the real-broker suites under AddressSanitizer, then ThreadSanitizer (see sanitize/README.md)
 sanitize: deps

@@ -43,6 +43,16 @@ flags=(--build-path "$BUILD_PATH" -c "$CONFIGURATION"
 all=()
 for d in fuzz/targets/fuzz_*/; do all+=("$(basename "$d")"); done
 export PUSHBRIDGE_FUZZ="${all[*]}"
+
+# libFuzzer and the sanitizer runtimes ship with the Swift toolchain (swift.org builds for
+# Linux carry them under usr/lib/clang/<version>/lib/linux/); say so plainly when they do not.
+toolchain=$(dirname "$(dirname "$(readlink -f "$(command -v "$SWIFT")")")")
+if ! ls "$toolchain"/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 &&
+   ! ls "$toolchain"/lib/swift/clang/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
+  echo "fuzz/run.sh: the Swift toolchain in $toolchain has no libFuzzer runtime" \
+       "(libclang_rt.fuzzer-x86_64.a); use a swift.org toolchain for Linux" >&2
+  exit 1
+fi
 for target in "${TARGETS[@]}"; do
   [ -d "fuzz/targets/$target" ] || { echo "unknown target '$target' (see fuzz/targets/)" >&2; exit 2; }
   echo "== building $target ($CONFIGURATION, -sanitize=fuzzer,address)"
@@ -72,15 +82,20 @@ for target in "${TARGETS[@]}"; do
   [ -f "fuzz/dict/$target.dict" ] && dict=(-dict="fuzz/dict/$target.dict")
   echo "== running $target: its seeds, then ${SECONDS_PER_TARGET}s of fuzzing (log: $OUT/$target.log)"
   # LeakSanitizer reads the suppressions of make sanitize (Swift's tagged pointers it cannot follow).
-  if LSAN_OPTIONS="suppressions=$PWD/sanitize/leak.supp:print_suppressions=0" "$BIN/$target" "$corpus" "${seeds[@]}" "${dict[@]}" \
+  # Swift's own backtracer is off: under ASan it trips over its own memory reads on a trap,
+  # and libFuzzer prints the stack of a crash anyway.
+  if SWIFT_BACKTRACE=enable=no LSAN_OPTIONS="suppressions=$PWD/sanitize/leak.supp:print_suppressions=0" \
+      "$BIN/$target" "$corpus" "${seeds[@]}" "${dict[@]}" \
       -max_total_time="$SECONDS_PER_TARGET" -max_len=65536 -timeout=20 -rss_limit_mb=2048 \
       -artifact_prefix="$artifacts/" -print_final_stats=1 \
       >"$OUT/$target.log" 2>&1; then
     echo "   $(grep -E '^#[0-9]+' "$OUT/$target.log" | tail -1)"
   else
     status=1
-    echo "   $target FAILED; last lines of $OUT/$target.log:"
-    tail -40 "$OUT/$target.log" | sed 's/^/   /'
+    echo "   $target FAILED; from $OUT/$target.log:"
+    { grep -m1 -B2 -A30 -E "Fatal error|ERROR: |deadly signal|timeout after|out-of-memory" "$OUT/$target.log" ||
+      tail -40 "$OUT/$target.log"; } | sed 's/^/   /'
+    grep -E "Test unit written" "$OUT/$target.log" | sed 's/^/   /' || true
     echo "   saved input(s) in $artifacts/ (reproduce: $BIN/$target FILE):"
     ls "$artifacts" | sed 's/^/     /'
   fi
