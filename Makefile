@@ -61,7 +61,7 @@ FUZZ_SMOKE_SECONDS ?= 4
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
-	SWIFT=$(SWIFT) fuzz/run.sh -t $(FUZZ_SMOKE_SECONDS)
+	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
 
 ## fuzz: build the libFuzzer targets (swiftc -sanitize=fuzzer) and run each for FUZZ_SECONDS (see fuzz/README.md)
 FUZZ_SECONDS ?= 60

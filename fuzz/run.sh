@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets from the package and runs each one for a while.
 #
-#   fuzz/run.sh [-t SECONDS] [-c debug|release] [TARGET...]
+#   fuzz/run.sh [-t SECONDS] [-c debug|release] [-s] [TARGET...]
 #
 # TARGET is a folder name under fuzz/targets/ (default: every fuzz_* folder there). The
 # targets are SwiftPM executables that exist only when PUSHBRIDGE_FUZZ is set (see the end of
@@ -11,17 +11,21 @@
 # for fuzz_config from the repository's own YAML files), crash artifacts in
 # .build/fuzz/artifacts/<target>/, and <target>.log. Each target first runs every input of its
 # seed corpus, then fuzzes for SECONDS. Exits 1 when a target found a crash, leak, timeout or
-# out-of-memory input (its log's end and the saved input are printed).
+# out-of-memory input (its log's end and the saved input are printed). -s (the smoke run of
+# `make test`): start from the repository's seeds only, in a fresh .build/fuzz/smoke/<target>,
+# so the run takes the same time however long the corpus has grown in earlier runs.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET=60
 CONFIGURATION=debug
-while getopts "t:c:" opt; do
+SMOKE=0
+while getopts "t:c:s" opt; do
   case $opt in
     t) SECONDS_PER_TARGET=$OPTARG ;;
     c) CONFIGURATION=$OPTARG ;;
-    *) echo "usage: fuzz/run.sh [-t SECONDS] [-c debug|release] [TARGET...]" >&2; exit 2 ;;
+    s) SMOKE=1 ;;
+    *) echo "usage: fuzz/run.sh [-t SECONDS] [-c debug|release] [-s] [TARGET...]" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -67,6 +71,7 @@ BIN=$("$SWIFT" build "${flags[@]}" --show-bin-path)
 status=0
 for target in "${TARGETS[@]}"; do
   corpus="$OUT/corpus/$target"
+  if [ "$SMOKE" = 1 ]; then corpus="$OUT/smoke/$target"; rm -rf "$corpus"; fi
   artifacts="$OUT/artifacts/$target"
   mkdir -p "$corpus" "$artifacts"
   seeds=()
