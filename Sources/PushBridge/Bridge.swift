@@ -211,10 +211,11 @@ public final class Bridge: Sendable {
         return s
     }
 
-    /// Publishes the retained stats snapshot (SPEC section 7).
-    func publishStats() {
+    /// Publishes the retained stats snapshot (SPEC section 7), on the intake connection
+    /// unless `connection` is given.
+    func publishStats(through connection: MQTTClient? = nil) {
         guard let topic = config.monitoring.statsTopic else { return }
-        let client = clientBox.client.withLock { $0 }
+        let client = connection ?? clientBox.client.withLock { $0 }
         let snapshot = self.snapshot()
         _ = try? client?.publish(topic: topic, payload: snapshot.json(), qos: 1, retain: true,
                                  userProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
@@ -231,7 +232,19 @@ public final class Bridge: Sendable {
         await stopRequested.wait()
     }
 
+    /// SIGTERM/SIGINT (SPEC section 9): stop taking new messages, finish those in flight
+    /// (bounded by `time_limit` + `expire_grace`), publish the last stats and `offline`, stop.
+    ///
+    /// The intake connection stops *reading* first: a message the broker sends after that is
+    /// never read, so never acknowledged, and stays in the persistent session for the next
+    /// start. (libmosquitto 2.0 queues a QoS 1 PUBACK before `on_message`: a message that
+    /// is read is acknowledged, so it must be finished — reading on while draining could
+    /// acknowledge messages the stopped pipeline never shows.) Writing goes on, so QoS 0
+    /// displays still leave on that connection. The last stats and `offline` go through the
+    /// output connection, which still reads its PUBACKs; the intake's clean DISCONNECT sends
+    /// no will.
     private func drain(_ client: MQTTClient, publisher: MQTTClient) async {
+        client.pauseReads()
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
         logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
@@ -242,19 +255,18 @@ public final class Bridge: Sendable {
             }
         }
         pipeline.shutdown()
-        // The blocking stops run on a thread of their own, never on the cooperative pool.
-        await Self.offPool { [memoryWriter] in
-            memoryWriter?.stop()  // what the last messages taught the filters
-            publisher.stop(flushTimeout: .seconds(5))  // the display publishes' PUBACKs finish their journal rows
-        }
         stats.setConnected(false)  // the last retained snapshot outlives this connection
-        publishStats()
+        publishStats(through: publisher)
         if let topic = config.monitoring.statusTopic {
-            _ = try? client.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
-                                    userProperties: [])
+            _ = try? publisher.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
+                                       userProperties: [])
         }
-        await Self.offPool { [durability] in
-            client.stop(flushTimeout: .seconds(5))
+        // The blocking stops run on a thread of their own, never on the cooperative pool.
+        await Self.offPool { [memoryWriter, durability] in
+            memoryWriter?.stop()  // what the last messages taught the filters
+            // The display publishes' PUBACKs finish their journal rows; then stats and offline.
+            publisher.stop(flushTimeout: .seconds(5))
+            client.stop(flushTimeout: .zero)  // its acknowledgements are no longer read
             durability.close()
         }
         logger.info("stopped")
