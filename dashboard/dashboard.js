@@ -211,7 +211,10 @@
     const ctx = canvas.getContext("2d");
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    const now = Date.now(), span = HISTORY_SECONDS * 1000;
+    // The span grows with the history: a minute at first, at most HISTORY_SECONDS.
+    const now = Date.now();
+    const oldest = state.history.length ? state.history[0].t : now;
+    const span = Math.min(HISTORY_SECONDS, Math.max(60, Math.ceil((now - oldest) / 60000) * 60)) * 1000;
     const series = { received: [], delivered: [], suppressed: [], rejected: [] };
     const hist = state.history;
     for (let i = 1; i < hist.length; i++) {
@@ -238,9 +241,11 @@
       ctx.fillText(v >= 1000 ? (v / 1000).toFixed(v % 1000 ? 1 : 0) + "k" : String(Math.round(v * 10) / 10), left - 6, yy);
     }
     ctx.textAlign = "center"; ctx.textBaseline = "top";
-    for (let m = 0; m <= HISTORY_SECONDS / 60; m++) {
-      const xx = x(now - m * 60000);
-      ctx.fillText(m === 0 ? "now" : "-" + m + "m", Math.min(Math.max(xx, left + 10), w - right - 12), h - bottom + 6);
+    const tickSeconds = span <= 60000 ? 15 : 60;
+    for (let s = 0; s * 1000 <= span; s += tickSeconds) {
+      const xx = x(now - s * 1000);
+      const label = s === 0 ? "now" : s < 60 ? "-" + s + "s" : "-" + s / 60 + "m";
+      ctx.fillText(label, Math.min(Math.max(xx, left + 10), w - right - 12), h - bottom + 6);
     }
     const colors = { received: cssVar("--accent"), delivered: cssVar("--ok"), suppressed: cssVar("--quiet"), rejected: cssVar("--bad") };
     for (const k of ["suppressed", "rejected", "delivered", "received"]) {

@@ -39,13 +39,13 @@ enum DashboardAssets {
     <div class="card bad" data-outcome="rejected"><span class="label">rejected</span><span class="value" id="t-rejected">0</span></div>
     <div class="card warn" data-outcome="expired"><span class="label">expired</span><span class="value" id="t-expired">0</span></div>
     <div class="card warn" data-outcome="unrouted"><span class="label">unrouted</span><span class="value" id="t-unrouted">0</span></div>
-    <div class="card small"><span class="label">latency p50 / p99</span><span class="value"><span id="lat-p50">0</span> / <span id="lat-p99">0</span> <small>ms</small></span></div>
+    <div class="card small latency"><span class="label">latency p50 / p99</span><span class="value"><span id="lat-p50">0</span> / <span id="lat-p99">0</span> <small>ms</small></span></div>
   </section>
   <p class="side muted">modified <strong id="t-modified">0</strong> · timeout <strong id="t-timeout">0</strong> · extension failed <strong id="t-extension_failed">0</strong> · loop dropped <strong id="t-loop_dropped">0</strong></p>
 
   <section class="panel chart-panel" aria-labelledby="chart-title">
-    <h2 id="chart-title">Messages per second <span class="muted">(last 5 minutes)</span></h2>
-    <div class="legend"><span class="sw received"></span>received <span class="sw delivered"></span>delivered <span class="sw suppressed"></span>suppressed <span class="sw rejected"></span>rejected</div>
+    <h2 id="chart-title">Messages per second <span class="muted">(up to the last 5 minutes)</span></h2>
+    <div class="legend"><span><span class="sw received"></span>received</span><span><span class="sw delivered"></span>delivered</span><span><span class="sw suppressed"></span>suppressed</span><span><span class="sw rejected"></span>rejected</span></div>
     <canvas id="chart" height="180" role="img" aria-label="Rate chart of received and delivered messages per second"></canvas>
   </section>
 
@@ -153,7 +153,9 @@ h2 { font-size: 1rem; margin: 0 0 0.6rem; }
 .pill[data-state="unreachable"] .dot { background: var(--warn); }
 
 main { padding: 1rem 1.25rem; display: grid; gap: 1rem; max-width: 1600px; margin: 0 auto; }
-.cards { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr)); }
+.cards { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fill, minmax(8.5rem, 1fr)); }
+.card .value { white-space: nowrap; }
+.card.latency .value { font-size: 1.25rem; margin-top: auto; }
 .card { background: var(--panel); border: 1px solid var(--line); border-left: 4px solid var(--accent);
         border-radius: 8px; padding: 0.6rem 0.8rem; display: flex; flex-direction: column; }
 .card.ok { border-left-color: var(--ok); } .card.bad { border-left-color: var(--bad); }
@@ -189,7 +191,8 @@ td.zero { color: var(--muted); }
 
 .chart-panel canvas { width: 100%; height: 180px; display: block; }
 .legend { display: flex; flex-wrap: wrap; gap: 0.3rem 0.9rem; align-items: center; font-size: 0.85rem; color: var(--muted); margin-bottom: 0.4rem; }
-.sw { display: inline-block; width: 0.9rem; height: 0.25rem; border-radius: 2px; margin-right: -0.5rem; vertical-align: middle; }
+.legend > span { white-space: nowrap; }
+.sw { display: inline-block; width: 0.9rem; height: 0.25rem; border-radius: 2px; margin-right: 0.3rem; vertical-align: middle; }
 .sw.received { background: var(--accent); } .sw.delivered { background: var(--ok); }
 .sw.suppressed { background: var(--quiet); } .sw.rejected { background: var(--bad); }
 
@@ -209,7 +212,7 @@ td.zero { color: var(--muted); }
 #decisions td.rule .by { font-weight: 600; }
 #decisions td.rule .why { color: var(--muted); font-size: 0.85rem; display: block; }
 #decisions tr.fresh { animation: fresh 1.2s ease-out; }
-@keyframes fresh { from { background: color-mix(in srgb, var(--accent) 22%, transparent); } to { background: transparent; } }
+@keyframes fresh { from { background: color-mix(in srgb, var(--accent) 12%, transparent); } to { background: transparent; } }
 
 footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center; }
 
@@ -219,6 +222,7 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
   .top { padding: 0.6rem 0.8rem; position: static; }
   main { padding: 0.7rem; gap: 0.7rem; }
   .cards { grid-template-columns: repeat(2, 1fr); }
+  .card.latency { grid-column: span 2; }
   .card .value { font-size: 1.3rem; }
   th button, .topic-link { padding: 0.3rem 0.2rem; }
   .hide-narrow { display: none; }
@@ -227,6 +231,7 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
 @media (min-width: 1200px) {
   :root { font-size: 16px; }
   .card .value { font-size: 2rem; }
+  .card.latency .value { font-size: 1.4rem; }
 }
 @media (prefers-reduced-motion: reduce) { #decisions tr.fresh { animation: none; } }
 
@@ -446,7 +451,10 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
     const ctx = canvas.getContext("2d");
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, w, h);
-    const now = Date.now(), span = HISTORY_SECONDS * 1000;
+    // The span grows with the history: a minute at first, at most HISTORY_SECONDS.
+    const now = Date.now();
+    const oldest = state.history.length ? state.history[0].t : now;
+    const span = Math.min(HISTORY_SECONDS, Math.max(60, Math.ceil((now - oldest) / 60000) * 60)) * 1000;
     const series = { received: [], delivered: [], suppressed: [], rejected: [] };
     const hist = state.history;
     for (let i = 1; i < hist.length; i++) {
@@ -473,9 +481,11 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
       ctx.fillText(v >= 1000 ? (v / 1000).toFixed(v % 1000 ? 1 : 0) + "k" : String(Math.round(v * 10) / 10), left - 6, yy);
     }
     ctx.textAlign = "center"; ctx.textBaseline = "top";
-    for (let m = 0; m <= HISTORY_SECONDS / 60; m++) {
-      const xx = x(now - m * 60000);
-      ctx.fillText(m === 0 ? "now" : "-" + m + "m", Math.min(Math.max(xx, left + 10), w - right - 12), h - bottom + 6);
+    const tickSeconds = span <= 60000 ? 15 : 60;
+    for (let s = 0; s * 1000 <= span; s += tickSeconds) {
+      const xx = x(now - s * 1000);
+      const label = s === 0 ? "now" : s < 60 ? "-" + s + "s" : "-" + s / 60 + "m";
+      ctx.fillText(label, Math.min(Math.max(xx, left + 10), w - right - 12), h - bottom + 6);
     }
     const colors = { received: cssVar("--accent"), delivered: cssVar("--ok"), suppressed: cssVar("--quiet"), rejected: cssVar("--bad") };
     for (const k of ["suppressed", "rejected", "delivered", "received"]) {
