@@ -8,7 +8,8 @@ import Synchronization
 /// is one relaxed atomic load and returns, so a bridge nobody watches pays nothing else.
 /// Each reader has its own bounded `EventRing`: a slow reader misses events (counted in
 /// `dropped`, `pushbridge_dashboard_dropped_total`) and never slows the offering thread,
-/// which only appends under the reader's own lock, without a system call.
+/// which only appends the record under the reader's own lock (no encoding, no system call:
+/// the reader's thread encodes what it sends).
 public final class DecisionFeed: Sendable {
     /// The most readers at once; a further `/api/events` request gets 503.
     public static let maxReaders = 32
@@ -48,14 +49,17 @@ public final class DecisionFeed: Sendable {
                                includeText: includeText), client: client)
     }
 
-    /// Sends `record` to the trace topic and every reader.
+    /// Sends `record` to the trace topic and every reader (who encode it when they read it).
     func deliver(_ record: DecisionRecord, client: MQTTClient?) {
-        let json = record.json()
         if let traceTopic, let client {
-            _ = try? client.publish(topic: traceTopic, payload: json, qos: 0, retain: false,
+            _ = try? client.publish(topic: traceTopic, payload: record.json(), qos: 0, retain: false,
                                     userProperties: traceProperties)
         }
-        if readerCount.load(ordering: .relaxed) > 0 { broadcast(Self.frame(event: "decision", data: json)) }
+        guard readerCount.load(ordering: .relaxed) > 0 else { return }
+        let all = readers.withLock { $0 }
+        var missed = 0
+        for reader in all { missed += reader.push(record) }
+        if missed > 0 { droppedTotal.add(missed, ordering: .relaxed) }
     }
 
     /// Appends `frame` to every reader's ring.
@@ -114,6 +118,15 @@ final class FeedReader: Sendable {
 
     init(capacity: Int, maxBytes: Int) {
         state = Mutex(State(ring: EventRing(capacity: capacity, maxBytes: maxBytes)))
+    }
+
+    /// Appends `record` (encoded when read); returns the frames forgotten to make room.
+    func push(_ record: DecisionRecord) -> Int {
+        state.withLock { s in
+            let forgotten = s.ring.push(decision: record)
+            s.missed += forgotten
+            return forgotten
+        }
     }
 
     /// Appends `frame`; returns the frames forgotten to make room.

@@ -92,7 +92,7 @@ final class EventStreams: Sendable {
         let context = Context(reader: reader, connection: connection, streams: self)
         contexts.withLock { $0[ObjectIdentifier(reader)] = context }
         let cls = Unmanaged.passRetained(context).toOpaque()
-        let response = mhd.create_response_from_callback(pb_mhd_size_unknown, 16 * 1024, { cls, _, buf, max in
+        let response = mhd.create_response_from_callback(pb_mhd_size_unknown, 64 * 1024, { cls, _, buf, max in
             guard let cls, let buf else { return pb_mhd_reader_end_with_error }
             let context = Unmanaged<Context>.fromOpaque(cls).takeUnretainedValue()
             let result = context.reader.read(into: UnsafeMutableRawBufferPointer(start: buf, count: max)) {

@@ -59,6 +59,18 @@ struct EventRingTests {
         #expect(String(decoding: Array("first".utf8) + drain(&ring), as: UTF8.self) == "first-framethird")
     }
 
+    @Test func aDecisionIsEncodedWhenItIsRead() {
+        var ring = EventRing(capacity: 8, maxBytes: 10_000)
+        let record = DecisionRecord(at: 0, id: "i", topic: "a/b", route: "r", outcome: .delivered, decidedBy: nil,
+                                    rule: "rule 6", reason: nil)
+        ring.push(decision: record)
+        ring.push(Array(": after\n\n".utf8))
+        #expect(ring.bytes == EventRing.Frame.decision(record).size + 10)
+        let expected = DecisionFeed.frame(event: "decision", data: record.json()) + Array(": after\n\n".utf8)
+        #expect(drain(&ring, chunk: 7) == expected)
+        #expect(ring.bytes == 0)
+    }
+
     @Test func staysBoundedUnderAFlood() {
         var ring = EventRing(capacity: 64, maxBytes: 4096)
         var forgotten = 0
