@@ -65,7 +65,7 @@ struct EventRingTests {
                                     rule: "rule 6", reason: nil)
         ring.push(decision: record)
         ring.push(Array(": after\n\n".utf8))
-        #expect(ring.bytes == EventRing.Frame.decision(record).size + 10)
+        #expect(ring.bytes == EventRing.Frame.decision(record).size + 9)
         let expected = DecisionFeed.frame(event: "decision", data: record.json()) + Array(": after\n\n".utf8)
         #expect(drain(&ring, chunk: 7) == expected)
         #expect(ring.bytes == 0)
