@@ -39,7 +39,7 @@ enum DashboardAssets {
     <div class="card bad" data-outcome="rejected"><span class="label">rejected</span><span class="value" id="t-rejected">0</span></div>
     <div class="card warn" data-outcome="expired"><span class="label">expired</span><span class="value" id="t-expired">0</span></div>
     <div class="card warn" data-outcome="unrouted"><span class="label">unrouted</span><span class="value" id="t-unrouted">0</span></div>
-    <div class="card small latency"><span class="label">latency p50 / p99</span><span class="value"><span id="lat-p50">0</span> / <span id="lat-p99">0</span> <small>ms</small></span></div>
+    <div class="card small latency"><span class="label" title="End-to-end latency since start, p50 / p99">latency ms p50/p99</span><span class="value"><span id="lat-p50">0</span> / <span id="lat-p99">0</span></span></div>
   </section>
   <p class="side muted">modified <strong id="t-modified">0</strong> · timeout <strong id="t-timeout">0</strong> · extension failed <strong id="t-extension_failed">0</strong> · loop dropped <strong id="t-loop_dropped">0</strong></p>
 
@@ -161,7 +161,7 @@ main { padding: 1rem 1.25rem; display: grid; gap: 1rem; max-width: 1600px; margi
 .card.ok { border-left-color: var(--ok); } .card.bad { border-left-color: var(--bad); }
 .card.warn { border-left-color: var(--warn); } .card.quiet { border-left-color: var(--quiet); }
 .card.small { border-left-color: var(--muted); }
-.card .label { color: var(--muted); font-size: 0.85rem; }
+.card .label { color: var(--muted); font-size: 0.85rem; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .card .value { font-size: 1.6rem; font-weight: 650; font-variant-numeric: tabular-nums; }
 .card .value small { font-size: 0.8rem; color: var(--muted); font-weight: normal; }
 .side { margin: -0.4rem 0 0; font-size: 0.9rem; }
