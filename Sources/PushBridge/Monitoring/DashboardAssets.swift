@@ -39,7 +39,7 @@ enum DashboardAssets {
     <div class="card bad" data-outcome="rejected"><span class="label">rejected</span><span class="value" id="t-rejected">0</span></div>
     <div class="card warn" data-outcome="expired"><span class="label">expired</span><span class="value" id="t-expired">0</span></div>
     <div class="card warn" data-outcome="unrouted"><span class="label">unrouted</span><span class="value" id="t-unrouted">0</span></div>
-    <div class="card small latency"><span class="label" title="End-to-end latency since start, p50 / p99">latency ms p50/p99</span><span class="value"><span id="lat-p50">0</span> / <span id="lat-p99">0</span></span></div>
+    <div class="card small latency"><span class="label" title="End-to-end latency since start, p50 / p99">latency p50/p99</span><span class="value"><span id="lat-p50">0</span> / <span id="lat-p99">0</span> <small>ms</small></span></div>
   </section>
   <p class="side muted">modified <strong id="t-modified">0</strong> · timeout <strong id="t-timeout">0</strong> · extension failed <strong id="t-extension_failed">0</strong> · loop dropped <strong id="t-loop_dropped">0</strong></p>
 

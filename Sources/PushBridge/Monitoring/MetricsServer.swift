@@ -29,8 +29,9 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 ///
 /// Routes (GET and HEAD; other methods get 405): `/metrics` (Prometheus text, version
 /// 0.0.4), `/healthz` (200 `ok` while the process runs), `/readyz` (200 `ready` while
-/// `ready()` returns `true`, else 503 `not ready`); any other path is 404. The content
-/// providers are fixed at init and called on libmicrohttpd's thread.
+/// `ready()` returns `true`, else 503 `not ready`); with `dashboard`, also `/` (the page),
+/// `/api/stats` and `/api/events` (Server-Sent Events, see `EventStreams`); any other path
+/// is 404. The content providers are fixed at init and called on libmicrohttpd's thread.
 public final class MetricsServer: Sendable {
     /// The address as given.
     public let address: String
