@@ -222,7 +222,6 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
   .top { padding: 0.6rem 0.8rem; position: static; }
   main { padding: 0.7rem; gap: 0.7rem; }
   .cards { grid-template-columns: repeat(2, 1fr); }
-  .card.latency { grid-column: span 2; }
   .card .value { font-size: 1.3rem; }
   th button, .topic-link { padding: 0.3rem 0.2rem; }
   .hide-narrow { display: none; }
