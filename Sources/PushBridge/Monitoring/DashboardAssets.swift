@@ -155,7 +155,7 @@ h2 { font-size: 1rem; margin: 0 0 0.6rem; }
 main { padding: 1rem 1.25rem; display: grid; gap: 1rem; max-width: 1600px; margin: 0 auto; }
 .cards { display: grid; gap: 0.75rem; grid-template-columns: repeat(auto-fill, minmax(8.5rem, 1fr)); }
 .card .value { white-space: nowrap; }
-.card.latency .value { font-size: 1.25rem; margin-top: auto; }
+.card.latency .value { font-size: 1.1rem; margin-top: auto; }
 .card { background: var(--panel); border: 1px solid var(--line); border-left: 4px solid var(--accent);
         border-radius: 8px; padding: 0.6rem 0.8rem; display: flex; flex-direction: column; }
 .card.ok { border-left-color: var(--ok); } .card.bad { border-left-color: var(--bad); }
@@ -230,7 +230,7 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
 @media (min-width: 1200px) {
   :root { font-size: 16px; }
   .card .value { font-size: 2rem; }
-  .card.latency .value { font-size: 1.4rem; }
+  .card.latency .value { font-size: 1.2rem; }
 }
 @media (prefers-reduced-motion: reduce) { #decisions tr.fresh { animation: none; } }
 
