@@ -304,7 +304,11 @@
   function renderDecisions() {
     const shown = [];
     for (const d of state.decisions) {
-      if (topicMatches(d.topic, state.filter)) { shown.push(d); if (shown.length >= MAX_DECISIONS) break; }
+      // A topic (or MQTT filter), or a message id pasted from a display message.
+      if (topicMatches(d.topic, state.filter) || (state.filter && d.id === state.filter)) {
+        shown.push(d);
+        if (shown.length >= MAX_DECISIONS) break;
+      }
     }
     const frag = document.createDocumentFragment();
     shown.forEach((d, i) => frag.appendChild(decisionRow(d, i < Math.min(freshCount, 20))));

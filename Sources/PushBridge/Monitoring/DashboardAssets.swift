@@ -93,7 +93,7 @@ enum DashboardAssets {
     <h2 id="decisions-title">Recent decisions <span class="muted" id="decision-count"></span></h2>
     <form class="narrow" id="narrow" role="search" onsubmit="return false">
       <label for="topic-filter">Topic</label>
-      <input id="topic-filter" type="search" placeholder="all topics (text or MQTT filter: home/+/door)" autocomplete="off" spellcheck="false">
+      <input id="topic-filter" type="search" placeholder="all topics (text, MQTT filter home/+/door, or a message id)" autocomplete="off" spellcheck="false">
       <button type="button" id="clear-filter">Show all</button>
       <label class="check"><input type="checkbox" id="pause"> pause</label>
     </form>
@@ -543,7 +543,11 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
   function renderDecisions() {
     const shown = [];
     for (const d of state.decisions) {
-      if (topicMatches(d.topic, state.filter)) { shown.push(d); if (shown.length >= MAX_DECISIONS) break; }
+      // A topic (or MQTT filter), or a message id pasted from a display message.
+      if (topicMatches(d.topic, state.filter) || (state.filter && d.id === state.filter)) {
+        shown.push(d);
+        if (shown.length >= MAX_DECISIONS) break;
+      }
     }
     const frag = document.createDocumentFragment();
     shown.forEach((d, i) => frag.appendChild(decisionRow(d, i < Math.min(freshCount, 20))));
