@@ -225,4 +225,31 @@ struct EventStreamTests {
         }
         #expect(eof, "the stuck reader's connection is still open")
     }
+
+    @Test("at most 32 readers; the next gets 503; stopping the server ends every parked stream")
+    func readerCapAndStop() async throws {
+        let feed = DecisionFeed(includeText: false, traceTopic: nil)
+        let server = try MetricsServer(address: "127.0.0.1:0", metrics: { feed.prometheusText() }, ready: { true },
+                                       dashboard: DashboardEndpoints(feed: feed, snapshot: { Array("{}".utf8) }))
+        var readers: [EventStreamClient] = []
+        for _ in 0..<DecisionFeed.maxReaders {
+            let r = try EventStreamClient(address: "127.0.0.1:\(server.port)")
+            #expect(try r.next(timeout: 10)?.event == "stats")
+            readers.append(r)
+        }
+        #expect(feed.readersAttached == DecisionFeed.maxReaders)
+        let refused = try rawHTTP("GET", "/api/events", port: server.port)
+        #expect(refused.status == 503 && refused.headers["retry-after"] == "10", "\(refused)")
+        // The readers are parked now (nothing to send between snapshots); stop ends them all.
+        server.stop()
+        #expect(feed.readersAttached == 0)
+        for r in readers {
+            var closed = false
+            let end = Date().timeIntervalSince1970 + 10
+            while !closed, Date().timeIntervalSince1970 < end {
+                do { _ = try r.next(timeout: 1) } catch { closed = true }
+            }
+            #expect(closed)
+        }
+    }
 }
