@@ -249,6 +249,7 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
                     "modified", "timeout", "extension_failed", "loop_dropped"];
 
   const $ = (id) => document.getElementById(id);
+  const topicRows = new Map();   // topic -> {tr, cells}: the topic table's rows, kept between refreshes
   const state = {
     snapshot: null,
     streamOpen: false,
@@ -387,24 +388,40 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
       if (x < y) return -dir; if (x > y) return dir;
       return a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0;
     });
+    // Rows are kept and updated in place (a click or the keyboard focus on a topic survives
+    // the once-a-second refresh); they are moved only when the order changes.
     const body = document.querySelector("#topics tbody");
-    const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.topic : null;
-    const frag = document.createDocumentFragment();
-    for (const r of rows) {
-      const link = el("button", { type: "button", cls: "topic-link", text: r.topic, title: "Show decisions for " + r.topic, "data-topic": r.topic });
-      const tr = el("tr", { "data-topic": r.topic }, [
-        el("td", { cls: "topic" }, [link]),
-        numCell(r.received), numCell(r.delivered), numCell(r.suppressed), numCell(r.rejected),
-        el("td", { cls: "num rate", text: rateText(r.rate) }),
-        el("td", { cls: "seen", text: ago(r.last_seen, now) })
-      ]);
-      tr.children[1].classList.add("received"); tr.children[2].classList.add("delivered");
-      tr.children[3].classList.add("suppressed"); tr.children[4].classList.add("rejected");
-      if (state.filter && state.filter === r.topic) tr.classList.add("selected");
-      frag.appendChild(tr);
+    const focused = document.activeElement && document.activeElement.classList.contains("topic-link")
+      ? document.activeElement.dataset.topic : null;
+    const seen = new Set();
+    rows.forEach((r) => {
+      seen.add(r.topic);
+      let entry = topicRows.get(r.topic);
+      if (!entry) {
+        const link = el("button", { type: "button", cls: "topic-link", text: r.topic, title: "Show decisions for " + r.topic, "data-topic": r.topic });
+        const cells = {};
+        const tds = [el("td", { cls: "topic" }, [link])];
+        for (const k of ["received", "delivered", "suppressed", "rejected"]) { cells[k] = el("td", { cls: "num " + k }); tds.push(cells[k]); }
+        cells.rate = el("td", { cls: "num rate" }); tds.push(cells.rate);
+        cells.seen = el("td", { cls: "seen" }); tds.push(cells.seen);
+        entry = { tr: el("tr", { "data-topic": r.topic }, tds), cells: cells };
+        topicRows.set(r.topic, entry);
+      }
+      for (const k of ["received", "delivered", "suppressed", "rejected"]) {
+        entry.cells[k].textContent = num(r[k]);
+        entry.cells[k].classList.toggle("zero", !r[k]);
+      }
+      entry.cells.rate.textContent = rateText(r.rate);
+      entry.cells.seen.textContent = ago(r.last_seen, now);
+      entry.tr.classList.toggle("selected", !!state.filter && state.filter === r.topic);
+    });
+    for (const [topic, entry] of topicRows) if (!seen.has(topic)) { entry.tr.remove(); topicRows.delete(topic); }
+    const order = rows.map((r) => topicRows.get(r.topic).tr);
+    const current = Array.from(body.children);
+    if (order.length !== current.length || order.some((tr, i) => tr !== current[i])) {
+      for (const tr of order) body.appendChild(tr);
+      if (focused) { const again = topicRows.get(focused); if (again) again.tr.querySelector("button").focus(); }
     }
-    body.replaceChildren(frag);
-    if (focused) { const again = body.querySelector('button[data-topic="' + CSS.escape(focused) + '"]'); if (again) again.focus(); }
     $("topic-count").textContent = rows.length ? "(" + rows.length + ")" : "";
     for (const th of document.querySelectorAll("#topics th")) {
       const key = th.querySelector("button").dataset.key;
@@ -508,18 +525,21 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
   }
 
   // ---- decisions ----
+  // Decisions arrive in bursts (thousands a second under a flood): they are queued and
+  // merged once per animation frame, newest first, keeping the last MAX_DECISIONS * 5.
+  let incoming = [], pending = false, freshCount = 0;
   function onDecision(d) {
-    state.decisions.unshift(d);
-    if (state.decisions.length > MAX_DECISIONS * 5) state.decisions.length = MAX_DECISIONS * 5;
-    if (!$("pause").checked) scheduleDecisions(true);
-  }
-
-  let pending = false, freshCount = 0;
-  function scheduleDecisions(fresh) {
-    if (fresh) freshCount++;
+    incoming.push(d);
+    if (incoming.length > MAX_DECISIONS * 5) incoming = incoming.slice(-MAX_DECISIONS * 5);
     if (pending) return;
     pending = true;
-    requestAnimationFrame(() => { pending = false; renderDecisions(); });
+    requestAnimationFrame(() => {
+      pending = false;
+      freshCount += incoming.length;
+      state.decisions = incoming.reverse().concat(state.decisions).slice(0, MAX_DECISIONS * 5);
+      incoming = [];
+      if (!$("pause").checked) renderDecisions();
+    });
   }
 
   function decisionRow(d, fresh) {
