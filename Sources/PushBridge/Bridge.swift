@@ -165,7 +165,8 @@ public final class Bridge: Sendable {
                     address: address,
                     metrics: { [weak self] in self.map { prometheusText($0.snapshot()) + $0.feed.prometheusText() } ?? "" },
                     ready: { client.isConnected && client.isSubscribed && publisher.isConnected },
-                    dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] }))
+                    dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] },
+                                                  totals: { [stats] in stats.snapshot(now: 0).totals }))
                 logger.info("monitoring on http://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")

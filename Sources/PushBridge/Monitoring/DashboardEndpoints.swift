@@ -8,11 +8,16 @@ public struct DashboardEndpoints: Sendable {
     public let feed: DecisionFeed
     /// The stats-topic JSON of a fresh snapshot.
     public let snapshot: @Sendable () -> [UInt8]
+    /// The totals now, sampled once a second for the rate chart's history (`nil`: no history).
+    public let totals: (@Sendable () -> Counters)?
 
-    /// Endpoints reading `feed` and `snapshot`.
-    public init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8]) {
+    /// Endpoints reading `feed` and `snapshot`; with `totals`, the server keeps the last
+    /// minutes of totals and sends them to each new reader (`event: history`).
+    public init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
+                totals: (@Sendable () -> Counters)? = nil) {
         self.feed = feed
         self.snapshot = snapshot
+        self.totals = totals
     }
 
     /// Content-Security-Policy of the page: nothing from anywhere but this server, and

@@ -8,21 +8,26 @@ import Synchronization
 /// The content reader copies what the reader's `EventRing` holds; with nothing to send it
 /// suspends its connection and returns 0 (the documented way in internal-polling mode). A
 /// pump thread wakes every `tick`: it resumes parked readers that have frames and, once a
-/// second, broadcasts the `stats` snapshot. The bridge's emit step therefore never makes a
+/// second, samples the totals for the rate chart's history (`RateHistory`) and broadcasts
+/// the `stats` snapshot. The bridge's emit step therefore never makes a
 /// system call for a reader. A reader whose socket takes nothing (a stuck client) holds its
 /// frames in the ring, misses the newer ones, and is closed by libmicrohttpd's connection
 /// timeout (10 s without progress); the browser's `EventSource` reconnects on its own.
 final class EventStreams: Sendable {
     let feed: DecisionFeed
     let snapshot: @Sendable () -> [UInt8]
+    let totals: (@Sendable () -> Counters)?
+    private let history = Mutex(RateHistory())
     private let tick: Duration
     private let stopping = Atomic<Bool>(false)
     private let pumpDone = DispatchSemaphore(value: 0)
     private let pumpStarted = Atomic<Bool>(false)
 
-    init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8], tick: Duration = .milliseconds(100)) {
+    init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8], totals: (@Sendable () -> Counters)? = nil,
+         tick: Duration = .milliseconds(100)) {
         self.feed = feed
         self.snapshot = snapshot
+        self.totals = totals
         self.tick = tick
     }
 
@@ -55,12 +60,15 @@ final class EventStreams: Sendable {
         var lastStats = ContinuousClock.now
         while !stopping.load(ordering: .relaxed) {
             usleep(micros)
-            guard feed.readersAttached > 0 else { continue }
             if ContinuousClock.now - lastStats >= .seconds(1) {
                 lastStats = ContinuousClock.now
-                feed.broadcast(DecisionFeed.frame(event: "stats", data: snapshot()))
+                if let totals {
+                    let c = totals()
+                    history.withLock { $0.append(at: Date().timeIntervalSince1970, c) }
+                }
+                if feed.readersAttached > 0 { feed.broadcast(DecisionFeed.frame(event: "stats", data: snapshot())) }
             }
-            wakeReaders()
+            if feed.readersAttached > 0 { wakeReaders() }
         }
         pumpDone.signal()
     }
@@ -88,6 +96,7 @@ final class EventStreams: Sendable {
         }
         // First frames: the reconnection delay for EventSource, then the current snapshot.
         _ = reader.push(Array("retry: 2000\n\n".utf8))
+        if totals != nil { _ = reader.push(DecisionFeed.frame(event: "history", data: history.withLock { $0.json() })) }
         _ = reader.push(DecisionFeed.frame(event: "stats", data: snapshot()))
         let context = Context(reader: reader, connection: connection, streams: self)
         contexts.withLock { $0[ObjectIdentifier(reader)] = context }

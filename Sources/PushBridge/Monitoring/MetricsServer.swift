@@ -52,7 +52,7 @@ public final class MetricsServer: Sendable {
         case .failure(let reason): throw .libraryMissing(address: address, reason: reason.text)
         }
         let (fd, port) = try Self.listen(on: socketAddress, address: address)
-        let streams = dashboard.map { EventStreams(feed: $0.feed, snapshot: $0.snapshot) }
+        let streams = dashboard.map { EventStreams(feed: $0.feed, snapshot: $0.snapshot, totals: $0.totals) }
         let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams)
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
             | (streams == nil ? 0 : MHD_ALLOW_SUSPEND_RESUME.rawValue)

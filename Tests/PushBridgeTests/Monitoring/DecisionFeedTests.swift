@@ -180,3 +180,22 @@ struct DecisionFeedTests {
         #expect(buffer.withUnsafeMutableBytes { reader.read(into: $0) {} } == .end)
     }
 }
+
+@Suite("Dashboard: rate history")
+struct RateHistoryTests {
+    @Test func keepsTheNewestSamplesOldestFirst() throws {
+        var h = RateHistory()
+        #expect(String(decoding: h.json(), as: UTF8.self) == "[]")
+        var c = Counters()
+        for i in 0..<(RateHistory.capacity + 10) {
+            c.received = i
+            c.delivered = i / 2
+            h.append(at: Double(i), c)
+        }
+        #expect(h.count == RateHistory.capacity)
+        guard case .array(let points) = try decodeJSON(h.json()) else { Issue.record("not an array"); return }
+        #expect(points.count == RateHistory.capacity)
+        #expect(points.first?.jsonText == "[10000,10,5,0,0]")
+        #expect(points.last?.jsonText == "[\((RateHistory.capacity + 9) * 1000),\(RateHistory.capacity + 9),\((RateHistory.capacity + 9) / 2),0,0]")
+    }
+}
