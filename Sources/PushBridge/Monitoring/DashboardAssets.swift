@@ -617,18 +617,24 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
     source.addEventListener("open", () => { state.streamOpen = true; showConnection(); });
     source.addEventListener("error", () => { state.streamOpen = false; showConnection(); });
     source.addEventListener("stats", (e) => { const s = parse(e.data); if (s) { state.streamOpen = true; onStats(s); } });
-    // The server's last minutes of totals: the chart starts full, not empty.
-    source.addEventListener("history", (e) => {
-      const h = parse(e.data);
-      if (!Array.isArray(h) || state.history.length > 1) return;
-      state.history = h.map((p) => ({ t: p[0], received: p[1], delivered: p[2], suppressed: p[3], rejected: p[4] }))
-        .concat(state.history);
-    });
     source.addEventListener("decision", (e) => { const d = parse(e.data); if (d && d.topic !== undefined) onDecision(d); });
+  }
+
+  // The server's last minutes of totals: the chart starts full, not empty.
+  function loadHistory() {
+    fetch("api/history", { cache: "no-store" }).then((r) => (r.ok ? r.json() : [])).then((h) => {
+      if (!Array.isArray(h) || !h.length) return;
+      const first = state.history.length ? state.history[0].t : Infinity;
+      const before = h.filter((p) => p[0] < first - 500)
+        .map((p) => ({ t: p[0], received: p[1], delivered: p[2], suppressed: p[3], rejected: p[4] }));
+      state.history = before.concat(state.history);
+      drawChart();
+    }).catch(() => {});
   }
 
   renderDecisions();
   showConnection();
+  loadHistory();
   connect();
 })();
 

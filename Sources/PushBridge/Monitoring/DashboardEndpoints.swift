@@ -12,7 +12,7 @@ public struct DashboardEndpoints: Sendable {
     public let totals: (@Sendable () -> Counters)?
 
     /// Endpoints reading `feed` and `snapshot`; with `totals`, the server keeps the last
-    /// minutes of totals and sends them to each new reader (`event: history`).
+    /// minutes of totals for the rate chart (`/api/history`).
     public init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
                 totals: (@Sendable () -> Counters)? = nil) {
         self.feed = feed

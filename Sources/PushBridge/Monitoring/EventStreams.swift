@@ -18,6 +18,9 @@ final class EventStreams: Sendable {
     let snapshot: @Sendable () -> [UInt8]
     let totals: (@Sendable () -> Counters)?
     private let history = Mutex(RateHistory())
+
+    /// `/api/history`: the last minutes of totals, `[[unix_ms, received, delivered, suppressed, rejected], …]`.
+    func historyJSON() -> [UInt8] { history.withLock { $0.json() } }
     private let tick: Duration
     private let stopping = Atomic<Bool>(false)
     private let pumpDone = DispatchSemaphore(value: 0)
@@ -96,7 +99,6 @@ final class EventStreams: Sendable {
         }
         // First frames: the reconnection delay for EventSource, then the current snapshot.
         _ = reader.push(Array("retry: 2000\n\n".utf8))
-        if totals != nil { _ = reader.push(DecisionFeed.frame(event: "history", data: history.withLock { $0.json() })) }
         _ = reader.push(DecisionFeed.frame(event: "stats", data: snapshot()))
         let context = Context(reader: reader, connection: connection, streams: self)
         contexts.withLock { $0[ObjectIdentifier(reader)] = context }

@@ -168,6 +168,10 @@ final class MetricsHandler: Sendable {
         case "/readyz":
             return ready() ? HTTPResponse(status: 200, body: "ready") : HTTPResponse(status: 503, body: "not ready")
         default:
+            if path == "/api/history", let streams, streams.totals != nil {
+                return HTTPResponse(status: 200, body: String(decoding: streams.historyJSON(), as: UTF8.self),
+                                    contentType: "application/json", headers: [("Cache-Control", "no-store")])
+            }
             return dashboard?.respond(path: path) ?? HTTPResponse(status: 404, body: "not found\n")
         }
     }

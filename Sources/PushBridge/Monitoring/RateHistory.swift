@@ -1,6 +1,6 @@
 /// The last minutes of the totals, one sample a second, for the dashboard's rate chart:
-/// a page opened now shows what happened before it was opened (`event: history` on
-/// `/api/events`). Bounded: the newest `capacity` samples.
+/// a page opened now shows what happened before it was opened (`/api/history`). Bounded:
+/// the newest `capacity` samples.
 struct RateHistory: Sendable {
     /// Samples kept (5 minutes at one a second).
     static let capacity = 301
