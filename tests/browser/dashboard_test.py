@@ -207,8 +207,8 @@ def run_checks(driver, broker, url, bridge):
         broker.pub("home/front/doorbell", json.dumps({"who": who}))
     broker.pub("home/front/doorbell", json.dumps({"who": "Bob", "test": True}))
     broker.pub("home/garden/doorbell", json.dumps({"who": "Eve"}))
-    broker.pub("sensors/kitchen/telemetry", '{"t":21.5}')
-    broker.pub("sensors/kitchen/telemetry", '{"t":21.7}')
+    broker.pub("sensors/kitchen/telemetry", '{"t":21.5,"note":"kitchen-secret"}')
+    broker.pub("sensors/kitchen/telemetry", '{"t":21.7,"note":"kitchen-secret"}')
     broker.pub("apns/phone", "not an apns body")
 
     def topic_counts():
@@ -234,7 +234,7 @@ def run_checks(driver, broker, url, bridge):
         assert len(decision_rows(driver)) == 8, decision_rows(driver)
         # No payload or notification text leaves the bridge at log_level info.
         page = driver.find_element(By.ID, "decisions").text
-        for secret in ("Alice", "Bob", "21.5", "is at the door"):
+        for secret in ("Alice", "Bob", "kitchen-secret", "is at the door"):
             assert secret not in page, f"{secret!r} shown in the decision list"
     check("a suppressed message is listed with the filter that decided", suppressed_listed)
 
