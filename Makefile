@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicr
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps test-deps monitoring-test-deps build release run test bench lint clean broker fuzz
+.PHONY: deps test-deps monitoring-test-deps build release run test bench lint clean broker fuzz sanitize
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -74,15 +74,22 @@ run: release broker
 	@echo
 	$$(SWIFT=$(SWIFT) scripts/swift-release.sh --show-bin-path)/pushbridge run -c $(CONFIG)
 
-## test: install, build and pass the whole suite
+## test: install, build and pass the whole suite, then smoke-run every fuzz target (its seeds + FUZZ_SMOKE_SECONDS)
+FUZZ_SMOKE_SECONDS ?= 4
 test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
 
 ## fuzz: build the libFuzzer targets (swiftc -sanitize=fuzzer) and run each for FUZZ_SECONDS (see fuzz/README.md)
 FUZZ_SECONDS ?= 60
+FUZZ_CONFIG ?= debug
 fuzz: deps
-	fuzz/run.sh -t $(FUZZ_SECONDS)
+	SWIFT=$(SWIFT) fuzz/run.sh -c $(FUZZ_CONFIG) -t $(FUZZ_SECONDS)
+
+## sanitize: the bridge and the real-broker suites under AddressSanitizer, then ThreadSanitizer (see sanitize/README.md)
+sanitize: deps
+	SWIFT=$(SWIFT) sanitize/run.sh
 
 bench: release
 	bench/run.sh
