@@ -30,6 +30,8 @@ public final class Bridge: Sendable {
     /// The output connection (QoS>0 display and dead-letter publishes) once `run()` has created it.
     func currentPublisher() -> MQTTClient? { clientBox.publisher.withLock { $0 } }
     let stats: Stats
+    /// Decisions for `/api/events` readers and `monitoring.trace_topic` (DecisionFeed.swift).
+    let feed: DecisionFeed
     let hop: (name: String, value: String)
     private let sequencer: TopicSequencer<Finished>
     private let stopRequested = StopSignal()
@@ -40,6 +42,8 @@ public final class Bridge: Sendable {
 
     struct Finished: Sendable {
         var topic: String
+        /// The message's id (the decision feed shows it).
+        var id: String
         var receivedAt: Double
         var decision: Decision
         /// The journal row, when the message was journaled.
@@ -71,8 +75,11 @@ public final class Bridge: Sendable {
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats
         let box = ClientBox()
+        let feed = DecisionFeed(includeText: config.monitoring.logLevel == .debug, traceTopic: config.monitoring.traceTopic,
+                                traceProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
+        self.feed = feed
         self.sequencer = TopicSequencer { finished in
-            Bridge.emit(finished, client: box, durability: durability, stats: stats, logger: logger)
+            Bridge.emit(finished, client: box, durability: durability, stats: stats, feed: feed, logger: logger)
         }
         self.clientBox = box
     }
@@ -156,9 +163,11 @@ public final class Bridge: Sendable {
             do {
                 server = try MetricsServer(
                     address: address,
-                    metrics: { [weak self] in self.map { prometheusText($0.snapshot()) } ?? "" },
-                    ready: { client.isConnected && client.isSubscribed && publisher.isConnected })
-                logger.info("monitoring on http://\(address) (/metrics, /healthz, /readyz)")
+                    metrics: { [weak self] in self.map { prometheusText($0.snapshot()) + $0.feed.prometheusText() } ?? "" },
+                    ready: { client.isConnected && client.isSubscribed && publisher.isConnected },
+                    dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] },
+                                                  totals: { [stats] in stats.snapshot(now: 0).totals }))
+                logger.info("monitoring on http://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
                 throw error
@@ -305,20 +314,20 @@ public final class Bridge: Sendable {
         switch pipeline.decide(message, id: id, now: now) {
         case .decided(let decision):
             // Decided here: no ticket, no lane, no closure (the common case).
-            sequencer.pass(message.topic, Finished(topic: message.topic, receivedAt: message.receivedAt,
+            sequencer.pass(message.topic, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
                                                    decision: decision, seq: seq, topicSlot: topicSlot))
         case .waiting(let waiting):
             let ticket = sequencer.enter(message.topic)
             let sequencer = self.sequencer
             waiting.start { decision in
-                sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
+                sequencer.complete(ticket, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
                                                     decision: decision, seq: seq, topicSlot: topicSlot))
             }
         }
     }
 
     private static func emit(_ f: Finished, client box: ClientBox, durability: Durability, stats: Stats,
-                             logger: Logger) {
+                             feed: DecisionFeed, logger: Logger) {
         let client = box.client.withLock { $0 }
         let output = box.publisher.withLock { $0 }
         durability.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt, client: client, output: output, stats: stats)
@@ -326,6 +335,7 @@ public final class Bridge: Sendable {
             logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))")
         }
         stats.finished(topicSlot: f.topicSlot, decision: f.decision)
+        feed.offer(topic: f.topic, id: f.id, decision: f.decision, client: client)
         box.inFlight.subtract(1, ordering: .releasing)
     }
 
