@@ -35,6 +35,8 @@ public final class Bridge: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// Backpressure, the journal and publish tracking (SPEC section 9).
     let durability: Durability
+    /// Home Assistant discovery and events (SPEC section 11), when `homeassistant:` is set.
+    let homeAssistant: HomeAssistantLink?
 
     struct Finished: Sendable {
         var topic: String
@@ -60,8 +62,11 @@ public final class Bridge: Sendable {
         let box = ClientBox()
         let durability = Durability(config: config, logger: logger)
         self.durability = durability
+        let homeAssistant = HomeAssistantLink(config: config, version: Self.version, hop: hop, logger: logger)
+        self.homeAssistant = homeAssistant
         self.sequencer = TopicSequencer { finished in
             Bridge.emit(finished, client: box, durability: durability, stats: stats, logger: logger)
+            homeAssistant?.delivered(finished.decision, sourceTopic: finished.topic, client: box.client.withLock { $0 })
         }
         self.clientBox = box
     }
@@ -111,6 +116,7 @@ public final class Bridge: Sendable {
             }
         }
         return order.map { byFilter[$0]! }
+            + HomeAssistantLink.subscriptions(for: config).filter { byFilter[$0.filter] == nil }
     }
 
     /// Connects, processes messages until SIGTERM/SIGINT (or `requestStop()`), then drains and stops.
@@ -241,6 +247,7 @@ public final class Bridge: Sendable {
     // MARK: - Per message
 
     private func receive(_ message: InboundMessage) {
+        if let homeAssistant, homeAssistant.intercept(message, client: currentClient()) { return }
         if message.property(hop.name) == hop.value {
             stats.loopDropped(topic: message.topic)
             return
@@ -299,6 +306,7 @@ public final class Bridge: Sendable {
                 _ = try? client?.publish(topic: topic, payload: Array("online".utf8), qos: 1, retain: true,
                                          userProperties: [])
             }
+            if let homeAssistant, let client = currentClient() { homeAssistant.announce(client) }
         case .disconnected(let reason):
             stats.setConnected(false)
             logger.debug("disconnected: \(reason)")  // the client logged it with its retry delay
