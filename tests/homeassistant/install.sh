@@ -7,10 +7,11 @@
 set -euo pipefail
 HA_VERSION=${HA_VERSION:-2025.4.4}
 HA_VENV=${HA_VENV:-/var/cache/pushbridge-test/ha-$HA_VERSION}
-# What HA's integrations used by the tests import at runtime (HA is started with
-# --skip-pip-packages, so it must not need to install anything itself):
-#   mqtt -> paho-mqtt; http/api -> aiohttp_cors, aiohttp-fast-zlib (pinned by HA's own deps).
-EXTRA_PACKAGES=(paho-mqtt==2.1.0)
+# What the integrations the tests use need at runtime beyond HA's own dependencies (HA is
+# started with --skip-pip, so it must not install anything itself): the versions pinned in
+# the integrations' manifest.json for 2025.4.4. Without the frontend HA starts in recovery
+# mode (frontend is a critical default integration) and sets up no MQTT at all.
+EXTRA_PACKAGES=(paho-mqtt==2.1.0 home-assistant-frontend==20250411.0)
 MARKER="$HA_VENV/.pushbridge-complete"
 want="homeassistant==$HA_VERSION ${EXTRA_PACKAGES[*]}"
 
