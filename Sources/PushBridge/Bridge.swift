@@ -35,6 +35,8 @@ public final class Bridge: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     /// Backpressure, the journal and publish tracking (SPEC section 9).
     let durability: Durability
+    /// Writes the filter memory to the journal in batches (when `journal` is set).
+    private let memoryWriter: FilterMemoryWriter?
     /// Home Assistant discovery and events (SPEC section 11), when `homeassistant:` is set.
     let homeAssistant: HomeAssistantLink?
 
@@ -55,13 +57,22 @@ public final class Bridge: Sendable {
         let hop = (name: DisplayRenderer.hopProperty, value: config.broker.clientID)
         self.hop = hop
         self.serviceExtension = serviceExtension
-        self.pipelineSlot = Mutex(Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop))
+        let durability = Durability(config: config, logger: logger)
+        self.durability = durability
+        // Filter memory outlives pipelines (reloads) and, with the journal, the process.
+        let memory = FilterMemory(persistent: durability.journal != nil, logger: logger)
+        if let journal = durability.journal {
+            FilterMemoryWriter.restore(memory, from: journal, logger: logger)
+            memoryWriter = FilterMemoryWriter(journal: journal, memory: memory, logger: logger)
+        } else {
+            memoryWriter = nil
+        }
+        self.pipelineSlot = Mutex(Pipeline(config: config, logger: logger, serviceExtension: serviceExtension,
+                                           hop: hop, memory: memory))
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats
         let box = ClientBox()
-        let durability = Durability(config: config, logger: logger)
-        self.durability = durability
         let homeAssistant = HomeAssistantLink(config: config, version: Self.version, hop: hop, logger: logger)
         self.homeAssistant = homeAssistant
         self.sequencer = TopicSequencer { finished in
@@ -161,6 +172,7 @@ public final class Bridge: Sendable {
         }
         for entry in durability.replay() { process(entry.message, id: entry.id, seq: entry.seq) }
         durability.start()
+        memoryWriter?.start()
         // Loading the config (YAML nodes, template sources) and the replay leave freed heap
         // that glibc keeps mapped between live blocks; give it back before traffic starts
         // (1.2 MB with 1 000 routes): the peak RSS is then what the running bridge needs.
@@ -191,6 +203,7 @@ public final class Bridge: Sendable {
     /// The counters now, with the delivery layer's events.
     public func snapshot() -> StatsSnapshot {
         var s = stats.snapshot(now: Date().timeIntervalSince1970)
+        s.filterEvictions = pipeline.filterMemory.evictions.filter { $0.value > 0 }
         let c = durability.counters
         s.delivery = [
             "qos0_dropped": c.qos0Dropped.load(ordering: .relaxed),
@@ -232,6 +245,7 @@ public final class Bridge: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         pipeline.shutdown()
+        memoryWriter?.stop()  // what the last messages taught the filters
         publisher.stop(flushTimeout: .seconds(5))  // the display publishes' PUBACKs finish their journal rows
         stats.setConnected(false)  // the last retained snapshot outlives this connection
         publishStats()

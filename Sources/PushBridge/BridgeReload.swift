@@ -14,8 +14,8 @@ extension Bridge {
     /// `dead_letter` change at once — subscriptions are added before old ones are removed,
     /// so no message between them is lost. Messages already in flight finish under the
     /// config they started with. `broker`, `journal` and `monitoring` need a restart: a
-    /// change there is logged as a warning and ignored. Declarative filter state
-    /// (dedupe and rate-limit windows) starts empty under the new config.
+    /// change there is logged as a warning and ignored. The memory of `dedupe`,
+    /// `rate_limit` and `changed` filters whose definition is unchanged is kept.
     @discardableResult
     public func reload(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ReloadResult {
         switch ConfigLoader.load(path: path, environment: environment) {
@@ -54,7 +54,9 @@ extension Bridge {
         effective.journal = old.journal
         effective.monitoring = old.monitoring
         effective.homeAssistant = old.homeAssistant
-        let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop)
+        // Unchanged filters keep their memory; changed and removed ones forget theirs.
+        let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
+                                   memory: pipeline.filterMemory)
         let previous = swapPipeline(replacement)
         if let client = currentClient() {
             client.setSubscriptions(Self.subscriptions(for: effective))

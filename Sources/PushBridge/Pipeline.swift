@@ -10,17 +10,25 @@ public final class Pipeline: Sendable {
     let mapper = RequestMapper()
     let renderer: DisplayRenderer
     let stage: ExtensionStage
+    /// The remembering filters' state; hand it to the next pipeline to keep it (SPEC section 4).
+    public let filterMemory: FilterMemory
 
     /// Builds the pipeline for `config`. `serviceExtension` is a Swift extension supplied
-    /// by a program that links the library.
+    /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
+    /// `changed` state over from a previous pipeline (unchanged filters keep theirs; the
+    /// others are forgotten); by default the filters start with none.
     public init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil,
-                hop: (name: String, value: String)? = nil) {
+                hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
+                clock: StageClock = .system) {
         self.config = config
         self.table = RouteTable(routes: config.routes)
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
                                         userProperties: config.broker.protocolVersion == .v5, hop: hop)
+        let memory = memory ?? FilterMemory()
+        self.filterMemory = memory
         self.stage = ExtensionStage(config: config.extension, filteringGranted: config.filteringGranted,
-                                    serviceExtension: serviceExtension, logger: logger)
+                                    serviceExtension: serviceExtension, logger: logger, clock: clock, memory: memory)
+        memory.keep(only: config.extension.filters)
     }
 
     /// Stops the extension stage (its child process); open requests follow `on_failure`.
@@ -70,6 +78,15 @@ public final class Pipeline: Sendable {
             return .decided(d)
         }
         let mapped = mapper.map(message, entry: entry, id: id, now: now)
+        if message.retain && entry.route.retained == .skip {
+            // Stored state the broker replays, not news (SPEC section 2): it only teaches
+            // the `changed` filters its value; not validated, not dead-lettered.
+            stage.teach(mapped.context)
+            var d = Decision(outcome: .notDisplayed, route: entry.route.name,
+                             rule: "retained state: route '\(entry.route.name)' has retained: skip")
+            if case .success(let r) = mapped.request { d.request = r }
+            return .decided(d)
+        }
         let request: NotificationRequest
         switch mapped.request {
         case .failure(let rejection):

@@ -11,13 +11,13 @@ struct Arguments {
 
     /// Options that take a value, per command.
     static let valued: Set<String> = ["-c", "--config", "-t", "--topic", "-m", "--message", "-f", "--file",
-                                      "-p", "--property", "--samples", "--url"]
+                                      "-p", "--property", "--samples", "--url", "--at"]
     static let aliases: [String: String] = ["--config": "-c", "--topic": "-t", "--message": "-m",
                                             "--file": "-f", "--property": "-p"]
     static let allowed: [String: Set<String>] = [
         "run": ["-c"],
         "check": ["-c"],
-        "try": ["-c", "-t", "-m", "-f", "-p", "--json", "--samples"],
+        "try": ["-c", "-t", "-m", "-f", "-p", "--json", "--samples", "--retain", "--at"],
         "monitor": ["-c", "--once", "--json"],
         "health": ["-c", "--url"],
     ]

@@ -3,11 +3,11 @@ import PushBridge
 
 /// `pushbridge try`: one message, or a file of samples, through the pipeline offline.
 enum TryCommand {
-    static func run(_ args: Arguments, config: BridgeConfig) -> Int32 {
+    static func run(_ args: Arguments, config: BridgeConfig, path: String) -> Int32 {
         let logger = Logger(level: .warning, format: config.monitoring.logFormat)
         let json = args.flags.contains("--json")
         if let samples = args.value("--samples") {
-            return runSamples(path: samples, config: config, logger: logger, json: json)
+            return runSamples(samplesPath: samples, configPath: path, logger: logger, json: json)
         }
         guard let topic = args.value("-t") else {
             printErr("pushbridge: error: try needs -t TOPIC (or --samples FILE)")
@@ -33,47 +33,66 @@ enum TryCommand {
             }
             properties.append((String(p[..<eq]), String(p[p.index(after: eq)...])))
         }
-        let message = InboundMessage(topic: topic, payload: payload, qos: 1, userProperties: properties,
-                                     receivedAt: Date().timeIntervalSince1970)
-        let decision = TryRunner.run(config: config, message: message, logger: logger)
+        var now = Date().timeIntervalSince1970
+        var clock = StageClock.system
+        if let at = args.value("--at") {
+            guard let t = SampleTime.unixSeconds(at, day: Date()) else {
+                printErr("pushbridge: error: --at needs HH:MM or YYYY-MM-DDTHH:MM (local time), got '\(at)'")
+                return 2
+            }
+            now = t
+            clock = StageClock(monotonic: { .milliseconds(Int64((t * 1000).rounded())) }, wall: { t })
+        }
+        let message = InboundMessage(topic: topic, payload: payload, qos: 1, retain: args.flags.contains("--retain"),
+                                     userProperties: properties, receivedAt: now)
+        let pipeline = Pipeline(config: config, logger: logger, clock: clock)
+        defer { pipeline.shutdown() }
+        let decision = TryRunner.run(pipeline: pipeline, message: message, now: now)
         printOut(json ? TryRunner.json(decision, message: message).jsonText : TryRunner.text(decision, message: message))
         return 0
     }
 
-    /// Each line `topic<TAB>payload` (blank lines and `#` comments skipped) → a table or JSON lines.
-    static func runSamples(path: String, config: BridgeConfig, logger: Logger, json: Bool) -> Int32 {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            printErr("pushbridge: error: cannot read samples file '\(path)'")
+    /// Each sample through one pipeline → a table, or JSON lines.
+    static func runSamples(samplesPath: String, configPath: String, logger: Logger, json: Bool) -> Int32 {
+        guard let data = FileManager.default.contents(atPath: samplesPath) else {
+            printErr("pushbridge: error: cannot read samples file '\(samplesPath)'")
             return 2
         }
-        let pipeline = Pipeline(config: config, logger: logger)
-        defer { pipeline.shutdown() }
+        let samples: [TrySample]
+        do {
+            samples = try TrySamples.parse(String(decoding: data, as: UTF8.self), path: samplesPath)
+        } catch {
+            printErr(error.description)
+            return 2
+        }
+        let runner = TrySamples.Runner(configPath: configPath, baseEnvironment: ProcessInfo.processInfo.environment,
+                                       logger: logger)
         var rows: [[String]] = [["LINE", "TOPIC", "OUTCOME", "DETAIL"]]
-        for (n, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let tab = line.firstIndex(of: "\t") else {
-                printErr("\(path):\(n + 1): error: expected topic<TAB>payload")
+        for sample in samples {
+            switch runner.decide(sample) {
+            case .failure(let errors):
+                for e in errors.errors { printErr(e.description) }
+                printErr("\(samplesPath):\(sample.line): error: \(configPath) does not load with \(sample.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))")
                 return 2
-            }
-            let message = InboundMessage(topic: String(line[..<tab]), payload: Array(line[line.index(after: tab)...].utf8),
-                                         qos: 1, receivedAt: Date().timeIntervalSince1970)
-            let d = TryRunner.run(pipeline: pipeline, message: message)
-            if json {
-                var o = TryRunner.json(d, message: message)
-                if case .object(var members) = o {
-                    members["line"] = .int(Int64(n + 1))
-                    o = .object(members)
+            case .success(let (d, message)):
+                if json {
+                    var o = TryRunner.json(d, message: message)
+                    if case .object(var members) = o {
+                        members["line"] = .int(Int64(sample.line))
+                        if sample.retain { members["retain"] = .bool(true) }
+                        o = .object(members)
+                    }
+                    printOut(o.jsonText)
+                } else {
+                    let detail: String
+                    switch d.outcome {
+                    case .delivered: detail = d.request.map { [$0.content.title, $0.content.body].compactMap { $0 }.joined(separator: " — ") } ?? ""
+                    case .rejected: detail = d.rejection.map { "\($0.reason.rawValue): \($0.detail)" } ?? ""
+                    case .suppressed: detail = "by \(d.decidedBy ?? "?")"
+                    default: detail = d.rule
+                    }
+                    rows.append([String(sample.line), message.topic + (sample.retain ? " (retained)" : ""), d.outcome.rawValue, detail])
                 }
-                printOut(o.jsonText)
-            } else {
-                let detail: String
-                switch d.outcome {
-                case .delivered: detail = d.request.map { [$0.content.title, $0.content.body].compactMap { $0 }.joined(separator: " — ") } ?? ""
-                case .rejected: detail = d.rejection.map { "\($0.reason.rawValue): \($0.detail)" } ?? ""
-                case .suppressed: detail = "by \(d.decidedBy ?? "?")"
-                default: detail = d.rule
-                }
-                rows.append([String(n + 1), message.topic, d.outcome.rawValue, detail])
             }
         }
         if !json { printOut(Table.render(rows)) }

@@ -6,7 +6,8 @@ enum Usage {
     usage:
       pushbridge run     [-c FILE]     run the bridge (default FILE: ./bridge.yml, or $PUSHBRIDGE_CONFIG)
       pushbridge check   [-c FILE]     validate the file and print the resolved routes and filters
-      pushbridge try     [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]... [--json]
+      pushbridge try     [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]...
+                         [--retain] [--at TIME] [--json]
                                        one message through mapping and the extension stage, offline
       pushbridge try     [-c FILE] --samples FILE [--json]
                                        every line `topic<TAB>payload` of FILE, as a table of outcomes
@@ -36,14 +37,24 @@ enum Usage {
         per line, as FILE:LINE:COLUMN: error: MESSAGE; the exit code is 2 when there is any.
         """,
         "try": """
-        usage: pushbridge try [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]... [--json]
+        usage: pushbridge try [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]...
+                              [--retain] [--at TIME] [--json]
                pushbridge try [-c FILE] --samples FILE [--json]
 
         Runs one message (or each sample line `topic<TAB>payload`) through the routes, the
         mapping, validation and the extension stage without a broker, and prints the request,
         each filter's verdict, the rule that decided, the outcome and the display message
         that would be published. -p sets an MQTT 5 user property (e.g. -p apns-push-type=alert).
-        With no -m or -f the payload is read from standard input.
+        With no -m or -f the payload is read from standard input. --retain: the message
+        arrives as retained state (what the broker replays on subscribe). --at TIME: the local
+        time it arrives, 22:30 (today) or 2026-03-04T22:30; hour, weekday, quiet_hours and
+        expiry see it.
+
+        --samples FILE runs every line through ONE pipeline in file order, so dedupe,
+        rate_limit and changed see the sequence. Lines starting with # are comments; the
+        directives `#@ at TIME` (the following samples arrive then), `#@ env NAME=VALUE`
+        (the file is reloaded with the variable set; unchanged filters keep their memory,
+        as on SIGHUP) and `#@ retain` (the next sample arrives retained) apply.
         """,
         "monitor": """
         usage: pushbridge monitor [-c FILE] [--once] [--json]

@@ -55,7 +55,7 @@ case "check":
     printOut("\(config.sourcePath): ok")
     exit(0)
 case "try":
-    exit(TryCommand.run(args, config: loadConfig()))
+    exit(TryCommand.run(args, config: loadConfig(), path: configPath))
 case "run":
     let config = loadConfig()
     exit(await RunCommand.run(config: config, path: configPath))

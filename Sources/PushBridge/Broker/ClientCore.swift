@@ -154,8 +154,13 @@ final class ClientCore: Sendable {
             }
         }
         for group in plan.subscribe {
-            let options = group[0].noLocal && self.options.protocolVersion == .v5
-                ? Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) : 0
+            // MQTT 5: Retain Handling 1 on every subscription, so resubscribing to an existing
+            // subscription does not make the broker replay its retained store (SPEC section 2).
+            var options: Int32 = 0
+            if self.options.protocolVersion == .v5 {
+                options |= Int32(MQTT_SUB_OPT_SEND_RETAIN_NEW.rawValue)
+                if group[0].noLocal { options |= Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) }
+            }
             var mid: Int32 = 0
             let rc = Self.withCStrings(group.map(\.filter)) { count, filters in
                 mosquitto_subscribe_multiple(handle.raw, &mid, count, filters, Int32(group[0].qos), options, nil)

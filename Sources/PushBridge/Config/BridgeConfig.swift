@@ -75,7 +75,12 @@ public struct AlertTemplates: Sendable {
     public var title: Template? = nil
     public var subtitle: Template? = nil
     public var body: Template? = nil
+    /// The sound's name (`alert.sound`, or its `name:` when written as a mapping).
     public var sound: Template? = nil
+    /// `alert.sound: {critical: true}`: Apple's critical-alert sound.
+    public var soundCritical = false
+    /// `alert.sound: {volume: 0.8}`: the critical sound's volume, 0…1.
+    public var soundVolume: Double? = nil
     public var badge: Template? = nil
     public var threadID: Template? = nil
     public var category: Template? = nil
@@ -94,6 +99,14 @@ public enum ExpirationSpec: Sendable {
     case template(Template)
 }
 
+/// What a route does with a message that arrives with the retain flag (SPEC section 2).
+public enum RetainedPolicy: String, Sendable, CaseIterable {
+    /// Stored state, not news: counted `not_displayed`, teaches `changed` filters its value.
+    case skip
+    /// Decided like any live message.
+    case deliver
+}
+
 /// One entry of `routes:`.
 public struct RouteConfig: Sendable {
     public var name: String
@@ -101,9 +114,14 @@ public struct RouteConfig: Sendable {
     public var topic: String
     public var qos: Int = 1
     public var share: String? = nil
+    /// `retained: skip | deliver`.
+    public var retained: RetainedPolicy = .skip
     public var input: InputMode = .json
     /// The push type; `nil` is `push_type: none` (the legacy, absent case).
     public var pushType: PushType? = .alert
+    /// `true` when the file writes `push_type` (for `input: apns` it is then the default
+    /// where a message has no `apns-push-type` property; otherwise the push type is absent).
+    public var pushTypeExplicit = false
     /// `nil` means the default: 10, or 5 for `background`.
     public var priority: Int? = nil
     public var mutableContent = true
@@ -143,15 +161,42 @@ public struct ExtensionConfig: Sendable {
 
 /// One declarative filter of `extension.filters`.
 public struct FilterConfig: Sendable {
+    /// The filter's name: `name:`, or `<action>#<position>` (1-based) when unnamed.
     public var name: String
     public var when: Expression? = nil
     /// Route names this filter applies to; `nil` = all.
     public var routes: [String]? = nil
     public var action: FilterAction
+    /// Most keys a `dedupe`, `rate_limit` or `changed` filter remembers (`max_keys:`).
+    public var maxKeys = FilterConfig.defaultMaxKeys
+    /// The filter as written (every key but `name`, after `${…}` substitution), so a
+    /// reload or a restart can tell an unchanged filter, whose memory it keeps.
+    public var definition: String = ""
+
+    /// The bound on remembered keys when `max_keys` is not given.
+    public static let defaultMaxKeys = 10_000
+
+    /// What identifies this filter's memory across reloads and restarts: its name (for an
+    /// unnamed filter that is its position) and its definition.
+    public var memoryIdentity: String { name + "\u{1F}" + definition }
+
     public init(name: String, action: FilterAction) {
         self.name = name
         self.action = action
     }
+
+    /// `true` for the filters that remember keys (`dedupe`, `rate_limit`, `changed`).
+    public var hasMemory: Bool {
+        switch action {
+        case .dedupe, .rateLimit, .changed: return true
+        case .suppress, .set, .quietHours: return false
+        }
+    }
+}
+
+/// What `changed` does with a key it has no value for.
+public enum ChangedInitial: String, Sendable, CaseIterable {
+    case deliver, suppress
 }
 
 /// The one action of a filter.
@@ -166,6 +211,9 @@ public enum FilterAction: Sendable {
     case dedupe(key: Template, window: Duration)
     /// Let at most `max` per `key` through within `window`.
     case rateLimit(key: Template, max: Int, window: Duration)
+    /// Report by exception: suppress when `value` equals the last value recorded for
+    /// `key` (numbers: within `deadband`); `initial` decides for a key with no value yet.
+    case changed(key: Template, value: Template, deadband: Double, initial: ChangedInitial)
     /// Suppress between `from` and `to` (minutes after midnight) in `timezone`,
     /// unless `unless` is true.
     case quietHours(fromMinute: Int, toMinute: Int, timezone: String?, unless: Expression?)

@@ -5,6 +5,32 @@ extension RouteConfig {
     }
 }
 
+extension RouteConfig {
+    /// `push_type` as `check` prints it.
+    var apnsPushTypeText: String {
+        guard input == .apns else { return pushType?.rawValue ?? "none" }
+        return pushTypeExplicit ? "\(pushType?.rawValue ?? "none") (unless apns-push-type)" : "from apns-push-type (absent: legacy)"
+    }
+
+    /// Where each APNs header of an `input: apns` route comes from (SPEC section 4).
+    var apnsHeaderSources: String {
+        func t(_ x: Template?) -> String? { x.map { "\"\($0.source)\"" } }
+        var parts: [String] = []
+        parts.append("apns-push-type=property, else " + (pushTypeExplicit ? (pushType?.rawValue ?? "none") + " (route)" : "absent (legacy)"))
+        parts.append("apns-priority=property, else " + (priority.map { "\($0) (route)" } ?? "10, 5 for background (default)"))
+        parts.append("apns-collapse-id=property, else " + (t(collapseID).map { "\($0) (route)" } ?? "none"))
+        let expiry: String
+        switch expiration {
+        case .after(let d)?: expiry = "\(DurationParser.format(d)) after arrival (route)"
+        case .template(let x)?: expiry = "\"\(x.source)\" (route)"
+        case nil: expiry = "none"
+        }
+        parts.append("apns-expiration=property, else " + expiry)
+        parts.append("apns-id=property, else a UUID fixed at arrival")
+        return parts.joined(separator: "; ")
+    }
+}
+
 extension BridgeConfig {
     /// A readable summary of the resolved configuration, printed by `pushbridge check`.
     ///
@@ -30,7 +56,8 @@ extension BridgeConfig {
 
         out.append("routes (\(routes.count), first match wins):")
         for (index, r) in routes.enumerated() {
-            out.append("  \(index + 1). \(r.name): \(r.subscriptionFilter) qos=\(r.qos) input=\(r.input.rawValue) push_type=\(r.pushType?.rawValue ?? "none") priority=\(r.effectivePriority) mutable_content=\(r.mutableContent)")
+            out.append("  \(index + 1). \(r.name): \(r.subscriptionFilter) qos=\(r.qos) retained=\(r.retained.rawValue) input=\(r.input.rawValue) push_type=\(r.apnsPushTypeText) priority=\(r.effectivePriority) mutable_content=\(r.input == .apns ? "from aps.mutable-content" : String(r.mutableContent))")
+            if r.input == .apns { out.append("     headers: " + r.apnsHeaderSources) }
             var extras: [String] = []
             if let c = r.collapseID { extras.append("collapse_id=\(q(c))") }
             switch r.expiration {
@@ -63,6 +90,7 @@ extension BridgeConfig {
             var line = "    \(index + 1). \(f.name): \(Self.describe(f.action))"
             if let w = f.when { line += " when \"\(w.source)\"" }
             line += " routes=" + (f.routes?.joined(separator: ",") ?? "all")
+            if f.hasMemory { line += " max_keys=\(f.maxKeys)" }
             out.append(line)
         }
 
@@ -86,6 +114,10 @@ extension BridgeConfig {
             return "dedupe key=\"\(key.source)\" window=\(DurationParser.format(window))"
         case .rateLimit(let key, let max, let window):
             return "rate_limit key=\"\(key.source)\" max=\(max) window=\(DurationParser.format(window))"
+        case .changed(let key, let value, let deadband, let initial):
+            var text = "changed key=\"\(key.source)\" value=\"\(value.source)\""
+            if deadband != 0 { text += " deadband=\(JSONValue.numberText(deadband))" }
+            return text + " initial=\(initial.rawValue)"
         case .quietHours(let from, let to, let zone, let unless):
             func hm(_ m: Int) -> String {
                 let h = m / 60, mm = m % 60

@@ -3,7 +3,7 @@ import Foundation
 /// Reads `extension:` and its declarative filters (SPEC section 4).
 extension ConfigReader {
     static let extensionKeys = ["time_limit", "expire_grace", "concurrency", "on_failure", "filters", "command"]
-    static let filterActions = ["suppress", "set", "dedupe", "rate_limit", "quiet_hours"]
+    static let filterActions = ["suppress", "set", "dedupe", "rate_limit", "changed", "quiet_hours"]
     static let setFields = ["title", "subtitle", "body", "sound", "badge", "thread_id", "category",
                             "interruption_level", "relevance_score", "target_content_id", "filter_criteria", "user_info"]
 
@@ -63,6 +63,10 @@ extension ConfigReader {
         }
         guard let actionNode = f.values[actionKey], let action = readAction(actionKey, actionNode) else { return nil }
         var filter = FilterConfig(name: name, action: action)
+        if let n = maxKeysNode(actionKey, actionNode), let v = int(n, key: "max_keys", range: 1...10_000_000) {
+            filter.maxKeys = v
+        }
+        filter.definition = Self.canonicalText(node, skipping: "name")
         if let n = f["when"] { filter.when = expression(n, key: "when") }
         var refs: [(String, YAMLScalar)] = []
         if let n = f["routes"], let list = strings(n, key: "routes") {
@@ -90,20 +94,73 @@ extension ConfigReader {
             if out.isEmpty && pairs.isEmpty { error("'set' needs at least one content field", at: node.mark) }
             return .set(out)
         case "dedupe":
-            guard let f = fields(node, key: "dedupe", context: "dedupe", known: ["key", "window"]) else { return nil }
+            guard let f = fields(node, key: "dedupe", context: "dedupe", known: ["key", "window", "max_keys"]) else { return nil }
             let k = required(f, "key", in: "dedupe").flatMap { template($0, key: "key") }
             let w = required(f, "window", in: "dedupe").flatMap { duration($0, key: "window", minimum: Self.positive) }
             guard let k, let w else { return nil }
             return .dedupe(key: k, window: w)
         case "rate_limit":
-            guard let f = fields(node, key: "rate_limit", context: "rate_limit", known: ["key", "max", "window"]) else { return nil }
+            guard let f = fields(node, key: "rate_limit", context: "rate_limit", known: ["key", "max", "window", "max_keys"]) else { return nil }
             let k = required(f, "key", in: "rate_limit").flatMap { template($0, key: "key") }
             let m = required(f, "max", in: "rate_limit").flatMap { int($0, key: "max", range: 1...Int.max) }
             let w = required(f, "window", in: "rate_limit").flatMap { duration($0, key: "window", minimum: Self.positive) }
             guard let k, let m, let w else { return nil }
             return .rateLimit(key: k, max: m, window: w)
+        case "changed":
+            return readChanged(node)
         default:
             return readQuietHours(node)
+        }
+    }
+
+    private func readChanged(_ node: YAMLNode) -> FilterAction? {
+        guard let f = fields(node, key: "changed", context: "changed",
+                             known: ["key", "value", "deadband", "initial", "max_keys"]) else { return nil }
+        let k = required(f, "key", in: "changed").flatMap { template($0, key: "key") }
+        let v = required(f, "value", in: "changed").flatMap { template($0, key: "value") }
+        var deadband = 0.0
+        var ok = true
+        if let n = f["deadband"] {
+            if case .scalar(let s) = n, !s.style.isQuoted, let d = Double(s.value), d.isFinite, d >= 0 {
+                deadband = d
+            } else {
+                error("'deadband' must be a number of at least 0, got \(show(n))", at: n.mark)
+                ok = false
+            }
+        }
+        var initial = ChangedInitial.deliver
+        if let n = f["initial"] {
+            if let w = word(n, key: "initial", allowed: ChangedInitial.allCases.map(\.rawValue)) {
+                initial = ChangedInitial(rawValue: w)!
+            } else {
+                ok = false
+            }
+        }
+        guard let k, let v, ok else { return nil }
+        return .changed(key: k, value: v, deadband: deadband, initial: initial)
+    }
+
+    /// The `max_keys` node inside a remembering filter's mapping.
+    private func maxKeysNode(_ action: String, _ node: YAMLNode) -> YAMLNode? {
+        guard ["dedupe", "rate_limit", "changed"].contains(action), case .mapping(let pairs, _) = node else { return nil }
+        for pair in pairs { if case .scalar(let k) = pair.key, k.value == "max_keys" { return pair.value } }
+        return nil
+    }
+
+    /// A node as canonical text: scalars JSON-quoted with their style, mappings in file order.
+    static func canonicalText(_ node: YAMLNode, skipping skipped: String? = nil) -> String {
+        switch node {
+        case .scalar(let s):
+            return (s.style.isQuoted || s.forcedString ? "s" : "p") + JSONValue.string(s.value).jsonText
+        case .sequence(let items, _):
+            return "[" + items.map { canonicalText($0) }.joined(separator: ",") + "]"
+        case .mapping(let pairs, _):
+            var parts: [String] = []
+            for pair in pairs {
+                if case .scalar(let k) = pair.key, k.value == skipped { continue }
+                parts.append(canonicalText(pair.key) + ":" + canonicalText(pair.value))
+            }
+            return "{" + parts.joined(separator: ",") + "}"
         }
     }
 

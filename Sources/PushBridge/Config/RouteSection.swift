@@ -1,6 +1,6 @@
 /// Reads one entry of `routes:` (SPEC section 4).
 extension ConfigReader {
-    static let routeKeys = ["name", "topic", "qos", "share", "input", "push_type", "priority",
+    static let routeKeys = ["name", "topic", "qos", "share", "retained", "input", "push_type", "priority",
                             "mutable_content", "collapse_id", "expiration", "alert", "user_info"]
     static let alertKeys = ["title", "subtitle", "body", "sound", "badge", "thread_id", "category",
                             "interruption_level", "relevance_score", "target_content_id", "filter_criteria"]
@@ -36,12 +36,16 @@ extension ConfigReader {
                 route.share = v
             }
         }
+        if let n = f["retained"], let v = word(n, key: "retained", allowed: RetainedPolicy.allCases.map(\.rawValue)) {
+            route.retained = RetainedPolicy(rawValue: v)!
+        }
         if let n = f["input"], let v = word(n, key: "input", allowed: InputMode.allCases.map(\.rawValue)) {
             route.input = InputMode(rawValue: v)!
         }
         if let n = f["push_type"],
            let v = word(n, key: "push_type", allowed: PushType.allCases.map(\.rawValue) + ["none"]) {
             route.pushType = PushType(rawValue: v)
+            route.pushTypeExplicit = true
         }
         if let n = f["priority"], let v = choice(n, key: "priority", allowed: [10, 5, 1]) {
             if v == 10 && route.pushType == .background {
@@ -93,7 +97,11 @@ extension ConfigReader {
         alert.title = read("title")
         alert.subtitle = read("subtitle")
         alert.body = read("body")
-        alert.sound = read("sound")
+        if let n = f["sound"], case .mapping = n {
+            readSoundMapping(n, into: &alert)
+        } else {
+            alert.sound = read("sound")
+        }
         alert.badge = read("badge")
         alert.threadID = read("thread_id")
         alert.category = read("category")
@@ -102,6 +110,24 @@ extension ConfigReader {
         alert.targetContentID = read("target_content_id")
         alert.filterCriteria = read("filter_criteria")
         return alert
+    }
+
+    /// `sound: {name: default, critical: true, volume: 1.0}` (Apple's critical-alert sound).
+    private func readSoundMapping(_ node: YAMLNode, into alert: inout AlertTemplates) {
+        guard let f = fields(node, key: "sound", context: "sound", known: ["name", "critical", "volume"]) else { return }
+        if let n = f["name"] {
+            alert.sound = template(n, key: "name")
+        } else {
+            alert.sound = try? Template.parse("default")
+        }
+        if let n = f["critical"], let v = bool(n, key: "critical") { alert.soundCritical = v }
+        if let n = f["volume"] {
+            if case .scalar(let s) = n, !s.style.isQuoted, let v = Double(s.value), v >= 0, v <= 1 {
+                alert.soundVolume = v
+            } else {
+                error("'volume' must be a number from 0 to 1, got \(show(n))", at: n.mark)
+            }
+        }
     }
 
     /// Checks a constant (hole-free) content field value: level, score, badge.

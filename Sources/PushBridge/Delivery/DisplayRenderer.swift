@@ -64,6 +64,8 @@ public struct DisplayRenderer: Sendable {
         w.add("subtitle", c.subtitle)
         w.add("body", c.body ?? "")
         w.add("sound", c.sound)
+        if c.soundCritical { w.add("sound_critical", .bool(true)) }
+        if let v = c.soundVolume { w.add("sound_volume", .double(v)) }
         if let b = c.badge { w.add("badge", .int(Int64(b))) }
         w.add("thread_id", c.threadID)
         w.add("category", c.category)

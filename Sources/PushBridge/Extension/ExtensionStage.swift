@@ -62,13 +62,14 @@ public final class ExtensionStage: Sendable {
     private let stopped = Atomic<Bool>(false)
 
     /// A stage for `config`; starts the external process when `config.command` is set.
+    /// `memory` holds the remembering filters' state (a reload passes the previous one).
     public init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
-                logger: Logger, clock: StageClock = .system) {
+                logger: Logger, clock: StageClock = .system, memory: FilterMemory = FilterMemory()) {
         self.config = config
         self.filteringGranted = filteringGranted
         self.logger = logger
         self.clock = clock
-        filters = FilterChain(config.filters, clock: clock)
+        filters = FilterChain(config.filters, clock: clock, memory: memory)
         var rules: [String: String] = [:]
         for name in config.filters.map(\.name) + ["extension", "command"] {
             rules[name] = Self.suppressedRule(who: name)
@@ -83,6 +84,11 @@ public final class ExtensionStage: Sendable {
         }
         self.steps = steps
         admission = Admission(limit: config.concurrency, queue: workQueue)
+    }
+
+    /// Retained state: the `changed` filters that apply record the message's value.
+    func teach(_ context: MessageContext) {
+        if filters.hasChangedFilters { filters.teach(context) }
     }
 
     /// Runs `request` through the stage; `completion` receives the result exactly once.

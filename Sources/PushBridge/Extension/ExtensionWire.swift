@@ -38,6 +38,7 @@ enum ExtensionWire {
     /// Content as it travels.
     static func json(_ content: NotificationContent) -> JSONValue {
         guard case .object(var members) = content.jsonValue else { return .object([:]) }
+        if let sound = content.soundJSON { members["sound"] = sound }  // the critical dictionary as it is
         if !content.attachments.isEmpty { members["attachments"] = .array(content.attachments.map { .string($0) }) }
         return .object(members)
     }
@@ -74,7 +75,7 @@ enum ExtensionWire {
         c.title = try text("title")
         c.subtitle = try text("subtitle")
         c.body = try text("body")
-        c.sound = try text("sound")
+        if let problem = c.setSound(o["sound"]) { throw Garbage(id: nil, description: "'sound' \(problem)") }
         c.threadID = try text("thread_id")
         c.category = try text("category")
         c.targetContentID = try text("target_content_id")

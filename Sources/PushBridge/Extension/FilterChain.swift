@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Each filter sees the content as left by the one before (`context.content` is kept up to
 /// date). The chain stops at the first filter that leaves content without alert text —
-/// a `suppress`, `dedupe`, `rate_limit` or `quiet_hours` that fires hands back empty content.
+/// a `suppress`, `dedupe`, `rate_limit`, `changed` or `quiet_hours` that fires hands back
+/// empty content. The remembering filters keep their memory in a `FilterMemory`, which a
+/// reload hands on to the next chain.
 /// Whether that really suppresses is decided later by rule 5 (entitlement, push type).
 final class FilterChain: Sendable {
     /// What the chain produced.
@@ -20,30 +22,50 @@ final class FilterChain: Sendable {
         let config: FilterConfig
         /// Hit memory for `dedupe` and `rate_limit`.
         let windows: KeyedWindows?
+        /// Value memory for `changed`.
+        let values: ChangedValues?
         /// The zone of a `quiet_hours` filter; `nil` uses the message context's zone.
         let timeZone: TimeZone?
 
-        init(config: FilterConfig, windows: KeyedWindows?, timeZone: TimeZone?) {
+        init(config: FilterConfig, windows: KeyedWindows? = nil, values: ChangedValues? = nil,
+             timeZone: TimeZone? = nil) {
             self.config = config
             self.windows = windows
+            self.values = values
             self.timeZone = timeZone
         }
     }
 
     private let filters: [Compiled]
     private let clock: StageClock
+    /// `true` when a `changed` filter exists (retained state has something to teach).
+    let hasChangedFilters: Bool
 
-    init(_ configs: [FilterConfig], clock: StageClock, keyCapacity: Int = 10_000) {
+    init(_ configs: [FilterConfig], clock: StageClock, memory: FilterMemory = FilterMemory()) {
         self.clock = clock
         filters = configs.map { config in
             switch config.action {
             case .dedupe, .rateLimit:
-                return Compiled(config: config, windows: KeyedWindows(capacity: keyCapacity), timeZone: nil)
+                return Compiled(config: config, windows: memory.windows(for: config))
+            case .changed:
+                return Compiled(config: config, values: memory.changedValues(for: config))
             case .quietHours(_, _, let zone, _):
-                return Compiled(config: config, windows: nil, timeZone: zone.flatMap(TimeZone.init(identifier:)))
+                return Compiled(config: config, timeZone: zone.flatMap(TimeZone.init(identifier:)))
             case .suppress, .set:
-                return Compiled(config: config, windows: nil, timeZone: nil)
+                return Compiled(config: config)
             }
+        }
+        hasChangedFilters = filters.contains { $0.values != nil }
+    }
+
+    /// Retained state (SPEC section 2): each `changed` filter that applies to the message's
+    /// route (and whose `when` holds) records the message's value, deciding nothing.
+    func teach(_ context: MessageContext) {
+        for filter in filters {
+            guard let values = filter.values, case .changed(let key, let value, _, _) = filter.config.action else { continue }
+            if let routes = filter.config.routes, !routes.contains(context.route) { continue }
+            if let when = filter.config.when, !when.isTrue(in: context) { continue }
+            values.record(key.render(in: context), value: value.render(in: context))
         }
     }
 
@@ -89,6 +111,15 @@ final class FilterChain: Sendable {
         case .rateLimit(let key, let max, let window):
             let admitted = filter.windows!.admit(key.render(in: context), now: clock.monotonic(), window: window, max: max)
             return admitted ? (context.content, "passed") : (empty, "suppressed (rate limit)")
+        case .changed(let key, let value, let deadband, let initial):
+            let verdict = filter.values!.observe(key.render(in: context), value: value.render(in: context),
+                                                 deadband: deadband)
+            switch verdict {
+            case .changed: return (context.content, "passed (changed)")
+            case .unchanged: return (empty, "suppressed (unchanged)")
+            case .first:
+                return initial == .deliver ? (context.content, "passed (first value)") : (empty, "suppressed (first value)")
+            }
         case .quietHours(let from, let to, _, let unless):
             let hours = QuietHours(fromMinute: from, toMinute: to)
             guard hours.contains(unixSeconds: clock.wall(), in: filter.timeZone ?? context.timeZone) else {

@@ -17,12 +17,15 @@ public struct StageClock: Sendable {
         self.wall = wall
     }
 
-    /// The system clocks: `ContinuousClock` and `Date`.
+    /// The system clocks: `ContinuousClock` and `Date`. The monotonic origin is one per
+    /// process, so instants taken by the stages of successive pipelines (a reload) compare.
     public static var system: StageClock {
-        let origin = ContinuousClock.now
+        let origin = processOrigin
         return StageClock(monotonic: { ContinuousClock.now - origin },
                           wall: { Date().timeIntervalSince1970 })
     }
+
+    private static let processOrigin = ContinuousClock.now
 }
 
 extension Duration {

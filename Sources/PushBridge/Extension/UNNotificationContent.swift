@@ -31,7 +31,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying {
     /// The badge number, or `nil` to leave the badge alone.
     open var badge: NSNumber? { notificationContent.badge.map { NSNumber(value: $0) } }
     /// The sound, or `nil` for a silent notification.
-    open var sound: UNNotificationSound? { notificationContent.sound.map(UNNotificationSound.init(storedName:)) }
+    open var sound: UNNotificationSound? { UNNotificationSound(content: notificationContent) }
     /// `thread-id` (`""` when absent).
     open var threadIdentifier: String { notificationContent.threadID ?? "" }
     /// `category` (`""` when absent).
@@ -96,8 +96,12 @@ open class UNMutableNotificationContent: UNNotificationContent {
         set { notificationContent.badge = newValue?.intValue }
     }
     open override var sound: UNNotificationSound? {
-        get { notificationContent.sound.map(UNNotificationSound.init(storedName:)) }
-        set { notificationContent.sound = newValue?.storedName }
+        get { UNNotificationSound(content: notificationContent) }
+        set {
+            notificationContent.sound = newValue?.storedName
+            notificationContent.soundCritical = newValue?.isCritical ?? false
+            notificationContent.soundVolume = newValue?.criticalVolume
+        }
     }
     open override var threadIdentifier: String {
         get { notificationContent.threadID ?? "" }
@@ -162,29 +166,67 @@ public struct UNNotificationSoundName: RawRepresentable, Hashable, Sendable, Exp
     public init(stringLiteral value: String) { self.rawValue = value }
 }
 
-/// A sound played with a notification: `.default` or a named file (APNs `sound`).
+/// A sound played with a notification: `.default`, a named file, or a critical-alert sound
+/// (APNs `sound`, or the dictionary `{"critical": 1, "name": …, "volume": …}`).
 public final class UNNotificationSound: NSObject, Sendable {
-    /// `"default"` or the file name, as it travels in `aps.sound`.
+    /// `"default"` or the file name, as it travels in `aps.sound` (or its `name`).
     public let storedName: String
+    /// `true` for a critical-alert sound (played even when the device is muted).
+    public let isCritical: Bool
+    /// The critical sound's volume, 0…1; `nil` for the system's.
+    public let criticalVolume: Double?
 
-    init(storedName: String) {
+    init(storedName: String, critical: Bool = false, volume: Double? = nil) {
         self.storedName = storedName
+        self.isCritical = critical
+        self.criticalVolume = volume
         super.init()
+    }
+
+    /// The sound of `content`, or `nil` when it has none.
+    convenience init?(content: NotificationContent) {
+        guard let name = content.sound else { return nil }
+        self.init(storedName: name, critical: content.soundCritical, volume: content.soundVolume)
     }
 
     /// The default sound.
     public class var `default`: UNNotificationSound { UNNotificationSound(storedName: "default") }
+
+    /// The default critical-alert sound (needs Apple's critical-alerts entitlement on a device).
+    public class var defaultCritical: UNNotificationSound { UNNotificationSound(storedName: "default", critical: true) }
+
+    /// The default critical-alert sound at `volume` (0…1).
+    public class func defaultCriticalSound(withAudioVolume volume: Float) -> UNNotificationSound {
+        UNNotificationSound(storedName: "default", critical: true, volume: Self.clamped(volume))
+    }
+
+    /// A critical-alert sound from a file.
+    public class func criticalSoundNamed(_ name: UNNotificationSoundName) -> UNNotificationSound {
+        UNNotificationSound(storedName: name.rawValue, critical: true)
+    }
+
+    /// A critical-alert sound from a file at `volume` (0…1).
+    public class func criticalSoundNamed(_ name: UNNotificationSoundName,
+                                         withAudioVolume volume: Float) -> UNNotificationSound {
+        UNNotificationSound(storedName: name.rawValue, critical: true, volume: Self.clamped(volume))
+    }
 
     /// A sound file by name.
     public convenience init(named name: UNNotificationSoundName) {
         self.init(storedName: name.rawValue)
     }
 
-    public override func isEqual(_ object: Any?) -> Bool {
-        (object as? UNNotificationSound)?.storedName == storedName
+    private static func clamped(_ volume: Float) -> Double {
+        // Float → Double through its shortest text, so 0.8 stays 0.8 (not 0.800000011920929).
+        min(1, max(0, Double(volume.description) ?? Double(volume)))
     }
 
-    public override var hash: Int { storedName.hashValue }
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? UNNotificationSound else { return false }
+        return other.storedName == storedName && other.isCritical == isCritical && other.criticalVolume == criticalVolume
+    }
+
+    public override var hash: Int { storedName.hashValue ^ (isCritical ? 1 : 0) }
 }
 
 /// A media attachment; only its URL travels (APNs bodies carry no attachments).

@@ -30,6 +30,10 @@ enum UserInfoBridge {
         case .bool(let b): return b
         case .int(let i): return Int(exactly: i) ?? Double(i)
         case .double(let d): return d
+        case .bigInt(let digits):
+            // Foundation's `Decimal` holds 38 digits exactly; a longer integer stays its text.
+            if digits.utf8.count <= 38, let decimal = Decimal(string: digits, locale: posix) { return decimal }
+            return digits
         case .string(let s): return s
         case .array(let items): return items.map { any(from: $0) }
         case .object: return dictionary(from: value)
@@ -49,6 +53,7 @@ enum UserInfoBridge {
         case let v as UInt64 where type(of: value) == UInt64.self: return integer(v)
         case let v as Double where type(of: value) == Double.self: return .double(v)
         case let v as Float where type(of: value) == Float.self: return .double(Double(v))
+        case let v as Decimal: return decimal(v)
         case let v as NSNumber: return number(v)
         case is NSNull: return .null
         case let v as [AnyHashable: Any]: return json(from: v)
@@ -65,9 +70,22 @@ enum UserInfoBridge {
         }
     }
 
+    private static let posix = Locale(identifier: "en_US_POSIX")
+
     private static func integer<T: BinaryInteger>(_ v: T) -> JSONValue {
         if let exact = Int64(exactly: v) { return .int(exact) }
-        return .double(Double(v))
+        return .bigInt(String(v))
+    }
+
+    /// An integral `Decimal` stays exact (`int` or `bigInt`); any other is a double.
+    private static func decimal(_ v: Decimal) -> JSONValue {
+        var value = v, rounded = Decimal()
+        NSDecimalRound(&rounded, &value, 0, .plain)
+        if rounded == v, let canonical = BigIntegerText.canonical(Substring(v.description)) {
+            if let exact = Int64(canonical) { return .int(exact) }
+            return .bigInt(canonical)
+        }
+        return .double(NSDecimalNumber(decimal: v).doubleValue)
     }
 
     private static func number(_ n: NSNumber) -> JSONValue {

@@ -2,17 +2,12 @@
 ///
 /// `{"event_type":"delivered","id":…,"title":…,"subtitle":…,"body":…,
 /// "interruption_level":…,"thread_id":…,"collapse_id":…,"sound_critical":…,
-/// "source_topic":…,"route":…}`; keys without a value are left out. Home Assistant keeps
+/// "source_topic":…,"route":…}`; keys without a value are left out (`sound_critical` is
+/// always there: `true` for Apple's critical-alert sound, `aps.sound` `{"critical": 1, …}`). Home Assistant keeps
 /// every key but `event_type` as an attribute of the event entity.
 public enum AlertEvent {
     /// The one event type of a route's event entity.
     public static let eventType = "delivered"
-
-    /// `true` when the alert asks for a critical sound: it has a sound and its
-    /// interruption level is `critical` (Apple plays a critical alert's sound even on mute).
-    public static func soundCritical(_ content: NotificationContent) -> Bool {
-        content.sound != nil && content.interruptionLevel == InterruptionLevel.critical.rawValue
-    }
 
     /// The event JSON for a delivered `request` that arrived on `sourceTopic` and matched `route`.
     public static func payload(_ request: NotificationRequest, route: String, sourceTopic: String) -> [UInt8] {
@@ -27,7 +22,7 @@ public enum AlertEvent {
         w.add("interruption_level", c.interruptionLevel)
         w.add("thread_id", c.threadID)
         w.add("collapse_id", request.collapseID)
-        w.add("sound_critical", .bool(soundCritical(c)))
+        w.add("sound_critical", .bool(c.soundCritical))
         w.add("source_topic", sourceTopic)
         w.add("route", route)
         w.endObject()

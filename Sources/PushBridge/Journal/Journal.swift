@@ -31,7 +31,8 @@ public final class Journal: Sendable {
     /// Open messages allowed before intake stops (`journal.max_messages`).
     public let maxMessages: Int
 
-    private let store: Mutex<Store>
+    /// The connection and its statements (also used by `JournalFilterMemory.swift`).
+    let store: Mutex<Store>
     private let open: Atomic<Int>
     private let doneMarks = Mutex<[Int64]>([])
     private let window: Mutex<RedeliveryWindow>
@@ -46,7 +47,7 @@ public final class Journal: Sendable {
         init(_ seq: Int64) { self.seq = Atomic(seq) }
     }
 
-    private struct Store: ~Copyable {
+    struct Store: ~Copyable {
         let db: SQLiteDatabase
         let insert: SQLiteStatement
         let markDone: SQLiteStatement

@@ -43,6 +43,12 @@ enum Pipe: Sendable {
     /// `truncate(n)`: at most `n` characters.
     case truncate(Int)
     case json
+    /// `fixed(n)`: a number (or a text that reads as one) as text with exactly `n` decimals.
+    case fixed(Int)
+    /// `number`: the number a text holds (white space around it ignored), else `null`.
+    case number
+    /// `trim`: the text without leading and trailing white space (newlines included).
+    case trim
 }
 
 /// A regular expression compiled once at parse time and shared by every evaluation.

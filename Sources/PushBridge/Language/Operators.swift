@@ -11,6 +11,7 @@ enum Operators {
         case .bool(let b): return b
         case .int(let i): return i != 0
         case .double(let d): return d != 0 && !d.isNaN
+        case .bigInt: return true  // never zero: it lies beyond Int64
         case .string(let s): return !s.isEmpty
         case .array(let a): return !a.isEmpty
         case .object(let o): return !o.isEmpty
@@ -23,7 +24,8 @@ enum Operators {
         switch (left, right) {
         case (.null, .null): return true
         case (.bool(let a), .bool(let b)): return a == b
-        case (.int, .int), (.int, .double), (.double, .int), (.double, .double):
+        case (.int, .int), (.int, .double), (.double, .int), (.double, .double),
+             (.bigInt, .bigInt), (.bigInt, .int), (.int, .bigInt), (.bigInt, .double), (.double, .bigInt):
             return compare(left, right) == .equal
         case (.string(let a), .string(let b)): return a.utf8.elementsEqual(b.utf8)
         case (.array(let a), .array(let b)):
@@ -38,7 +40,18 @@ enum Operators {
         }
     }
 
-    enum Order { case less, equal, greater }
+    enum Order {
+        case less, equal, greater
+
+        /// The order seen from the other operand.
+        var reversed: Order {
+            switch self {
+            case .less: .greater
+            case .equal: .equal
+            case .greater: .less
+            }
+        }
+    }
 
     /// The order of two numbers or two strings; `nil` for anything else (unordered).
     static func compare(_ left: JSONValue, _ right: JSONValue) -> Order? {
@@ -54,6 +67,11 @@ enum Operators {
             case .greater?: return .less
             case let order: return order
             }
+        case (.bigInt(let a), .bigInt(let b)): return BigIntegerText.compare(a, b)
+        case (.bigInt(let a), .int): return a.hasPrefix("-") ? .less : .greater  // beyond Int64 either way
+        case (.int, .bigInt(let b)): return b.hasPrefix("-") ? .greater : .less
+        case (.bigInt(let a), .double(let b)): return BigIntegerText.compare(a, b)
+        case (.double(let a), .bigInt(let b)): return BigIntegerText.compare(b, a).map(\.reversed)
         case (.string(let a), .string(let b)):
             if a.utf8.elementsEqual(b.utf8) { return .equal }
             // UTF-8 byte order is unicode scalar order.
@@ -140,8 +158,10 @@ enum Operators {
         switch value {
         case .int(let i):
             let (result, overflow) = Int64(0).subtractingReportingOverflow(i)
-            return overflow ? .double(-Double(i)) : .int(result)
+            return overflow ? .bigInt("9223372036854775808") : .int(result)  // -Int64.min, exactly
         case .double(let d): return .double(-d)
+        case .bigInt(let digits):
+            return .bigInt(digits.hasPrefix("-") ? String(digits.dropFirst()) : "-" + digits)
         default: return .null
         }
     }
@@ -164,6 +184,7 @@ enum Operators {
         switch value {
         case .int(let i): return Double(i)
         case .double(let d): return d
+        case .bigInt(let digits): return Double(digits)
         default: return nil
         }
     }

@@ -288,11 +288,12 @@ struct Parser {
         return "'\(text)'"
     }
 
-    /// The value of a number token; integers beyond Int64 become doubles.
+    /// The value of a number token; integers beyond Int64 stay exact (`bigInt`).
     private func numberValue(_ token: Token, isInteger: Bool, negative: Bool) throws(LanguageError) -> JSONValue {
         var text = negative ? "-" : ""
         text += String(decoding: lexer.bytes[token.start..<token.end], as: UTF8.self)
         if isInteger, let exact = Int64(text) { return .int(exact) }
+        if isInteger, let canonical = BigIntegerText.canonical(Substring(text)) { return .bigInt(canonical) }
         guard let double = Double(text), double.isFinite else {
             throw LanguageError(message: "number out of range", offset: token.start)
         }

@@ -35,9 +35,18 @@ extension Parser {
         case "default":
             try arity(1...1, "expects 1 argument")
             pipe = .defaultValue(arguments[0].node)
-        case "upper", "lower", "json":
+        case "upper", "lower", "json", "number", "trim":
             try arity(0...0, "takes no arguments")
-            pipe = name == "upper" ? .upper : name == "lower" ? .lower : .json
+            switch name {
+            case "upper": pipe = .upper
+            case "lower": pipe = .lower
+            case "json": pipe = .json
+            case "number": pipe = .number
+            default: pipe = .trim
+            }
+        case "fixed":
+            try arity(1...1, "expects 1 argument")
+            pipe = .fixed(try integer(0...15, "an integer literal from 0 to 15"))
         case "round":
             try arity(0...1, "expects 0 or 1 arguments")
             pipe = .round(arguments.isEmpty ? 0 : try integer(0...15, "an integer literal from 0 to 15"))
@@ -46,7 +55,7 @@ extension Parser {
             pipe = .truncate(try integer(0...Int64(Int32.max), "a non-negative integer literal"))
         default:
             throw LanguageError(
-                message: "unknown pipe '\(name)'; known pipes: default, upper, lower, round, truncate, json",
+                message: "unknown pipe '\(name)'; known pipes: default, upper, lower, round, truncate, json, fixed, number, trim",
                 offset: nameStart)
         }
         return try make(.pipe(value.node, pipe), [value] + arguments)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The pipes `default`, `upper`, `lower`, `round`, `truncate` and `json`.
+/// The pipes `default`, `upper`, `lower`, `round`, `truncate`, `json`, `fixed`, `number` and `trim`.
 extension Pipe {
     func apply<Context: EvaluationContext>(to value: JSONValue, in context: Context) -> JSONValue {
         switch self {
@@ -20,6 +20,12 @@ extension Pipe {
             return .string(text.count <= limit ? text : String(text.prefix(limit)))
         case .json:
             return .string(value.jsonText)
+        case .fixed(let places):
+            return NumberText.fixed(value, places: places).map(JSONValue.string) ?? value
+        case .number:
+            return NumberText.number(value)
+        case .trim:
+            return .string(ValueText.render(value).trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 

@@ -20,6 +20,7 @@ enum ValueText {
         case .bool(let b): text += b ? "true" : "false"
         case .int(let i): text += String(i)
         case .double(let d): if d.isFinite { text += JSONValue.numberText(d) }
+        case .bigInt(let digits): text += digits
         case .string(let s): text += s
         case .array, .object: text += value.jsonText
         }

@@ -43,7 +43,9 @@ public struct RequestMapper: Sendable {
 
     private func build(_ message: InboundMessage, entry: RouteTable.Entry, id: String,
                        context: inout MessageContext) throws(Rejection) -> NotificationRequest {
-        if message.payload.isEmpty {
+        // An empty payload is the empty text for json and text routes (Zigbee2MQTT clears a
+        // retained topic with one); only an APNs body can be empty (SPEC section 4).
+        if message.payload.isEmpty && entry.route.input == .apns {
             throw Rejection(.payloadEmpty, "the message payload is empty")
         }
         var request = NotificationRequest(id: id, pushType: entry.route.pushType, priority: entry.route.effectivePriority)
@@ -92,8 +94,10 @@ public struct RequestMapper: Sendable {
             }
             request.pushType = type
             if entry.route.priority == nil { request.priority = type == .background ? 5 : 10 }
-        } else {
-            // `input: apns` without the property is the legacy case (push type absent).
+        } else if !entry.route.pushTypeExplicit {
+            // `input: apns` without the property, on a route that does not write
+            // `push_type`, is the legacy case (push type absent). A route that writes it
+            // supplies it (Home Assistant's mqtt.publish cannot send user properties).
             request.pushType = nil
         }
         if let v = p["apns-priority"] {
@@ -131,6 +135,10 @@ public struct RequestMapper: Sendable {
         c.subtitle = text(entry.route.alert.subtitle)
         c.body = text(entry.route.alert.body)
         c.sound = text(entry.route.alert.sound)
+        if c.sound != nil {
+            c.soundCritical = entry.route.alert.soundCritical
+            c.soundVolume = entry.route.alert.soundVolume
+        }
         c.threadID = text(entry.route.alert.threadID)
         c.category = text(entry.route.alert.category)
         c.targetContentID = text(entry.route.alert.targetContentID)

@@ -48,6 +48,11 @@ public func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) ->
     for filter in s.filters.keys.sorted() {
         out.sample("pushbridge_filter_suppressed_total", [("filter", filter)], s.filters[filter]!)
     }
+    out.family("pushbridge_filter_evictions_total", .counter,
+               "Keys a dedupe, rate_limit or changed filter forgot because its max_keys was reached.")
+    for filter in s.filterEvictions.keys.sorted() {
+        out.sample("pushbridge_filter_evictions_total", [("filter", filter)], s.filterEvictions[filter]!)
+    }
     out.family("pushbridge_modified_total", .counter, "Messages whose content the extension stage changed.")
     out.sample("pushbridge_modified_total", [], s.totals.modified)
     out.family("pushbridge_timeouts_total", .counter, "Extension-stage runs that ran out of time.")

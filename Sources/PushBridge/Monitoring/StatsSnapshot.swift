@@ -35,6 +35,9 @@ public struct StatsSnapshot: Sendable, Equatable {
     public var routes: [String: Counters]
     /// Filter (or extension) name to the number of messages it suppressed.
     public var filters: [String: Int]
+    /// Filter name to the keys its memory forgot because `max_keys` was reached (set by the
+    /// bridge from its filter memory; written as `evicted` beside `suppressed`).
+    public var filterEvictions: [String: Int] = [:]
     /// p50 of the end-to-end latency since start, in milliseconds.
     public var latencyP50Milliseconds: Double
     /// p99 of the end-to-end latency since start, in milliseconds.
@@ -96,8 +99,10 @@ public struct StatsSnapshot: Sendable, Equatable {
         for name in routes.keys.sorted() { w.key(name); Self.write(routes[name]!, into: &w, all: false) }
         w.endObject()
         w.key("filters"); w.beginObject()
-        for name in filters.keys.sorted() {
-            w.key(name); w.beginObject(); w.key("suppressed"); w.number(filters[name]!); w.endObject()
+        for name in Set(filters.keys).union(filterEvictions.keys).sorted() {
+            w.key(name); w.beginObject(); w.key("suppressed"); w.number(filters[name] ?? 0)
+            if let evicted = filterEvictions[name] { w.key("evicted"); w.number(evicted) }
+            w.endObject()
         }
         w.endObject()
         w.key("latency_ms"); w.beginObject()

@@ -32,14 +32,17 @@ extension StatsSnapshot {
             }
         }
         var filters: [String: Int] = [:]
+        var evictions: [String: Int] = [:]
         if case .object(let members)? = root["filters"] {
             for (name, value) in members {
                 guard let n = int(value["suppressed"]) else { return nil }
-                filters[name] = n
+                if n > 0 { filters[name] = n }
+                if let e = int(value["evicted"]) { evictions[name] = e }
             }
         }
         var snapshot = StatsSnapshot(version: version, startedAt: startedAt, uptime: uptime, connected: connected,
                                      totals: totals, topics: topics, routes: routes, filters: filters)
+        snapshot.filterEvictions = evictions
         if let latency = root["latency_ms"] {
             snapshot.latencyP50Milliseconds = double(latency["p50"]) ?? 0
             snapshot.latencyP99Milliseconds = double(latency["p99"]) ?? 0

@@ -12,7 +12,7 @@ extension NotificationRequest {
             aps["alert"] = .object(alert)
         }
         if let badge = c.badge { aps["badge"] = .int(Int64(badge)) }
-        if let sound = c.sound { aps["sound"] = .string(sound) }
+        if let sound = c.soundJSON { aps["sound"] = sound }
         if let v = c.threadID { aps["thread-id"] = .string(v) }
         if let v = c.category { aps["category"] = .string(v) }
         if contentAvailable { aps["content-available"] = .int(1) }
@@ -72,11 +72,8 @@ public enum APNsBodyReader {
         case .int(let n)? where n >= Int64(Int32.min) && n <= Int64(Int32.max): c.badge = Int(n)
         default: throw Rejection(.invalidPayload, "'aps.badge' must be an integer")
         }
-        switch aps["sound"] {
-        case nil, .null?: break
-        case .string(let s)?: c.sound = s
-        case .object(let d)?: c.sound = try string(d, "name", in: "aps.sound") ?? "default"
-        default: throw Rejection(.invalidPayload, "'aps.sound' must be a string or a dictionary")
+        if let problem = c.setSound(aps["sound"]) {
+            throw Rejection(.invalidPayload, "'aps.sound' \(problem)")
         }
         c.threadID = try string(aps, "thread-id", in: "aps")
         c.category = try string(aps, "category", in: "aps")

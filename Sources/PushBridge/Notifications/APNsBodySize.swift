@@ -16,6 +16,7 @@ extension NotificationRequest {
         }
         add(c.title); add(c.subtitle); add(c.body); add(c.sound); add(c.threadID); add(c.category)
         add(c.targetContentID); add(c.interruptionLevel); add(c.filterCriteria)
+        if c.soundCritical || c.soundVolume != nil { total += 64 }  // {"critical":1,"name":,"volume":}
         if c.badge != nil { total += member + 20 }
         if c.relevanceScore != nil { total += member + 32 }
         if contentAvailable { total += member + 1 }

@@ -11,6 +11,8 @@ public struct NotificationContent: Sendable, Equatable {
         var subtitle: String? = nil
         var body: String? = nil
         var sound: String? = nil
+        var soundCritical = false
+        var soundVolume: Double? = nil
         var badge: Int? = nil
         var threadID: String? = nil
         var category: String? = nil
@@ -28,6 +30,8 @@ public struct NotificationContent: Sendable, Equatable {
             subtitle = other.subtitle
             body = other.body
             sound = other.sound
+            soundCritical = other.soundCritical
+            soundVolume = other.soundVolume
             badge = other.badge
             threadID = other.threadID
             category = other.category
@@ -66,6 +70,16 @@ public struct NotificationContent: Sendable, Equatable {
     public var sound: String? {
         get { storage.sound }
         set { uniqueStorage().sound = newValue }
+    }
+    /// `true` for Apple's critical-alert sound (`aps.sound` as `{"critical": 1, …}`).
+    public var soundCritical: Bool {
+        get { storage.soundCritical }
+        set { uniqueStorage().soundCritical = newValue }
+    }
+    /// The critical sound's volume, 0…1 (`aps.sound.volume`).
+    public var soundVolume: Double? {
+        get { storage.soundVolume }
+        set { uniqueStorage().soundVolume = newValue }
     }
     public var badge: Int? {
         get { storage.badge }
@@ -125,6 +139,8 @@ public struct NotificationContent: Sendable, Equatable {
             && x.subtitle == y.subtitle
             && x.body == y.body
             && x.sound == y.sound
+            && x.soundCritical == y.soundCritical
+            && x.soundVolume == y.soundVolume
             && x.badge == y.badge
             && x.threadID == y.threadID
             && x.category == y.category
@@ -134,6 +150,49 @@ public struct NotificationContent: Sendable, Equatable {
             && x.filterCriteria == y.filterCriteria
             && x.attachments == y.attachments
             && x.userInfo == y.userInfo
+    }
+
+    /// `aps.sound` as APNs carries it: the name, or Apple's critical-alert dictionary
+    /// `{"critical": 1, "name": …, "volume": …}` when the sound is critical or has a volume.
+    public var soundJSON: JSONValue? {
+        guard let sound else { return nil }
+        guard soundCritical || soundVolume != nil else { return .string(sound) }
+        var d: JSONObject = ["critical": .int(soundCritical ? 1 : 0), "name": .string(sound)]
+        if let soundVolume { d["volume"] = .double(soundVolume) }
+        return .object(d)
+    }
+
+    /// Sets `sound`, `soundCritical` and `soundVolume` from an `aps.sound` value: a name, or
+    /// the critical-alert dictionary (`name` defaults to `"default"`, `critical` is 0/1 or a
+    /// boolean, `volume` a number from 0 to 1). Returns what is wrong, or `nil`.
+    public mutating func setSound(_ value: JSONValue?) -> String? {
+        switch value {
+        case nil, .null?:
+            sound = nil; soundCritical = false; soundVolume = nil
+        case .string(let name)?:
+            sound = name; soundCritical = false; soundVolume = nil
+        case .object(let d)?:
+            switch d["name"] {
+            case nil, .null?: sound = "default"
+            case .string(let name)?: sound = name
+            default: return "'name' must be a string"
+            }
+            switch d["critical"] {
+            case nil, .null?: soundCritical = false
+            case .int(let n)? where n == 0 || n == 1: soundCritical = n == 1
+            case .bool(let b)?: soundCritical = b
+            default: return "'critical' must be 0 or 1"
+            }
+            switch d["volume"] {
+            case nil, .null?: soundVolume = nil
+            case .int(let n)? where n == 0 || n == 1: soundVolume = Double(n)
+            case .double(let v)? where v >= 0 && v <= 1: soundVolume = v
+            default: return "'volume' must be a number from 0 to 1"
+            }
+        default:
+            return "must be a string or a dictionary"
+        }
+        return nil
     }
 
     /// `true` when there is a non-empty title, subtitle or body.

@@ -209,6 +209,7 @@ struct JSONByteParser {
             if integer != .min { return .int(-integer) }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        if isInteger { return .bigInt(text) }  // beyond Int64: kept digit for digit
         guard let double = Double(text), double.isFinite else { throw fail("number out of range", at: start) }
         return .double(double)
     }

@@ -23,6 +23,7 @@ extension JSONValue {
             } else {
                 bytes.append(contentsOf: "null".utf8)
             }
+        case .bigInt(let digits): bytes.append(contentsOf: digits.utf8)
         case .string(let value): JSONValue.writeString(value, into: &bytes)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))

@@ -10,6 +10,7 @@ extension JSONValue {
         case .bool: return 5
         case .int: return 20
         case .double: return 32
+        case .bigInt(let digits): return digits.utf8.count
         case .string(let s): return Self.stringSizeBound(s)
         case .array(let elements):
             var total = 2

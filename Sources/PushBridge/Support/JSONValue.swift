@@ -1,13 +1,16 @@
 /// A JSON value as pushbridge sees it: payloads, `userInfo`, expression results.
 ///
-/// Integers are kept exact as `Int64`; numbers with a fraction or exponent, or
-/// integers beyond `Int64`, are `double`. Objects compare unordered; serialization
-/// writes their keys sorted so output is deterministic.
+/// Integers are kept exact: as `Int64` when they fit, otherwise as their decimal digits
+/// (`bigInt`); numbers with a fraction or exponent are `double`. Objects compare
+/// unordered; serialization writes their keys sorted so output is deterministic.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case int(Int64)
     case double(Double)
+    /// An integer beyond `Int64`, as its canonical decimal text (`-` and digits, no
+    /// leading zero): `9999999999999999999` renders, compares and serializes exactly.
+    case bigInt(String)
     case string(String)
     case array([JSONValue])
     case object(JSONObject)

@@ -71,7 +71,7 @@ import Testing
          "bridge.yml:2:12: error: 'command' must be a non-empty list: the program and its arguments"),
         ("extension:\n  command: python3 x.py\n" + route, "bridge.yml:2:12: error: 'command' must be a list, got \"python3 x.py\""),
         ("extension:\n  filters:\n    - name: x\n" + route,
-         "bridge.yml:3:7: error: filter needs one action key: 'suppress', 'set', 'dedupe', 'rate_limit' or 'quiet_hours'"),
+         "bridge.yml:3:7: error: filter needs one action key: 'suppress', 'set', 'dedupe', 'rate_limit', 'changed' or 'quiet_hours'"),
         ("extension:\n  filters:\n    - {suppress: 'true', dedupe: {key: a, window: 1s}}\n" + route,
          "bridge.yml:3:26: error: filter has more than one action key ('suppress', 'dedupe'); split it into one filter each"),
         ("extension:\n  filters:\n    - set: {tilte: x}\n" + route,

@@ -107,7 +107,7 @@ struct CommandLineTests {
             routes:
               - name: door
                 topic: home/+/doorbell
-                alert: {title: Doorbell, body: "{{ payload.who }} is here"}
+                alert: {title: Doorbell, body: "{{ payload.who }} is here", badge: "{{ payload.badge }}"}
             extension:
               filters:
                 - name: drop-test
@@ -138,9 +138,14 @@ struct CommandLineTests {
         #expect(suppressed["filters"] == .array([.object(["name": .string("drop-test"), "verdict": .string("suppressed")])]))
         #expect(suppressed["display"] == nil)
 
-        let rejected = try await run("")
+        let rejected = try await run(#"{"badge":"many"}"#)
         #expect(rejected["outcome"] == .string("rejected"))
-        #expect(rejected["reason"] == .string("PayloadEmpty"))
+        #expect(rejected["reason"] == .string("TemplateError"))
         #expect(rejected["display"] == nil)
+
+        // An empty payload on a json route is the empty text, not PayloadEmpty (SPEC section 4).
+        let empty = try await run("")
+        #expect(empty["outcome"] == .string("delivered"))
+        #expect(empty["display"]?["payload"]?["body"] == .string(" is here"))
     }
 }

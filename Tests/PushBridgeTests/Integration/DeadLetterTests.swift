@@ -22,7 +22,7 @@ struct DeadLetterTests {
              properties: [("apns-push-type", "background"), ("apns-priority", "10")]),
         Case(reason: "InvalidPushType", route: "pass", topic: "apns/type", payload: body,
              properties: [("apns-push-type", "banner")]),
-        Case(reason: "PayloadEmpty", route: "json", topic: "json/empty", payload: ""),
+        Case(reason: "PayloadEmpty", route: "pass", topic: "apns/empty", payload: ""),
         Case(reason: "PayloadTooLarge", route: "json", topic: "json/large",
              payload: #"{"text":""# + String(repeating: "x", count: 5000) + #""}"#),
         Case(reason: "InvalidPayload", route: "pass", topic: "apns/text", payload: "hello, not an APNs body"),

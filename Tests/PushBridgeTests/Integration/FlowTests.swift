@@ -184,7 +184,6 @@ struct FlowTests {
               - name: pass
                 topic: \(s.ns)/in/#
                 input: apns
-                push_type: alert
             """))
         try await s.waitUntilOnline()
         let body = #"{"aps":{"alert":{"title":"T","body":"B"}},"k":"v"}"#

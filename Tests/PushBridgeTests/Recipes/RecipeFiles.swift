@@ -1,19 +1,5 @@
 import Foundation
 
-/// One line of a recipe's `samples.tsv`, with the directives in force for it.
-struct RecipeSample: Sendable, Equatable {
-    /// 1-based line number in `samples.tsv` (the `LINE` column of `try --samples`).
-    var line: Int
-    var topic: String
-    var payload: String
-    /// Set by `#@ retain` on the line before.
-    var retain = false
-    /// Local time of day the sample is processed at, in minutes after midnight (`#@ at HH:MM`).
-    var minuteOfDay = 12 * 60
-    /// Environment the recipe's `bridge.yml` is loaded with (`#@ env NAME=VALUE`).
-    var environment: [String: String] = [:]
-}
-
 /// One line of a recipe's `expected.tsv`.
 struct RecipeExpectation: Sendable, Equatable {
     var line: Int
@@ -41,52 +27,6 @@ struct RecipeFileError: Error, CustomStringConvertible {
 
 /// Parsers for the recipe files under `examples/` (format in `examples/README.md`).
 enum RecipeFiles {
-    /// The samples of `samples.tsv`: `topic<TAB>payload` lines; blank lines and `#` comments
-    /// skipped; `#@ at HH:MM`, `#@ env NAME=VALUE` (both in force until changed) and
-    /// `#@ retain` (the next sample only) are directives.
-    static func samples(_ text: String, path: String) throws -> [RecipeSample] {
-        var out: [RecipeSample] = []
-        var minute = 12 * 60
-        var environment: [String: String] = [:]
-        var retainNext = false
-        for (index, line) in lines(text) {
-            let here = "\(path):\(index)"
-            if line.hasPrefix("#@") {
-                let words = line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: true)
-                switch (words.first, words.count) {
-                case ("at"?, 2):
-                    guard let m = minuteOfDay(String(words[1])) else {
-                        throw RecipeFileError(description: "\(here): '#@ at' needs HH:MM, got '\(words[1])'")
-                    }
-                    minute = m
-                case ("env"?, 2):
-                    let pair = words[1].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                    guard pair.count == 2, !pair[0].isEmpty else {
-                        throw RecipeFileError(description: "\(here): '#@ env' needs NAME=VALUE, got '\(words[1])'")
-                    }
-                    environment[String(pair[0])] = String(pair[1])
-                case ("retain"?, 1):
-                    retainNext = true
-                default:
-                    throw RecipeFileError(description: "\(here): unknown directive '\(line)'")
-                }
-                continue
-            }
-            if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let tab = line.firstIndex(of: "\t"), tab != line.startIndex else {
-                throw RecipeFileError(description: "\(here): expected topic<TAB>payload")
-            }
-            out.append(RecipeSample(line: index, topic: String(line[..<tab]),
-                                    payload: String(line[line.index(after: tab)...]),
-                                    retain: retainNext, minuteOfDay: minute, environment: environment))
-            retainNext = false
-        }
-        if retainNext {
-            throw RecipeFileError(description: "\(path): '#@ retain' at the end applies to no sample")
-        }
-        return out
-    }
-
     /// The expectations of `expected.tsv`:
     /// `line<TAB>outcome[:decided by]<TAB>title or -<TAB>body or -[<TAB>field=value ...]`.
     static func expectations(_ text: String, path: String) throws -> [RecipeExpectation] {
@@ -117,14 +57,6 @@ enum RecipeFiles {
             out.append(expectation)
         }
         return out
-    }
-
-    /// `HH:MM` as minutes after midnight.
-    static func minuteOfDay(_ text: String) -> Int? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }),
-              let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) else { return nil }
-        return h * 60 + m
     }
 
     /// The lines of `text` with their 1-based numbers (a final newline adds no line).

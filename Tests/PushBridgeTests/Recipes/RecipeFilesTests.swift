@@ -1,21 +1,43 @@
+import Foundation
 import Testing
+import PushBridge
 
 /// The parsers of the recipe files: directives, columns, and malformed lines.
 @Suite("Recipe files")
 struct RecipeFileTests {
     @Test func directivesApplyToTheSamplesAfterThem() throws {
-        let text = "# comment\n#@ at 23:30\na/b\t{}\n#@ env MODE=away\n#@ retain\nc\tx y\n\nd\t\n"
-        let samples = try RecipeFiles.samples(text, path: "s")
+        let text = "# comment\nz\t1\n#@ at 23:30\na/b\t{}\n#@ env MODE=away\n#@ retain\nc\tx y\n\n#@ at 2026-03-05T07:05\nd\t\r\n"
+        let samples = try TrySamples.parse(text, path: "s")
+        func sample(_ line: Int, _ topic: String, _ payload: String, retain: Bool = false, at: String?,
+                    env: [String: String] = [:]) -> TrySample {
+            var s = TrySample(line: line, topic: topic, payload: payload)
+            s.retain = retain
+            s.at = at
+            s.environment = env
+            return s
+        }
         #expect(samples == [
-            RecipeSample(line: 3, topic: "a/b", payload: "{}", retain: false, minuteOfDay: 1410, environment: [:]),
-            RecipeSample(line: 6, topic: "c", payload: "x y", retain: true, minuteOfDay: 1410, environment: ["MODE": "away"]),
-            RecipeSample(line: 8, topic: "d", payload: "", retain: false, minuteOfDay: 1410, environment: ["MODE": "away"]),
+            sample(2, "z", "1", at: nil),
+            sample(4, "a/b", "{}", at: "23:30"),
+            sample(7, "c", "x y", retain: true, at: "23:30", env: ["MODE": "away"]),
+            sample(10, "d", "", at: "2026-03-05T07:05", env: ["MODE": "away"]),
         ])
     }
 
-    @Test(arguments: ["#@ at 7:00\n", "#@ at 24:00\n", "#@ env =x\n", "#@ tomorrow\n", "#@ retain\n", "no tab\n", "\tpayload\n"])
+    @Test(arguments: ["#@ at 7:00\n", "#@ at 24:00\n", "#@ at 2026-02-30T10:00\n", "#@ at 2026-3-04T10:00\n",
+                      "#@ env =x\n", "#@ tomorrow\n", "#@ retain\n", "no tab\n", "\tpayload\n"])
     func malformedSamplesAreErrors(text: String) {
-        #expect(throws: RecipeFileError.self) { try RecipeFiles.samples(text, path: "s") }
+        #expect(throws: TrySampleError.self) { try TrySamples.parse(text, path: "s") }
+    }
+
+    @Test func sampleTimesAreLocalTime() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let day = calendar.date(from: DateComponents(year: 2026, month: 3, day: 4, hour: 12))!
+        let t = try #require(SampleTime.unixSeconds("22:30", day: day))
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: Date(timeIntervalSince1970: t))
+        #expect([parts.year, parts.month, parts.day, parts.hour, parts.minute] == [2026, 3, 4, 22, 30])
+        #expect(SampleTime.unixSeconds("2026-03-04T22:30", day: Date()) == t)
     }
 
     @Test func expectationsReadOutcomeDeciderAndChecks() throws {

@@ -4,12 +4,12 @@ import PushBridge
 
 /// Runs every recipe under `examples/` on its own samples and checks the notifications.
 ///
-/// Each `examples/<name>/` with a `samples.tsv` is one test case: its `bridge.yml` is
-/// loaded with `ConfigLoader.load(path:environment:)` (environment from `#@ env` lines
-/// only, so the developer's shell cannot change the result), one `Pipeline` runs the
-/// samples in file order (so `dedupe` and `rate_limit` see the earlier ones), and each
-/// decision is compared with `expected.tsv`. `now` is fixed per sample from `#@ at`
-/// (local time on 2026-03-04), so the night-only rules pass at any hour.
+/// Each `examples/<name>/` with a `samples.tsv` is one test case, run exactly as
+/// `pushbridge try --samples` runs it (`TrySamples.Runner`): one pipeline in file order
+/// (so `dedupe`, `rate_limit` and `changed` see the earlier samples), `#@ env` reloading
+/// the file with unchanged filters keeping their memory, `#@ retain` and `#@ at` (local
+/// time on 2026-03-04, 12:00 before the first), so the night-only rules pass at any hour.
+/// Each decision is compared with `expected.tsv`.
 @Suite("Recipes")
 struct RecipeTests {
     /// `examples/` in this checkout, found from this file's path.
@@ -55,50 +55,25 @@ struct RecipeTests {
         let dir = Self.examples.appendingPathComponent(recipe)
         let samplesPath = dir.appendingPathComponent("samples.tsv").path
         let expectedPath = dir.appendingPathComponent("expected.tsv").path
-        let samples = try RecipeFiles.samples(try String(contentsOfFile: samplesPath, encoding: .utf8),
-                                              path: "\(recipe)/samples.tsv")
+        let samples = try TrySamples.parse(try String(contentsOfFile: samplesPath, encoding: .utf8),
+                                           path: "\(recipe)/samples.tsv")
         let expected = try RecipeFiles.expectations(try String(contentsOfFile: expectedPath, encoding: .utf8),
                                                     path: "\(recipe)/expected.tsv")
         #expect(!samples.isEmpty, "\(recipe)/samples.tsv has no samples")
         #expect(expected.map(\.line) == samples.map(\.line),
                 "\(recipe)/expected.tsv must have one line per sample, in order (sample lines \(samples.map(\.line)))")
         let byLine = Dictionary(expected.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
-
-        var environment: [String: String]?
-        var pipeline: Pipeline?
-        defer { pipeline?.shutdown() }
+        // The same runner as `pushbridge try --samples`; the environment is the `#@ env`
+        // lines only (the developer's shell cannot change the result), the day 2026-03-04,
+        // 12:00 before the first `#@ at`.
+        let runner = TrySamples.Runner(configPath: dir.appendingPathComponent("bridge.yml").path,
+                                       baseEnvironment: [:], logger: Logger(level: .error, sink: { _ in }),
+                                       day: Date(timeIntervalSince1970: Self.localTime(minuteOfDay: 12 * 60)),
+                                       defaultTime: Self.localTime(minuteOfDay: 12 * 60))
         for sample in samples {
-            if sample.environment != environment {
-                pipeline?.shutdown()
-                pipeline = try Self.pipeline(for: dir.appendingPathComponent("bridge.yml").path,
-                                             environment: sample.environment)
-                environment = sample.environment
-            }
-            guard let pipeline, let expectation = byLine[sample.line] else { continue }
-            let now = Self.localTime(minuteOfDay: sample.minuteOfDay)
-            let message = InboundMessage(topic: sample.topic, payload: Array(sample.payload.utf8), qos: 1,
-                                         retain: sample.retain, receivedAt: now)
-            let decision = await Self.decide(message, in: pipeline, now: now)
+            guard let expectation = byLine[sample.line] else { continue }
+            let decision = try runner.decide(sample).get().decision
             Self.check(decision, against: expectation, at: "\(recipe)/samples.tsv:\(sample.line)")
-        }
-    }
-
-    /// A pipeline for the recipe's config, or a thrown error listing every config problem.
-    static func pipeline(for path: String, environment: [String: String]) throws -> Pipeline {
-        switch ConfigLoader.load(path: path, environment: environment) {
-        case .success(let config):
-            return Pipeline(config: config, logger: Logger(level: .error, sink: { _ in }))
-        case .failure(let errors):
-            throw errors
-        }
-    }
-
-    /// The decision for `message` at `now`, awaited without blocking a thread.
-    static func decide(_ message: InboundMessage, in pipeline: Pipeline, now: Double) async -> Decision {
-        await withCheckedContinuation { continuation in
-            pipeline.process(message, id: UUID().uuidString.lowercased(), now: now) { decision in
-                continuation.resume(returning: decision)
-            }
         }
     }
 

@@ -1,0 +1,202 @@
+import Foundation
+import Synchronization
+
+/// The memory of the remembering filters (`dedupe`, `rate_limit`, `changed`), kept apart
+/// from the pipeline so that it outlives a reload and, with the journal, a restart.
+///
+/// One store per filter, found by the filter's ``FilterConfig/memoryIdentity`` (its name —
+/// for an unnamed filter its position — and its definition): a reload that leaves a filter
+/// unchanged hands the new pipeline the same store; a changed or removed filter starts
+/// afresh. With `persistent`, each store notes what changed so that ``takeChanges(_:)`` can
+/// give the journal a batch of rows (SPEC section 4).
+public final class FilterMemory: Sendable {
+    /// Whether stores note their changes for the journal.
+    public let persistent: Bool
+    private let logger: Logger?
+
+    private struct State {
+        var stores: [String: any FilterMemoryStore] = [:]
+        /// Rows read from the journal for filters that have no store yet.
+        var pending: [String: [(key: String, value: String)]] = [:]
+        /// Identities whose rows must be deleted (the filter is gone or changed).
+        var dropped: Set<String> = []
+        var restoredAt: ClockReading?
+    }
+
+    private let state = Mutex(State())
+
+    /// Memory for one process; `persistent` when the journal keeps it.
+    public init(persistent: Bool = false, logger: Logger? = nil) {
+        self.persistent = persistent
+        self.logger = logger
+    }
+
+    /// The hit memory of a `dedupe` or `rate_limit` filter.
+    func windows(for filter: FilterConfig) -> KeyedWindows {
+        store(for: filter) { events in
+            KeyedWindows(capacity: filter.maxKeys, filterName: filter.name, tracksChanges: persistent,
+                         evictionEvents: events)
+        }
+    }
+
+    /// The value memory of a `changed` filter.
+    func changedValues(for filter: FilterConfig) -> ChangedValues {
+        store(for: filter) { events in
+            ChangedValues(capacity: filter.maxKeys, filterName: filter.name, tracksChanges: persistent,
+                          evictionEvents: events)
+        }
+    }
+
+    private func store<S: FilterMemoryStore>(for filter: FilterConfig, make: (EvictionEvents) -> S) -> S {
+        let identity = filter.memoryIdentity
+        let logger = self.logger
+        return state.withLock { s in
+            if let existing = s.stores[identity] as? S { return existing }
+            let events = EvictionEvents { name, capacity in
+                logger?.warning("filter '\(name)' remembers at most \(capacity) keys and has begun to forget the oldest; set max_keys: in the filter to keep more (about 200 bytes per key)")
+            }
+            let store = make(events)
+            if let rows = s.pending.removeValue(forKey: identity), let clocks = s.restoredAt {
+                store.restore(rows, clocks)
+            }
+            s.stores[identity] = store
+            s.dropped.remove(identity)
+            return store
+        }
+    }
+
+    /// Forgets every store whose filter is not in `filters` (after a reload built the new
+    /// pipeline's chain); their journal rows are deleted with the next batch.
+    public func keep(only filters: [FilterConfig]) {
+        let live = Set(filters.filter(\.hasMemory).map(\.memoryIdentity))
+        state.withLock { s in
+            for identity in s.stores.keys where !live.contains(identity) {
+                s.stores[identity] = nil
+                s.dropped.insert(identity)
+            }
+            for identity in s.pending.keys where !live.contains(identity) {
+                s.pending[identity] = nil
+                s.dropped.insert(identity)
+            }
+        }
+    }
+
+    /// Puts back rows a previous process stored; call before the first pipeline is built.
+    public func restore(_ rows: [FilterMemoryRow], clocks: ClockReading) {
+        state.withLock { s in
+            s.restoredAt = clocks
+            for row in rows { s.pending[row.filter, default: []].append((row.key, row.value)) }
+        }
+    }
+
+    /// What changed since the last call, for the journal: rows to write (a `nil` value
+    /// deletes the row) and filters whose rows are all to be deleted.
+    public func takeChanges(_ clocks: ClockReading) -> FilterMemoryChanges {
+        let (stores, dropped) = state.withLock { s in
+            defer { s.dropped.removeAll() }
+            return (s.stores, s.dropped)
+        }
+        var rows: [FilterMemoryChanges.Change] = []
+        for (identity, store) in stores {
+            for change in store.takeChanges(clocks) {
+                rows.append(.init(filter: identity, key: change.key, value: change.value))
+            }
+        }
+        return FilterMemoryChanges(rows: rows, droppedFilters: Array(dropped))
+    }
+
+    /// Evictions so far, by filter name.
+    public var evictions: [String: Int] {
+        state.withLock { s in
+            var out: [String: Int] = [:]
+            for store in s.stores.values { out[store.filterName, default: 0] += store.evictions }
+            return out
+        }
+    }
+}
+
+/// One remembered key of one filter, as the journal stores it.
+public struct FilterMemoryRow: Sendable, Equatable {
+    /// The filter's ``FilterConfig/memoryIdentity``.
+    public var filter: String
+    public var key: String
+    /// `changed`: the value; `dedupe`/`rate_limit`: the hits as UNIX seconds, comma-separated.
+    public var value: String
+
+    public init(filter: String, key: String, value: String) {
+        self.filter = filter
+        self.key = key
+        self.value = value
+    }
+}
+
+/// A batch of filter-memory changes for the journal.
+public struct FilterMemoryChanges: Sendable {
+    /// One key's new state; `value == nil` deletes it.
+    public struct Change: Sendable, Equatable {
+        public var filter: String
+        public var key: String
+        public var value: String?
+    }
+
+    public var rows: [Change]
+    /// Filters whose rows are all deleted.
+    public var droppedFilters: [String]
+
+    /// `true` when there is nothing to write.
+    public var isEmpty: Bool { rows.isEmpty && droppedFilters.isEmpty }
+}
+
+/// The monotonic and wall clocks read at one moment, to turn hit times (monotonic) into
+/// UNIX seconds for the journal and back.
+public struct ClockReading: Sendable {
+    public var monotonic: Duration
+    public var wall: Double
+
+    public init(monotonic: Duration, wall: Double) {
+        self.monotonic = monotonic
+        self.wall = wall
+    }
+
+    /// Reads `clock` now.
+    public init(_ clock: StageClock) {
+        self.init(monotonic: clock.monotonic(), wall: clock.wall())
+    }
+
+    /// UNIX seconds of the monotonic instant `t`.
+    func wall(of t: Duration) -> Double {
+        let delta = monotonic - t
+        return wall - (Double(delta.components.seconds) + Double(delta.components.attoseconds) / 1e18)
+    }
+
+    /// The monotonic instant of UNIX seconds `seconds` (in the past: before `monotonic`).
+    func monotonic(ofWall seconds: Double) -> Duration {
+        monotonic - .milliseconds(Int64(((wall - seconds) * 1000).rounded()))
+    }
+}
+
+/// A filter's memory store, as `FilterMemory` and the journal see it.
+protocol FilterMemoryStore: AnyObject, Sendable {
+    var filterName: String { get }
+    var evictions: Int { get }
+    func takeChanges(_ clocks: ClockReading) -> [(key: String, value: String?)]
+    func restore(_ rows: [(key: String, value: String)], _ clocks: ClockReading)
+}
+
+/// Counts a store's evictions and reports the first one (SPEC section 4: "the first one of
+/// each filter is logged").
+final class EvictionEvents: Sendable {
+    private let total = Atomic<Int>(0)
+    private let onFirst: (@Sendable (String, Int) -> Void)?
+
+    init(onFirst: (@Sendable (_ filter: String, _ capacity: Int) -> Void)? = nil) {
+        self.onFirst = onFirst
+    }
+
+    var count: Int { total.load(ordering: .relaxed) }
+
+    func record(_ n: Int, filter: String, capacity: Int) {
+        let before = total.add(n, ordering: .relaxed).oldValue
+        if before == 0 { onFirst?(filter, capacity) }
+    }
+}

@@ -1,0 +1,66 @@
+/// The filter memory's rows in the journal's database (SPEC section 4: `dedupe`,
+/// `rate_limit` and `changed` remember across a restart when `journal` is set).
+///
+/// One table, `filter_memory(filter, key, value)`, keyed by the filter's memory identity
+/// and the key; written in batches by `FilterMemoryWriter`, read once at start.
+extension Journal {
+    static let filterMemorySchema = """
+        CREATE TABLE IF NOT EXISTS filter_memory(
+            filter TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+            PRIMARY KEY(filter, key)) WITHOUT ROWID;
+        """
+
+    /// Every stored row.
+    public func loadFilterMemory() throws(SQLiteError) -> [FilterMemoryRow] {
+        try store.withLock { s throws(SQLiteError) -> [FilterMemoryRow] in
+            try s.commitBatch()
+            let db = s.db
+            try db.execute(Self.filterMemorySchema)
+            let q = try db.prepare("SELECT filter, key, value FROM filter_memory")
+            var rows: [FilterMemoryRow] = []
+            while try q.step() {
+                rows.append(FilterMemoryRow(filter: q.text(0) ?? "", key: q.text(1) ?? "", value: q.text(2) ?? ""))
+            }
+            return rows
+        }
+    }
+
+    /// Writes one batch of changes in one transaction.
+    public func saveFilterMemory(_ changes: FilterMemoryChanges) throws(SQLiteError) {
+        guard !changes.isEmpty else { return }
+        try store.withLock { s throws(SQLiteError) in
+            try s.commitBatch()
+            let db = s.db
+            try db.execute(Self.filterMemorySchema)
+            let upsert = try db.prepare("INSERT OR REPLACE INTO filter_memory(filter, key, value) VALUES (?1, ?2, ?3)")
+            let delete = try db.prepare("DELETE FROM filter_memory WHERE filter = ?1 AND key = ?2")
+            let dropFilter = try db.prepare("DELETE FROM filter_memory WHERE filter = ?1")
+            try db.execute("BEGIN")
+            do throws(SQLiteError) {
+                for filter in changes.droppedFilters {
+                    dropFilter.reset()
+                    dropFilter.bind(1, filter)
+                    try dropFilter.run()
+                }
+                for row in changes.rows {
+                    if let value = row.value {
+                        upsert.reset()
+                        upsert.bind(1, row.filter)
+                        upsert.bind(2, row.key)
+                        upsert.bind(3, value)
+                        try upsert.run()
+                    } else {
+                        delete.reset()
+                        delete.bind(1, row.filter)
+                        delete.bind(2, row.key)
+                        try delete.run()
+                    }
+                }
+                try db.execute("COMMIT")
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import Synchronization
+
+/// One line of a samples file (`pushbridge try --samples`), with the directives in force.
+public struct TrySample: Sendable, Equatable {
+    /// 1-based line number in the file.
+    public var line: Int
+    public var topic: String
+    public var payload: String
+    /// `#@ retain` on the line before: it arrives as retained state.
+    public var retain = false
+    /// `#@ at TIME`: when it arrives, as written (`22:30` or `2026-03-04T22:30`); `nil`
+    /// before the first `#@ at`.
+    public var at: String? = nil
+    /// `#@ env NAME=VALUE` lines so far: the config is reloaded with them set.
+    public var environment: [String: String] = [:]
+
+    public init(line: Int, topic: String, payload: String) {
+        self.line = line
+        self.topic = topic
+        self.payload = payload
+    }
+}
+
+/// A malformed samples file, located as `path:line`.
+public struct TrySampleError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+}
+
+/// `pushbridge try --samples` and `--at`: samples through ONE pipeline in file order, with
+/// the `#@ at`, `#@ env` and `#@ retain` directives (SPEC section 3). The recipe tests use
+/// the same code, so a user and the tests see the same outcomes.
+public enum TrySamples {
+    /// The samples of `text`: `topic<TAB>payload` lines; blank lines and `#` comments are
+    /// skipped; `#@ at TIME` and `#@ env NAME=VALUE` stay in force until changed, `#@ retain`
+    /// applies to the next sample.
+    public static func parse(_ text: String, path: String) throws(TrySampleError) -> [TrySample] {
+        var out: [TrySample] = []
+        var at: String?
+        var environment: [String: String] = [:]
+        var retainNext = false
+        // "\r\n" is one Character in Swift: both line ends split.
+        for (index, line) in text.split(omittingEmptySubsequences: false,
+                                        whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+            let here = "\(path):\(index + 1)"
+            if line.hasPrefix("#@") {
+                let words = line.dropFirst(2).split(separator: " ", omittingEmptySubsequences: true)
+                switch (words.first, words.count) {
+                case ("at"?, 2):
+                    guard SampleTime.isValid(String(words[1])) else {
+                        throw TrySampleError(description: "\(here): error: '#@ at' needs HH:MM or YYYY-MM-DDTHH:MM, got '\(words[1])'")
+                    }
+                    at = String(words[1])
+                case ("env"?, 2):
+                    let pair = words[1].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    guard pair.count == 2, !pair[0].isEmpty else {
+                        throw TrySampleError(description: "\(here): error: '#@ env' needs NAME=VALUE, got '\(words[1])'")
+                    }
+                    environment[String(pair[0])] = String(pair[1])
+                case ("retain"?, 1):
+                    retainNext = true
+                default:
+                    throw TrySampleError(description: "\(here): error: unknown directive '\(line)'; known: '#@ at TIME', '#@ env NAME=VALUE', '#@ retain'")
+                }
+                continue
+            }
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            guard let tab = line.firstIndex(of: "\t"), tab != line.startIndex else {
+                throw TrySampleError(description: "\(here): error: expected topic<TAB>payload")
+            }
+            var sample = TrySample(line: index + 1, topic: String(line[..<tab]),
+                                   payload: String(line[line.index(after: tab)...]))
+            sample.retain = retainNext
+            sample.at = at
+            sample.environment = environment
+            retainNext = false
+            out.append(sample)
+        }
+        if retainNext {
+            throw TrySampleError(description: "\(path): error: '#@ retain' at the end applies to no sample")
+        }
+        return out
+    }
+
+    /// Runs samples through one pipeline, reloading the config (keeping the memory of
+    /// unchanged filters, as SIGHUP does) whenever `#@ env` changes the environment.
+    public final class Runner {
+        private let configPath: String
+        private let baseEnvironment: [String: String]
+        private let logger: Logger
+        private let serviceExtension: ExtensionFactory?
+        private let day: Date
+        private let defaultTime: Double?
+        private let clock = SampleClock()
+        private let memory = FilterMemory()
+        private var pipeline: Pipeline?
+        private var environment: [String: String]?
+
+        /// `baseEnvironment` is what `#@ env` adds to (the process's for `try`); `day` is
+        /// the date a `#@ at HH:MM` falls on; `defaultTime` (UNIX seconds) is when samples
+        /// before the first `#@ at` arrive (`nil`: the real time).
+        public init(configPath: String, baseEnvironment: [String: String], logger: Logger,
+                    serviceExtension: ExtensionFactory? = nil, day: Date = Date(), defaultTime: Double? = nil) {
+            self.configPath = configPath
+            self.baseEnvironment = baseEnvironment
+            self.logger = logger
+            self.serviceExtension = serviceExtension
+            self.day = day
+            self.defaultTime = defaultTime
+        }
+
+        deinit { pipeline?.shutdown() }
+
+        /// The decision for `sample` and the message it became, or the errors of the
+        /// config it needed (re)loaded.
+        public func decide(_ sample: TrySample) -> Result<(decision: Decision, message: InboundMessage), ConfigErrors> {
+            if pipeline == nil || sample.environment != environment {
+                var env = baseEnvironment
+                for (k, v) in sample.environment { env[k] = v }
+                switch ConfigLoader.load(path: configPath, environment: env) {
+                case .failure(let errors): return .failure(errors)
+                case .success(let config):
+                    pipeline?.shutdown()
+                    pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension,
+                                        memory: memory, clock: clock.stageClock)
+                    environment = sample.environment
+                }
+            }
+            let now = sample.at.flatMap { SampleTime.unixSeconds($0, day: day) } ?? defaultTime ?? Date().timeIntervalSince1970
+            clock.set(now)
+            let message = InboundMessage(topic: sample.topic, payload: Array(sample.payload.utf8), qos: 1,
+                                         retain: sample.retain, receivedAt: now)
+            return .success((TryRunner.run(pipeline: pipeline!, message: message, now: now), message))
+        }
+
+    }
+}
+
+/// `--at` and `#@ at` times: `HH:MM` on a given day, or `YYYY-MM-DDTHH:MM`, local time.
+public enum SampleTime {
+    /// `true` when `text` is one of the two forms.
+    public static func isValid(_ text: String) -> Bool { unixSeconds(text, day: Date()) != nil }
+
+    /// UNIX seconds of `text` in the local time zone; `HH:MM` falls on `day`.
+    public static func unixSeconds(_ text: String, day: Date) -> Double? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        var parts: DateComponents
+        let pieces = text.split(separator: "T", omittingEmptySubsequences: false)
+        switch pieces.count {
+        case 1:
+            parts = calendar.dateComponents([.year, .month, .day], from: day)
+        case 2:
+            let ymd = pieces[0].split(separator: "-", omittingEmptySubsequences: false)
+            guard ymd.count == 3, ymd[0].count == 4, ymd[1].count == 2, ymd[2].count == 2,
+                  let y = Int(ymd[0]), let m = Int(ymd[1]), let d = Int(ymd[2]),
+                  (1...12).contains(m), (1...31).contains(d) else { return nil }
+            parts = DateComponents(year: y, month: m, day: d)
+        default:
+            return nil
+        }
+        let hm = pieces.last!.split(separator: ":", omittingEmptySubsequences: false)
+        guard hm.count == 2, hm[0].count == 2, hm[1].count == 2, let h = Int(hm[0]), let mm = Int(hm[1]),
+              (0...23).contains(h), (0...59).contains(mm) else { return nil }
+        parts.hour = h
+        parts.minute = mm
+        guard let date = calendar.date(from: parts),
+              calendar.component(.day, from: date) == parts.day else { return nil }  // no 02-31
+        return date.timeIntervalSince1970
+    }
+}
+
+/// The stage clock of a samples run: it reads the time the current sample arrives, so
+/// `quiet_hours`, `dedupe` and `rate_limit` windows follow `#@ at` (and `--at`).
+final class SampleClock: Sendable {
+    private let now = Mutex<Double>(Date().timeIntervalSince1970)
+
+    func set(_ seconds: Double) { now.withLock { $0 = seconds } }
+
+    var stageClock: StageClock {
+        StageClock(monotonic: { [self] in .milliseconds(Int64((read() * 1000).rounded())) },
+                   wall: { [self] in read() })
+    }
+
+    private func read() -> Double {
+        now.withLock { $0 }
+    }
+}
