@@ -2,8 +2,9 @@
 ///
 /// `{"event_type":"delivered","id":…,"title":…,"subtitle":…,"body":…,
 /// "interruption_level":…,"thread_id":…,"collapse_id":…,"sound_critical":…,
-/// "source_topic":…,"route":…}`; keys without a value are left out (`sound_critical` is
-/// always there: `true` for Apple's critical-alert sound, `aps.sound` `{"critical": 1, …}`). Home Assistant keeps
+/// "source_topic":…,"route":…}`; keys without a value are left out, and
+/// `sound_critical` is there (`true`) only for Apple's critical-alert sound, as in the
+/// display message. Home Assistant keeps
 /// every key but `event_type` as an attribute of the event entity.
 public enum AlertEvent {
     /// The one event type of a route's event entity.
@@ -22,7 +23,7 @@ public enum AlertEvent {
         w.add("interruption_level", c.interruptionLevel)
         w.add("thread_id", c.threadID)
         w.add("collapse_id", request.collapseID)
-        w.add("sound_critical", .bool(c.soundCritical))
+        if c.soundCritical { w.add("sound_critical", .bool(true)) }
         w.add("source_topic", sourceTopic)
         w.add("route", route)
         w.endObject()
