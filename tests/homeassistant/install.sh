@@ -24,6 +24,10 @@ if [ -z "$python" ]; then
   root=$(pyenv root 2>/dev/null || echo "$HOME/.pyenv")
   if [ -x "$root/versions/3.13.0/bin/python" ]; then python="$root/versions/3.13.0/bin/python"
   elif command -v python3.13 >/dev/null; then python=$(command -v python3.13)
+  elif command -v pyenv >/dev/null; then
+    echo "building CPython 3.13.0 with pyenv (once)"
+    pyenv install -s 3.13.0
+    python="$root/versions/3.13.0/bin/python"
   else
     echo "tests/homeassistant/install.sh: no CPython 3.13 (pyenv 3.13.0 or python3.13); set HA_PYTHON" >&2
     exit 1
