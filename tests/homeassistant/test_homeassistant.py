@@ -7,6 +7,7 @@ itself (REST /api/states, the WebSocket API's registries and automation traces).
 Run by tests/homeassistant/run.sh (from `make test`); exits 1 when a check fails.
 """
 
+import datetime
 import json
 import os
 import shutil
@@ -137,6 +138,17 @@ class World:
     def our_device(self):
         devices, _ = self.registries()
         return next((d for d in devices if ["mqtt", f"pushbridge:{CLIENT_ID}"] in d["identifiers"]), None)
+
+
+def finished_runs(w, automation_id, since=""):
+    """The automation's runs that got to call the notify service, started after `since` (ISO)."""
+    traces = w.ha.ws({"type": "trace/list", "domain": "automation", "item_id": automation_id})
+    return [t for t in traces if t.get("script_execution") == "finished" and t["timestamp"]["start"] > since]
+
+
+def ha_now(w):
+    """Now as Home Assistant writes time stamps (ISO, UTC; the same machine's clock)."""
+    return datetime.datetime.now(datetime.timezone.utc).isoformat()
 
 
 # --- checks, in order
@@ -304,6 +316,7 @@ def test_home_assistant_restart_gets_the_bridge_announced_again(w):
     topic = f"{PREFIX}/sensor/{NODE}/{NODE}_leak_rejected/config"
     entity = f"sensor.{NODE}_leak_rejected"
     announcements = len([m for m in w.recorder.on(topic) if m[1]])
+    w.restarted_at = ha_now(w)
     w.ha.restart(while_down=lambda: w.recorder.publish(topic, b"", retain=True))
 
     def live():
@@ -314,6 +327,9 @@ def test_home_assistant_restart_gets_the_bridge_announced_again(w):
     assert len([m for m in w.recorder.on(topic) if m[1]]) > announcements
     assert w.bridge.process.running()
     wait_for("binary_sensor connected = on", lambda: w.state_is(f"binary_sensor.{NODE}_connected", "on"))
+    # The event entities came back with their last event: the blueprint did not resend it.
+    assert w.state(f"event.{NODE}_leak")["attributes"]["source_topic"] == "zigbee2mqtt/leak/kitchen"
+    assert not finished_runs(w, "pb_leak_forward", since=w.restarted_at), finished_runs(w, "pb_leak_forward")
 
 
 def test_route_removed_by_reload_leaves_home_assistant(w):
@@ -347,13 +363,30 @@ def test_sigterm_turns_connectivity_off(w):
     assert any(e["entity_id"] == f"event.{NODE}_leak" for e in entities)
 
 
+def test_bridge_restart_brings_entities_back_without_replaying_alerts(w):
+    """After the SIGTERM above: a new bridge makes the entities available again; the event
+    entity's restored last event does not make the blueprint notify again."""
+    since = ha_now(w)
+    w.bridge = harness.Bridge(w.binary, w.directory, w.config(with_garage=False))
+    wait_for("binary_sensor connected = on", lambda: w.state_is(f"binary_sensor.{NODE}_connected", "on"))
+    wait_for("event.leak available", lambda: not w.state_is(f"event.{NODE}_leak", "unavailable"))
+    wait_for("sensor leak_received available (0 after the restart)",
+             lambda: w.state_is(f"sensor.{NODE}_leak_received", "0"))
+    assert w.state(f"event.{NODE}_leak")["attributes"]["source_topic"] == "zigbee2mqtt/leak/kitchen"
+    # A new alert still goes through.
+    w.recorder.publish("zigbee2mqtt/leak/bathroom", json.dumps({"water_leak": True}))
+    wait_for("the bathroom alert's notify call", lambda: finished_runs(w, "pb_leak_forward", since=since))
+    runs = finished_runs(w, "pb_leak_forward", since=since)
+    assert len(runs) == 1, runs
+
+
 CHECKS = [test_device_and_entities, test_connectivity_sensor_is_on_while_the_bridge_runs,
           test_delivered_alert_fires_the_event_entity, test_suppressed_alert_does_not_fire,
           test_critical_alert_carries_sound_critical, test_blueprint_maps_apple_fields_to_the_notify_call,
           test_notify_entity_goes_through_the_filters, test_birth_message_makes_the_bridge_announce_again,
           test_home_assistant_restart_gets_the_bridge_announced_again,
           test_route_removed_by_reload_leaves_home_assistant, test_check_names_the_notify_route,
-          test_sigterm_turns_connectivity_off]
+          test_sigterm_turns_connectivity_off, test_bridge_restart_brings_entities_back_without_replaying_alerts]
 
 
 def main():
