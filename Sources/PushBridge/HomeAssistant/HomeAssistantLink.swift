@@ -29,6 +29,9 @@ final class HomeAssistantLink: Sendable {
         self.hop = config.broker.protocolVersion == .v5 ? [hop] : []
         self.logger = logger
         self.state = Mutex(Self.state(builder, routes: config.routes.map(\.name)))
+        if config.notifyRoute == nil {
+            logger.warning("homeassistant: no route matches notify_topic '\(builder.homeAssistant.notifyTopic)': what Home Assistant sends with the notify entity is unrouted")
+        }
     }
 
     private static func state(_ builder: DiscoveryBuilder, routes: [String]) -> State {
