@@ -389,6 +389,12 @@ CHECKS = [test_device_and_entities, test_connectivity_sensor_is_on_while_the_bri
           test_sigterm_turns_connectivity_off, test_bridge_restart_brings_entities_back_without_replaying_alerts]
 
 
+def ha_version():
+    """The version of the Home Assistant core package in this venv (what actually runs)."""
+    import importlib.metadata
+    return importlib.metadata.version("homeassistant")
+
+
 def main():
     started = time.monotonic()
     try:
@@ -397,7 +403,7 @@ def main():
         traceback.print_exc()
         print("FAILED: could not start the test world")
         return 1
-    print(f"Home Assistant {os.environ.get('HA_VERSION', '?')} ready after {world.ha.ready_after:.1f} s "
+    print(f"Home Assistant {ha_version()} (Python {sys.version.split()[0]}) ready after {world.ha.ready_after:.1f} s "
           f"(MQTT set up); files in {world.directory}")
     failures = 0
     try:

@@ -16,8 +16,8 @@ struct HomeAssistantFlowTests {
         let node: String
         var prefix: String { "\(s.ns)/ha" }
 
-        static func start() async throws -> Setup {
-            let s = try await Scenario.start()
+        static func start(version: MQTTProtocolVersion = .v5) async throws -> Setup {
+            let s = try await Scenario.start(version: version)
             let clientID = uniqueName("ha")
             let node = HomeAssistantConfig.nodeID(clientID: clientID)
             let watcher = try await TestClient.connected(to: s.broker, subscriptions: [
@@ -104,6 +104,23 @@ struct HomeAssistantFlowTests {
         ]))
         let shown = try await t.s.waitFor(t.s.display("doorbell/front"))
         #expect(try JSONValue.parse(shown[0].payload)["id"] == .string(id))
+        try await bridge.stop()
+    }
+
+    @Test("on MQTT 3.1.1 too (no user properties): announced, the birth message handled, events published")
+    func mqtt311() async throws {
+        let t = try await Setup.start(version: .v311)
+        let bridge = try LiveBridge(t.yaml())
+        try await t.s.waitUntilOnline()
+        try await eventually("14 configs") { t.configs().count == 14 }
+        #expect(t.configs().allSatisfy { $0.userProperties.isEmpty })
+        try t.watcher.publish("\(t.prefix)/status", "online")
+        try await eventually("28 configs after the birth message") { t.configs().count == 28 }
+        try t.s.observer.publish(t.s.input("garage/door"), #"{"msg":"open"}"#)
+        try await eventually("one event") { (try? t.events().count) == 1 }
+        #expect(try t.events().first?["route"] == .string("garage"))
+        let stats = try await t.s.waitForStats("1 decided") { total($0, "received") == 1 && $0["in_flight"] == .int(0) }
+        #expect(total(stats, "delivered") == 1)
         try await bridge.stop()
     }
 
