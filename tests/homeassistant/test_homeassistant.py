@@ -40,15 +40,7 @@ routes:
       body: "Water detected in the {{{{ levels[2] }}}}."
       interruption_level: time-sensitive
       thread_id: water
-  - name: alarm
-    topic: alarm/+
-    input: text
-    alert:
-      title: ALARM
-      body: "{{{{ raw }}}}"
-      interruption_level: critical
-      sound: {{name: default, critical: true, volume: 1.0}}
-{extra_routes}  - name: ha-notify                 # what Home Assistant sends with the notify entity
+{alarm_route}{extra_routes}  - name: ha-notify                 # what Home Assistant sends with the notify entity
     topic: pushbridge/notify
     alert:
       title: "{{{{ payload.title | default('Home Assistant') }}}}"
@@ -64,6 +56,16 @@ extension:
 monitoring: {{interval: 500ms}}
 homeassistant:
   device_name: Test bridge
+"""
+
+ALARM_ROUTE = """  - name: alarm
+    topic: alarm/+
+    input: text
+    alert:
+      title: ALARM
+      body: "{{ raw }}"
+      interruption_level: critical
+      sound: {name: default, critical: true, volume: 1.0}
 """
 
 GARAGE_ROUTE = """  - name: garage
@@ -107,8 +109,9 @@ class World:
                                         blueprints=[BLUEPRINT], automations=AUTOMATIONS)
         self.bridge = harness.Bridge(self.binary, self.directory, self.config(with_garage=True))
 
-    def config(self, with_garage):
+    def config(self, with_garage, with_alarm=True):
         return BRIDGE_YML.format(port=self.broker.port, client_id=CLIENT_ID,
+                                 alarm_route=ALARM_ROUTE if with_alarm else "",
                                  extra_routes=GARAGE_ROUTE if with_garage else "")
 
     def stop(self):
@@ -364,15 +367,18 @@ def test_sigterm_turns_connectivity_off(w):
 
 
 def test_bridge_restart_brings_entities_back_without_replaying_alerts(w):
-    """After the SIGTERM above: a new bridge makes the entities available again; the event
+    """After the SIGTERM above: a new bridge, whose config lost the alarm route while it was
+    stopped, makes the entities available again and removes the alarm route's; the event
     entity's restored last event does not make the blueprint notify again."""
     since = ha_now(w)
-    w.bridge = harness.Bridge(w.binary, w.directory, w.config(with_garage=False))
+    w.bridge = harness.Bridge(w.binary, w.directory, w.config(with_garage=False, with_alarm=False))
     wait_for("binary_sensor connected = on", lambda: w.state_is(f"binary_sensor.{NODE}_connected", "on"))
     wait_for("event.leak available", lambda: not w.state_is(f"event.{NODE}_leak", "unavailable"))
     wait_for("sensor leak_received available (0 after the restart)",
              lambda: w.state_is(f"sensor.{NODE}_leak_received", "0"))
     assert w.state(f"event.{NODE}_leak")["attributes"]["source_topic"] == "zigbee2mqtt/leak/kitchen"
+    gone = [f"sensor.{NODE}_alarm_{c}" for c in COUNTERS] + [f"event.{NODE}_alarm"]
+    wait_for("the alarm route's entities to be removed (stale at start)", lambda: all(w.state(e) is None for e in gone))
     # A new alert still goes through.
     w.recorder.publish("zigbee2mqtt/leak/bathroom", json.dumps({"water_leak": True}))
     wait_for("the bathroom alert's notify call", lambda: finished_runs(w, "pb_leak_forward", since=since))

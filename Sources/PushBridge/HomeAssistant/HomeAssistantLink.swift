@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// The running bridge's side of Home Assistant's MQTT discovery (SPEC section 11).
@@ -13,6 +14,9 @@ final class HomeAssistantLink: Sendable {
     let birthTopic: String
     private let hop: [(name: String, value: String)]
     private let logger: Logger
+    private let broker: BrokerConfig
+    /// Set once the first connection started the sweep for stale configs.
+    private let swept = Atomic<Bool>(false)
     /// The entities announced for the routes in effect, and each route's event topic.
     private let state: Mutex<State>
 
@@ -28,6 +32,7 @@ final class HomeAssistantLink: Sendable {
         self.birthTopic = builder.homeAssistant.birthTopic
         self.hop = config.broker.protocolVersion == .v5 ? [hop] : []
         self.logger = logger
+        self.broker = config.broker
         self.state = Mutex(Self.state(builder, routes: config.routes.map(\.name)))
         if config.notifyRoute == nil {
             logger.warning("homeassistant: no route matches notify_topic '\(builder.homeAssistant.notifyTopic)': what Home Assistant sends with the notify entity is unrouted")
@@ -59,7 +64,8 @@ final class HomeAssistantLink: Sendable {
         return true
     }
 
-    /// Publishes every discovery config (retained, QoS 1).
+    /// Publishes every discovery config (retained, QoS 1); the first time, also starts the
+    /// sweep for stale configs (`sweepOnce`).
     func announce(_ client: MQTTClient) {
         let entities = state.withLock { $0.entities }
         var failed = 0
@@ -69,6 +75,30 @@ final class HomeAssistantLink: Sendable {
         } else {
             logger.debug("Home Assistant discovery: \(entities.count) config(s) published under \(builder.homeAssistant.discoveryPrefix)/")
         }
+        sweepOnce(client)
+    }
+
+    /// Once per process, after the first announcement: removes the configs the broker still
+    /// holds for this node that the current routes do not announce (routes removed while
+    /// the bridge was stopped). Runs on a thread of its own; never delays the connection.
+    private func sweepOnce(_ client: MQTTClient) {
+        guard swept.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        let filter = StaleConfigSweep.filter(prefix: builder.homeAssistant.discoveryPrefix, nodeID: builder.nodeID)
+        let thread = Thread { [self] in
+            guard let retained = StaleConfigSweep.retainedConfigs(broker: broker, filter: filter, logger: logger) else {
+                logger.debug("Home Assistant: could not read the retained discovery configs under \(filter)")
+                return
+            }
+            let current = Set(state.withLock { $0.entities.map(\.topic) })
+            let stale = retained.subtracting(current).sorted()
+            for topic in stale { _ = publish(client, topic, [], retain: true) }
+            if !stale.isEmpty {
+                logger.info("Home Assistant: removed \(stale.count) entit\(stale.count == 1 ? "y" : "ies") no route announces any more")
+            }
+            logger.debug("Home Assistant: sweep done (\(retained.count) retained config(s), \(stale.count) stale)")
+        }
+        thread.name = "homeassistant sweep"
+        thread.start()
     }
 
     /// The routes changed (reload): removes the entities of dropped routes from Home

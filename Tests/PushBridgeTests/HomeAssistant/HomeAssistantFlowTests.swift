@@ -124,12 +124,35 @@ struct HomeAssistantFlowTests {
         try await bridge.stop()
     }
 
+    @Test("configs the broker keeps for routes removed while the bridge was stopped are removed at start")
+    func staleConfigsAreSwept() async throws {
+        let t = try await Setup.start()
+        let stale = "\(t.prefix)/sensor/\(t.node)/\(t.node)_old_received/config"
+        let staleEvent = "\(t.prefix)/event/\(t.node)/\(t.node)_old/config"
+        let otherNode = "\(t.prefix)/sensor/someone_else/someone_else_x/config"
+        for topic in [stale, staleEvent, otherNode] { try t.watcher.publish(topic, "{}", retain: true) }
+        try await eventually("the 3 retained configs") { t.configs().count == 3 }
+        let bridge = try LiveBridge(t.yaml())
+        try await eventually("the sweep; log: \(bridge.log.all.suffix(5))") { bridge.log.contains("sweep done") }
+        #expect(bridge.log.contains("2 stale)"), "\(bridge.log.all.filter { $0.contains("sweep") })")
+        let emptied = { Set(t.configs().filter { $0.payload.isEmpty }.map(\.topic)) }
+        try await eventually("2 emptied; have \(emptied())") { emptied() == [stale, staleEvent] }
+        #expect(bridge.log.contains("removed 2 entities no route announces any more"))
+        // The other bridge's config is untouched.
+        let late = try await TestClient.connected(to: t.s.broker, subscriptions: [MQTTSubscription(filter: otherNode, qos: 1)])
+        try await eventually("the other node's retained config") { late.messages.count == 1 }
+        #expect(late.messages.first?.payload == Array("{}".utf8))
+        late.stop()
+        try await bridge.stop()
+    }
+
     @Test("a route removed by a reload gets an empty retained config for each of its entities")
     func reloadRemoves() async throws {
         let t = try await Setup.start()
         let bridge = try LiveBridge(t.yaml())
         try await t.s.waitUntilOnline()
         try await eventually("14 configs") { t.configs().count == 14 }
+        try await eventually("the sweep") { bridge.log.contains("sweep done") }
         let new = try ConfigLoader.load(text: t.yaml(routes: ["doorbell"]), path: "bridge.yml", environment: [:]).get()
         #expect(bridge.bridge.apply(new) == .applied(warnings: []))
         let empty = { t.configs().filter { $0.payload.isEmpty } }
