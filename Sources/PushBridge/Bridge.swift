@@ -32,7 +32,7 @@ public final class Bridge: Sendable {
     let stats: Stats
     let hop: (name: String, value: String)
     private let sequencer: TopicSequencer<Finished>
-    private let stopRequested = Atomic<Bool>(false)
+    private let stopRequested = StopSignal()
     /// Backpressure, the journal and publish tracking (SPEC section 9).
     let durability: Durability
     /// Writes the filter memory to the journal in batches (when `journal` is set).
@@ -228,34 +228,55 @@ public final class Bridge: Sendable {
 
     /// Asks `run()` to drain and return (what SIGTERM does).
     public func requestStop() {
-        stopRequested.store(true, ordering: .releasing)
+        stopRequested.fire()
     }
 
+    /// Returns on `requestStop()` (SIGTERM/SIGINT) or when the task running `run()` is
+    /// cancelled: both drain and stop the same way.
     private func waitForStop() async {
-        while !stopRequested.load(ordering: .acquiring) {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
+        await stopRequested.wait()
     }
 
     private func drain(_ client: MQTTClient, publisher: MQTTClient) async {
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
         logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
-        while clientBox.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
+        // Not `Task.sleep`: after a cancellation it would throw at once and this would spin.
+        await Self.offPool { [clientBox] in
+            while clientBox.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+                usleep(10_000)
+            }
         }
         pipeline.shutdown()
-        memoryWriter?.stop()  // what the last messages taught the filters
-        publisher.stop(flushTimeout: .seconds(5))  // the display publishes' PUBACKs finish their journal rows
+        // The blocking stops run on a thread of their own, never on the cooperative pool.
+        await Self.offPool { [memoryWriter] in
+            memoryWriter?.stop()  // what the last messages taught the filters
+            publisher.stop(flushTimeout: .seconds(5))  // the display publishes' PUBACKs finish their journal rows
+        }
         stats.setConnected(false)  // the last retained snapshot outlives this connection
         publishStats()
         if let topic = config.monitoring.statusTopic {
             _ = try? client.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
                                     userProperties: [])
         }
-        client.stop(flushTimeout: .seconds(5))
-        durability.close()
+        await Self.offPool { [durability] in
+            client.stop(flushTimeout: .seconds(5))
+            durability.close()
+        }
         logger.info("stopped")
+    }
+
+    /// Runs blocking work (joining network threads, flushing to the broker, closing the
+    /// journal) on a new thread and awaits it.
+    private static func offPool(_ work: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                work()
+                done.resume()
+            }
+            thread.name = "pushbridge-stop"
+            thread.start()
+        }
     }
 
     // MARK: - Per message

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The memory of one `changed` filter: the last value recorded for each key (SPEC section 4).
 ///
-/// Bounded like `KeyedWindows`: at most ``capacity`` keys; recording a new key beyond that
+/// Bounded (`BoundedKeys`): at most ``capacity`` keys; recording a new key beyond that
 /// forgets the key recorded least recently, and counts the eviction.
 final class ChangedValues: FilterMemoryStore {
     /// What `observe` decided.
@@ -17,30 +17,15 @@ final class ChangedValues: FilterMemoryStore {
 
     let capacity: Int
     let filterName: String
-    private let tracksChanges: Bool
     private let evictionEvents: EvictionEvents
-
-    private struct Entry {
-        var value: String
-        var stamp: UInt64
-    }
-
-    private struct State {
-        var entries: [String: Entry] = [:]
-        var queue: [(key: String, stamp: UInt64)] = []   // recording order; stale records skipped
-        var head = 0
-        var nextStamp: UInt64 = 0
-        var dirty: Set<String> = []
-    }
-
-    private let state = Mutex(State())
+    private let table: Mutex<BoundedKeys<String>>
 
     init(capacity: Int = FilterConfig.defaultMaxKeys, filterName: String = "", tracksChanges: Bool = false,
          evictionEvents: EvictionEvents = EvictionEvents()) {
         self.capacity = max(1, capacity)
         self.filterName = filterName
-        self.tracksChanges = tracksChanges
         self.evictionEvents = evictionEvents
+        table = Mutex(BoundedKeys(capacity: capacity, tracksChanges: tracksChanges))
     }
 
     var evictions: Int { evictionEvents.count }
@@ -53,67 +38,39 @@ final class ChangedValues: FilterMemoryStore {
     /// value that differed, so a slow drift is reported once it has moved by more than the
     /// deadband (Node-RED's "compared to last valid output value").
     func observe(_ key: String, value: String, deadband: Double) -> Verdict {
-        let verdict: Verdict = state.withLock { s in
-            guard let old = s.entries[key] else { return .first }
-            return Self.same(old.value, value, deadband: deadband) ? .unchanged : .changed
+        let (verdict, evicted) = table.withLock { t -> (Verdict, Int) in
+            let verdict: Verdict
+            if let old = t[key] {
+                verdict = Self.same(old, value, deadband: deadband) ? .unchanged : .changed
+            } else {
+                verdict = .first
+            }
+            if verdict == .unchanged && deadband > 0 { return (verdict, 0) }
+            return (verdict, t.set(key, value))
         }
-        if verdict == .unchanged && deadband > 0 { return verdict }
-        record(key, value: value)
+        if evicted > 0 { evictionEvents.record(evicted, filter: filterName, capacity: capacity) }
         return verdict
     }
 
     /// Records `value` for `key` without a verdict (retained state teaching the filter).
     func record(_ key: String, value: String) {
-        let capacity = self.capacity
-        let tracks = tracksChanges
-        var evicted = 0
-        state.withLock { s in
-            let stamp = s.nextStamp
-            s.nextStamp += 1
-            s.entries[key] = Entry(value: value, stamp: stamp)
-            s.queue.append((key, stamp))
-            if tracks { s.dirty.insert(key) }
-            while s.entries.count > capacity, s.head < s.queue.count {
-                let oldest = s.queue[s.head]
-                s.head += 1
-                if s.entries[oldest.key]?.stamp == oldest.stamp {
-                    s.entries[oldest.key] = nil
-                    evicted += 1
-                    if tracks { s.dirty.insert(oldest.key) }
-                }
-            }
-            if s.head > 1024, s.head * 2 > s.queue.count {
-                s.queue.removeFirst(s.head)
-                s.head = 0
-            }
-            if s.queue.count - s.head > 2 * s.entries.count + 1024 {
-                s.queue = s.entries.map { ($0.key, $0.value.stamp) }.sorted { $0.stamp < $1.stamp }
-                s.head = 0
-            }
-        }
+        let evicted = table.withLock { $0.set(key, value) }
         if evicted > 0 { evictionEvents.record(evicted, filter: filterName, capacity: capacity) }
     }
 
     /// The value recorded for `key`.
-    func value(for key: String) -> String? { state.withLock { $0.entries[key]?.value } }
+    func value(for key: String) -> String? { table.withLock { $0[key] } }
 
-    var count: Int { state.withLock { $0.entries.count } }
+    var count: Int { table.withLock { $0.count } }
 
     func takeChanges(_ clocks: ClockReading) -> [(key: String, value: String?)] {
-        state.withLock { s in
-            defer { s.dirty.removeAll() }
-            return s.dirty.map { ($0, s.entries[$0]?.value) }
-        }
+        table.withLock { $0.takeChanges() }
     }
 
     func restore(_ rows: [(key: String, value: String)], _ clocks: ClockReading) {
-        state.withLock { s in
-            for row in rows.suffix(capacity) {
-                let stamp = s.nextStamp
-                s.nextStamp += 1
-                s.entries[row.key] = Entry(value: row.value, stamp: stamp)
-                s.queue.append((row.key, stamp))
-            }
+        table.withLock { t in
+            for row in rows.suffix(capacity) { _ = t.set(row.key, row.value) }
+            _ = t.takeChanges()  // they are in the journal already
         }
     }
 

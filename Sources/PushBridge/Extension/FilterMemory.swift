@@ -53,7 +53,7 @@ public final class FilterMemory: Sendable {
         return state.withLock { s in
             if let existing = s.stores[identity] as? S { return existing }
             let events = EvictionEvents { name, capacity in
-                logger?.warning("filter '\(name)' remembers at most \(capacity) keys and has begun to forget the oldest; set max_keys: in the filter to keep more (about 200 bytes per key)")
+                logger?.warning("filter '\(name)' remembers at most \(capacity) keys and has begun to forget the oldest; set max_keys: in the filter to keep more (each key costs about 120 bytes plus its text)")
             }
             let store = make(events)
             if let rows = s.pending.removeValue(forKey: identity), let clocks = s.restoredAt {
