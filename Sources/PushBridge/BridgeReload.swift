@@ -66,7 +66,7 @@ extension Bridge {
                 usleep(5_000)
             }
         }
-        homeAssistant?.routesChanged(to: effective.routes.map(\.name), client: currentClient())
+        homeAssistant?.routesChanged(to: effective, client: currentClient())
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)
         Task.detached {

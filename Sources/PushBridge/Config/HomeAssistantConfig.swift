@@ -74,12 +74,20 @@ extension BridgeConfig {
         return routes.first { TopicFilter.matches(filter: $0.topic, topic: ha.notifyTopic) }
     }
 
+    /// The first route whose filter matches Home Assistant's status topic, if any: such a
+    /// route gets the status messages too (after the bridge has answered a birth message).
+    public var homeAssistantStatusRoute: RouteConfig? {
+        guard let ha = homeAssistant else { return nil }
+        return routes.first { TopicFilter.matches(filter: $0.topic, topic: ha.birthTopic) }
+    }
+
     /// The `homeassistant:` lines of `pushbridge check`.
     func describeHomeAssistant() -> [String] {
         guard let ha = homeAssistant else { return ["homeassistant: off"] }
         let node = HomeAssistantConfig.nodeID(clientID: broker.clientID)
+        let status = homeAssistantStatusRoute.map { "; route '\($0.name)' gets it too" } ?? ""
         var lines = [
-            "homeassistant: discovery_prefix=\(ha.discoveryPrefix) device_name=\"\(ha.deviceName)\" node_id=\(node) (listens to \(ha.birthTopic))",
+            "homeassistant: discovery_prefix=\(ha.discoveryPrefix) device_name=\"\(ha.deviceName)\" node_id=\(node) (listens to \(ha.birthTopic)\(status))",
         ]
         if let route = notifyRoute {
             lines.append("  notify_topic=\(ha.notifyTopic) -> route '\(route.name)'")

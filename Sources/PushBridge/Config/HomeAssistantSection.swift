@@ -50,13 +50,8 @@ extension ConfigAssembly {
             reader.error("'homeassistant' needs 'monitoring.stats_topic' (the counter sensors read it); remove 'stats_topic: null'",
                          at: mark)
         }
-        let birth = config.homeAssistant!.birthTopic
         var seen: [String: String] = [:]
         for (route, routeMark) in zip(config.routes, routeMarks) {
-            if TopicFilter.validate(route.topic) == nil, TopicFilter.matches(filter: route.topic, topic: birth) {
-                reader.error("route '\(route.name)' (topic '\(route.topic)') would receive Home Assistant's status on '\(birth)', which the bridge reads itself; narrow the filter",
-                             at: routeMark)
-            }
             let id = HomeAssistantConfig.routeID(route.name)
             if let first = seen[id] {
                 reader.error("routes '\(first)' and '\(route.name)' get the same Home Assistant id '\(id)'; rename one",

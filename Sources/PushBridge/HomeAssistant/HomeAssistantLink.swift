@@ -23,6 +23,8 @@ final class HomeAssistantLink: Sendable {
     private struct State {
         var entities: [DiscoveryEntity]
         var eventTopics: [String: String]
+        /// A route matches the status topic: its messages go on to the pipeline.
+        var statusRouted: Bool
     }
 
     /// `nil` unless `config` has a `homeassistant:` section.
@@ -33,27 +35,32 @@ final class HomeAssistantLink: Sendable {
         self.hop = config.broker.protocolVersion == .v5 ? [hop] : []
         self.logger = logger
         self.broker = config.broker
-        self.state = Mutex(Self.state(builder, routes: config.routes.map(\.name)))
+        self.state = Mutex(Self.state(builder, config: config))
         if config.notifyRoute == nil {
             logger.warning("homeassistant: no route matches notify_topic '\(builder.homeAssistant.notifyTopic)': what Home Assistant sends with the notify entity is unrouted")
         }
     }
 
-    private static func state(_ builder: DiscoveryBuilder, routes: [String]) -> State {
+    private static func state(_ builder: DiscoveryBuilder, config: BridgeConfig) -> State {
+        let routes = config.routes.map(\.name)
         var topics: [String: String] = [:]
         for route in routes { topics[route] = builder.eventTopic(route: route) }
-        return State(entities: builder.entities(routes: routes), eventTopics: topics)
+        return State(entities: builder.entities(routes: routes), eventTopics: topics,
+                     statusRouted: config.homeAssistantStatusRoute != nil)
     }
 
     /// The subscription to Home Assistant's status topic (QoS 0: a missed birth message is
-    /// covered by the announcement on every connect).
+    /// covered by the announcement on every connect). None when a route's own (not shared)
+    /// subscription already brings the status: two overlapping subscriptions would bring
+    /// each message twice.
     static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
         guard let ha = config.homeAssistant else { return [] }
+        if let route = config.homeAssistantStatusRoute, route.share == nil { return [] }
         return [MQTTSubscription(filter: ha.birthTopic, qos: 0, noLocal: config.broker.protocolVersion == .v5)]
     }
 
-    /// `true` when `message` is Home Assistant's status (handled here: it never enters the
-    /// pipeline nor the counters); `online` announces the bridge again.
+    /// `true` when `message` is Home Assistant's status and no route takes it: it then never
+    /// enters the pipeline nor the counters. `online` announces the bridge again either way.
     func intercept(_ message: InboundMessage, client: MQTTClient?) -> Bool {
         guard message.topic == birthTopic else { return false }
         let text = String(decoding: message.payload, as: UTF8.self)
@@ -61,7 +68,7 @@ final class HomeAssistantLink: Sendable {
             logger.info("Home Assistant is online (\(birthTopic)): announcing the bridge again")
             announce(client)
         }
-        return true
+        return !state.withLock { $0.statusRouted }
     }
 
     /// Publishes every discovery config (retained, QoS 1); the first time, also starts the
@@ -103,8 +110,8 @@ final class HomeAssistantLink: Sendable {
 
     /// The routes changed (reload): removes the entities of dropped routes from Home
     /// Assistant (empty retained configs), then announces the current set.
-    func routesChanged(to routes: [String], client: MQTTClient?) {
-        let next = Self.state(builder, routes: routes)
+    func routesChanged(to config: BridgeConfig, client: MQTTClient?) {
+        let next = Self.state(builder, config: config)
         let previous = state.withLock { s in
             let old = s.entities
             s = next

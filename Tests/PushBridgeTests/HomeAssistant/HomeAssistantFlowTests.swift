@@ -27,10 +27,11 @@ struct HomeAssistantFlowTests {
             return Setup(s: s, watcher: watcher, clientID: clientID, node: node)
         }
 
-        func yaml(routes: [String] = ["doorbell", "garage"]) -> String {
+        func yaml(routes: [String] = ["doorbell", "garage"], extraRoutes: String = "") -> String {
             s.yaml("""
                 \(HomeAssistantFlowTests.entitlement)
                 routes:
+                \(extraRoutes)
                 \(routes.map { "  - {name: \($0), topic: \"\(s.ns)/in/\($0)/+\", collapse_id: \"\($0)-{{ levels[3] }}\", alert: {title: \"\($0)\", body: \"{{ payload.msg }}\", thread_id: \($0), interruption_level: time-sensitive}}" }.joined(separator: "\n"))
                 extension:
                   filters:
@@ -104,6 +105,25 @@ struct HomeAssistantFlowTests {
         ]))
         let shown = try await t.s.waitFor(t.s.display("doorbell/front"))
         #expect(try JSONValue.parse(shown[0].payload)["id"] == .string(id))
+        try await bridge.stop()
+    }
+
+    @Test("a route on Home Assistant's status topic gets its messages once; the bridge still answers the birth message")
+    func statusRoute() async throws {
+        let t = try await Setup.start()
+        let route = "  - {name: ha-status, topic: \"\(t.prefix)/status\", input: text, alert: {title: \"HA is {{ raw }}\"}}"
+        let config = try ConfigLoader.load(text: t.yaml(extraRoutes: route), path: "bridge.yml", environment: [:]).get()
+        #expect(Bridge.subscriptions(for: config).filter { $0.filter == "\(t.prefix)/status" }.count == 1)
+        let bridge = try LiveBridge(t.yaml(extraRoutes: route))
+        try await t.s.waitUntilOnline()
+        try await eventually("19 configs") { t.configs().count == 19 }
+        try t.watcher.publish("\(t.prefix)/status", "offline")
+        try t.watcher.publish("\(t.prefix)/status", "online")
+        try await eventually("38 configs after the birth message") { t.configs().count == 38 }
+        let stats = try await t.s.waitForStats("2 decided") { total($0, "received") == 2 && $0["in_flight"] == .int(0) }
+        #expect(total(stats, "delivered") == 2)
+        let shown = try await t.s.waitFor("\(t.s.ns)/out/\(t.prefix)/status", count: 2)
+        #expect(try shown.map { jsonString(try JSONValue.parse($0.payload)["title"]) } == ["HA is offline", "HA is online"])
         try await bridge.stop()
     }
 
