@@ -15,7 +15,8 @@ struct ConfigFuzzTests {
     /// The repository's own valid config files: the mutation seeds.
     static func seeds() throws -> [String] {
         let paths = ["bridge.yml", "examples/zigbee2mqtt/bridge.yml", "examples/homeassistant/bridge.yml",
-                     "examples/frigate/bridge.yml", "examples/tasmota-shelly/bridge.yml"]
+                     "examples/frigate/bridge.yml", "examples/tasmota-shelly/bridge.yml",
+                     "examples/owntracks/bridge.yml", "examples/esphome/bridge.yml"]
         return try paths.map { try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8) }
     }
 

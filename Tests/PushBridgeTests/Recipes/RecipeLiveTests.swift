@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import PushBridge
+
+/// The recipes on a real mosquitto: `pushbridge run -c examples/<recipe>/bridge.yml` with the
+/// broker from the environment (`MQTT_HOST`, `MQTT_PORT`), the retained samples stored on the
+/// broker before the bridge starts, the live ones published after it subscribed. The display
+/// messages must be those `expected.tsv` delivers.
+///
+/// Only the samples before the first `#@ env` reload and at the first `#@ at` time run here:
+/// the live bridge sees the real clock, so it runs with `TZ` set to the whole-hour zone in
+/// which the real time falls in that hour (`#@ at 14:00` -> a zone where it is now 14:xx).
+/// The rest is `RecipeTests`' job. OwnTracks is left out: its samples' `tst` fall on
+/// 2026-03-04, and a live bridge would find them a day old.
+@Suite("Recipes on a real broker")
+struct RecipeLiveTests {
+    static let recipes = ["esphome", "frigate", "homeassistant", "tasmota-shelly", "zigbee2mqtt"]
+
+    /// `Etc/GMT-N` (N hours east of UTC) in which the local hour is now `hour`, when
+    /// Foundation knows that zone.
+    static func zone(whereHourIs hour: Int) -> String? {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        var offset = hour - calendar.component(.hour, from: Date())
+        if offset > 14 { offset -= 24 }
+        if offset < -12 { offset += 24 }
+        let name = offset == 0 ? "Etc/GMT" : "Etc/GMT\(offset > 0 ? "-" : "+")\(abs(offset))"
+        return TimeZone(identifier: name) != nil ? name : nil
+    }
+
+    @Test("the samples before the reload give the expected display messages", arguments: recipes)
+    func samplesOnABroker(recipe: String) async throws {
+        let dir = RecipeTests.examples.appendingPathComponent(recipe)
+        let all = try TrySamples.parse(
+            try String(contentsOf: dir.appendingPathComponent("samples.tsv"), encoding: .utf8),
+            path: "\(recipe)/samples.tsv")
+        let start = try #require(all.first?.at, "\(recipe): samples.tsv starts with '#@ at HH:MM'")
+        let samples = all.prefix { $0.environment.isEmpty && $0.at == start }
+        guard let hour = Int(start.prefix(2)), start.count == 5, let zone = Self.zone(whereHourIs: hour) else {
+            Issue.record("\(recipe): no time zone with the hour of '#@ at \(start)'")
+            return
+        }
+        let expected = try RecipeFiles.expectations(
+            try String(contentsOf: dir.appendingPathComponent("expected.tsv"), encoding: .utf8),
+            path: "\(recipe)/expected.tsv")
+        let byLine = Dictionary(expected.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
+        let wanted = samples.compactMap { sample -> String? in
+            guard let e = byLine[sample.line], e.outcome == "delivered" else { return nil }
+            return "\(sample.topic) -> \(e.title ?? "")"
+        }.sorted()
+        let retained = samples.filter(\.retain)
+        let live = samples.filter { !$0.retain }
+
+        let broker = try withUnblockedSignals { try TestBroker() }
+        let observer = try await TestClient.connected(to: broker, subscriptions: [
+            MQTTSubscription(filter: "display/#", qos: 1), MQTTSubscription(filter: "pushbridge/stats", qos: 1),
+        ])
+        defer { observer.stop(flushTimeout: .zero) }
+        for sample in retained { try observer.publish(sample.topic, sample.payload, retain: true) }
+        try await eventually("the retained samples acknowledged", timeout: .seconds(20)) {
+            observer.publishedMids.count == retained.count
+        }
+
+        var environment = MonitoredBinary.environment
+        environment["MQTT_HOST"] = "127.0.0.1"
+        environment["MQTT_PORT"] = String(broker.port)
+        environment["PUSHBRIDGE_CLIENT_ID"] = uniqueName("recipe")
+        environment["TZ"] = zone
+        let bridge = try withUnblockedSignals {
+            try ManagedProcess(try MonitoredBinary.located(), ["run", "-c", dir.appendingPathComponent("bridge.yml").path],
+                               environment: environment)
+        }
+        // The bridge has subscribed when it has decided every retained sample the broker replayed.
+        func decided() -> (received: Int, inFlight: Int) {
+            guard let last = observer.messages.last(where: { $0.topic == "pushbridge/stats" }),
+                  let stats = try? JSONValue.parse(last.payload) else { return (-1, -1) }
+            return (count(stats, "totals", "received"), count(stats, "in_flight"))
+        }
+        try await eventually("\(recipe): the bridge decided the \(retained.count) retained samples; stderr: \(bridge.stderr)",
+                             timeout: .seconds(40)) {
+            decided() == (retained.count, 0)
+        }
+        for sample in live { try observer.publish(sample.topic, sample.payload) }
+        try await eventually("\(recipe): the bridge decided all \(samples.count) samples; stderr: \(bridge.stderr)",
+                             timeout: .seconds(40)) {
+            decided() == (samples.count, 0)
+        }
+        func shown() -> [String] {
+            observer.messages.filter { $0.topic.hasPrefix("display/") }.map { message in
+                let display = try? JSONValue.parse(message.payload)
+                return "\(jsonString(display?["source_topic"])) -> \(jsonString(display?["title"]))"
+            }.sorted()
+        }
+        try await eventually("\(recipe): \(wanted.count) display messages, have \(shown())", timeout: .seconds(20)) {
+            shown().count >= wanted.count
+        }
+        #expect(shown() == wanted, "\(recipe): display messages on a real broker")
+        _ = await bridge.terminate()
+        broker.stop()
+    }
+}
