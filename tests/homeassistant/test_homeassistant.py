@@ -254,7 +254,7 @@ def test_blueprint_maps_apple_fields_to_the_notify_call(w):
                 continue
             trace = w.ha.ws({"type": "trace/get", "domain": "automation", "item_id": automation_id,
                              "run_id": t["run_id"]})
-            for step in trace["trace"].get("action/0", []):
+            for step in (s for path, steps in trace["trace"].items() if path.startswith("action/") for s in steps):
                 params = step.get("result", {}).get("params", {})
                 if params.get("service_data", {}).get("message") == body:
                     return params
@@ -432,7 +432,8 @@ def main():
         print("--- hass log (tail)\n" + world.ha.process.tail(60))
         print(f"FAILED: {failures} of {len(CHECKS)} Home Assistant checks ({total:.1f} s)")
         return 1
-    shutil.rmtree(world.directory, ignore_errors=True)
+    if not os.environ.get("PUSHBRIDGE_HA_KEEP"):  # set it to keep the logs and configs
+        shutil.rmtree(world.directory, ignore_errors=True)
     print(f"passed: {len(CHECKS)} Home Assistant checks in {total:.1f} s")
     return 0
 
