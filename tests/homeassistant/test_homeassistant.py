@@ -386,13 +386,26 @@ def test_bridge_restart_brings_entities_back_without_replaying_alerts(w):
     assert len(runs) == 1, runs
 
 
+def test_home_assistant_logged_nothing_wrong_with_us(w):
+    """No warning or error from the parts of Home Assistant that read what the bridge sends
+    or run the blueprint (discovery schema errors, template errors, bad event payloads)."""
+    ours = ("components.mqtt", "components.automation", "helpers.template", "components.blueprint",
+            "components.event", "components.notify", "components.sensor", "components.binary_sensor",
+            "helpers.script")
+    with open(w.ha.log_path, errors="replace") as f:
+        bad = [line.rstrip() for line in f
+               if (" WARNING " in line or " ERROR " in line) and any(f"[homeassistant.{o}" in line for o in ours)]
+    assert not bad, "\n".join(bad[:20])
+
+
 CHECKS = [test_device_and_entities, test_connectivity_sensor_is_on_while_the_bridge_runs,
           test_delivered_alert_fires_the_event_entity, test_suppressed_alert_does_not_fire,
           test_critical_alert_carries_sound_critical, test_blueprint_maps_apple_fields_to_the_notify_call,
           test_notify_entity_goes_through_the_filters, test_birth_message_makes_the_bridge_announce_again,
           test_home_assistant_restart_gets_the_bridge_announced_again,
           test_route_removed_by_reload_leaves_home_assistant, test_check_names_the_notify_route,
-          test_sigterm_turns_connectivity_off, test_bridge_restart_brings_entities_back_without_replaying_alerts]
+          test_sigterm_turns_connectivity_off, test_bridge_restart_brings_entities_back_without_replaying_alerts,
+          test_home_assistant_logged_nothing_wrong_with_us]
 
 
 def ha_version():
