@@ -437,6 +437,9 @@ def main():
                 traceback.print_exc()
                 if not world.bridge.process.running():
                     print("--- pushbridge log (tail)\n" + world.bridge.process.tail())
+                if check is CHECKS[0]:
+                    print("  (the other checks need the discovered entities: not run)")
+                    break
     finally:
         world.stop()
     total = time.monotonic() - started
