@@ -40,7 +40,10 @@ routes:
       body: "Water detected in the {{{{ levels[2] }}}}."
       interruption_level: time-sensitive
       thread_id: water
-{alarm_route}{extra_routes}  - name: ha-notify                 # what Home Assistant sends with the notify entity
+{alarm_route}{extra_routes}  - name: "Küche {{{{x}}}}'s \\"leak\\""    # a name that needs quoting in HA's templates
+    topic: odd/+
+    input: text
+  - name: ha-notify                 # what Home Assistant sends with the notify entity
     topic: pushbridge/notify
     alert:
       title: "{{{{ payload.title | default('Home Assistant') }}}}"
@@ -90,8 +93,9 @@ AUTOMATIONS = f"""
       notify_service: notify.persistent_notification
 """
 
-ROUTES = ["leak", "alarm", "garage", "ha-notify"]
-ROUTE_IDS = {"leak": "leak", "alarm": "alarm", "garage": "garage", "ha-notify": "ha_notify"}
+ODD = "Küche {{x}}'s \"leak\""
+ROUTES = ["leak", "alarm", "garage", "ha-notify", ODD]
+ROUTE_IDS = {"leak": "leak", "alarm": "alarm", "garage": "garage", "ha-notify": "ha_notify", ODD: "k_che_x_s_leak"}
 COUNTERS = ["received", "delivered", "suppressed", "rejected"]
 
 
@@ -218,6 +222,15 @@ def test_delivered_alert_fires_the_event_entity(w):
     assert "sound_critical" not in a, a
     wait_for("sensor leak_delivered = 1", lambda: w.state_is(f"sensor.{NODE}_leak_delivered", "1"))
     wait_for("sensor leak_received = 1", lambda: w.state_is(f"sensor.{NODE}_leak_received", "1"))
+
+
+def test_counters_of_a_route_with_an_odd_name(w):
+    """Quotes, braces and non-ASCII in a route name reach HA's value_template intact."""
+    w.recorder.publish("odd/a", "hello")
+    wait_for("the odd route's delivered = 1", lambda: w.state_is(f"sensor.{NODE}_k_che_x_s_leak_delivered", "1"))
+    a = w.state(f"sensor.{NODE}_k_che_x_s_leak_received")
+    assert a["state"] == "1" and a["attributes"]["friendly_name"] == f"Test bridge {ODD} received", a
+    assert w.state(f"event.{NODE}_k_che_x_s_leak")["attributes"]["route"] == ODD
 
 
 def test_suppressed_alert_does_not_fire(w):
@@ -399,7 +412,8 @@ def test_home_assistant_logged_nothing_wrong_with_us(w):
 
 
 CHECKS = [test_device_and_entities, test_connectivity_sensor_is_on_while_the_bridge_runs,
-          test_delivered_alert_fires_the_event_entity, test_suppressed_alert_does_not_fire,
+          test_delivered_alert_fires_the_event_entity, test_counters_of_a_route_with_an_odd_name,
+          test_suppressed_alert_does_not_fire,
           test_critical_alert_carries_sound_critical, test_blueprint_maps_apple_fields_to_the_notify_call,
           test_notify_entity_goes_through_the_filters, test_birth_message_makes_the_bridge_announce_again,
           test_home_assistant_restart_gets_the_bridge_announced_again,

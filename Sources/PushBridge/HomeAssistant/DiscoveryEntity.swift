@@ -37,14 +37,16 @@ enum RouteCounter: String, CaseIterable, Sendable {
 
 /// Text for Home Assistant templates.
 enum JinjaText {
-    /// `text` as a single-quoted Jinja string literal: `'` and `\` escaped, anything
-    /// outside printable ASCII as `\uXXXX` / `\UXXXXXXXX` (Jinja decodes these escapes).
+    /// `text` as a single-quoted Jinja string literal: `'` and `\` escaped, braces and
+    /// anything outside printable ASCII as `\uXXXX` / `\UXXXXXXXX` (Jinja decodes these).
     static func literal(_ text: String) -> String {
         var out = "'"
         for scalar in text.unicodeScalars {
             switch scalar {
             case "'": out += "\\'"
             case "\\": out += "\\\\"
+            // Jinja's lexer ends an expression at `}}` even inside a string literal.
+            case "{", "}": out += scalar == "{" ? "\\u007b" : "\\u007d"
             case " "..."~": out.unicodeScalars.append(scalar)
             default:
                 let hex = String(scalar.value, radix: 16)

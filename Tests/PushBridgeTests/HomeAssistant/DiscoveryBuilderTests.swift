@@ -121,5 +121,6 @@ import Testing
         #expect(c["value_template"] == .string("{{ (value_json.routes.get('it\\'s \\\\ ok \\u00fc') or {}).get('received', 0) }}"))
         #expect(JinjaText.literal("😀") == "'\\U0001f600'")
         #expect(JinjaText.literal("a\nb") == "'a\\u000ab'")
+        #expect(JinjaText.literal("{{ x }}") == "'\\u007b\\u007b x \\u007d\\u007d'")
     }
 }
