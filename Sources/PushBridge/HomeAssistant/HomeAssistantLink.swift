@@ -36,9 +36,12 @@ final class HomeAssistantLink: Sendable {
         self.logger = logger
         self.broker = config.broker
         self.state = Mutex(Self.state(builder, config: config))
-        if config.notifyRoute == nil {
-            logger.warning("homeassistant: no route matches notify_topic '\(builder.homeAssistant.notifyTopic)': what Home Assistant sends with the notify entity is unrouted")
-        }
+        warnWithoutNotifyRoute(config)
+    }
+
+    private func warnWithoutNotifyRoute(_ config: BridgeConfig) {
+        guard config.notifyRoute == nil else { return }
+        logger.warning("homeassistant: no route matches notify_topic '\(builder.homeAssistant.notifyTopic)': what Home Assistant sends with the notify entity is unrouted")
     }
 
     private static func state(_ builder: DiscoveryBuilder, config: BridgeConfig) -> State {
@@ -112,6 +115,7 @@ final class HomeAssistantLink: Sendable {
     /// Assistant (empty retained configs), then announces the current set.
     func routesChanged(to config: BridgeConfig, client: MQTTClient?) {
         let next = Self.state(builder, config: config)
+        warnWithoutNotifyRoute(config)
         let previous = state.withLock { s in
             let old = s.entities
             s = next
