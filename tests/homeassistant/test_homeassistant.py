@@ -399,6 +399,18 @@ def test_bridge_restart_brings_entities_back_without_replaying_alerts(w):
     assert len(runs) == 1, runs
 
 
+def test_sigkill_turns_connectivity_off_through_the_will(w):
+    """A crash (SIGKILL): the broker publishes the bridge's will, offline, on the status topic."""
+    assert w.state_is(f"binary_sensor.{NODE}_connected", "on")
+    t0 = time.monotonic()
+    w.bridge.process.signal(signal.SIGKILL)
+    wait_for("binary_sensor connected = off", lambda: w.state_is(f"binary_sensor.{NODE}_connected", "off"))
+    wait_for("event.leak unavailable", lambda: w.state_is(f"event.{NODE}_leak", "unavailable"))
+    print(f"        (off {time.monotonic() - t0:.2f} s after the SIGKILL)")
+    wait_for("the will on pushbridge/status", lambda: w.recorder.on("pushbridge/status")[-1][1] == b"offline")
+    assert w.bridge.process.proc.wait(10) == -signal.SIGKILL
+
+
 def test_home_assistant_logged_nothing_wrong_with_us(w):
     """No warning or error from the parts of Home Assistant that read what the bridge sends
     or run the blueprint (discovery schema errors, template errors, bad event payloads)."""
@@ -419,7 +431,7 @@ CHECKS = [test_device_and_entities, test_connectivity_sensor_is_on_while_the_bri
           test_home_assistant_restart_gets_the_bridge_announced_again,
           test_route_removed_by_reload_leaves_home_assistant, test_check_names_the_notify_route,
           test_sigterm_turns_connectivity_off, test_bridge_restart_brings_entities_back_without_replaying_alerts,
-          test_home_assistant_logged_nothing_wrong_with_us]
+          test_sigkill_turns_connectivity_off_through_the_will, test_home_assistant_logged_nothing_wrong_with_us]
 
 
 def ha_version():
