@@ -204,6 +204,7 @@ public enum FilterAction: Sendable {
     /// Hand back empty content when the expression is true.
     case suppress(Expression)
     /// Rewrite content fields: field name (`title`, `subtitle`, `body`, `sound`,
+    /// `sound_critical`, `sound_volume`,
     /// `badge`, `thread_id`, `category`, `interruption_level`, `relevance_score`,
     /// `target_content_id`, `filter_criteria`, `user_info`) → template.
     case set([(field: String, value: Template)])

@@ -6,7 +6,9 @@ import Foundation
 /// `{title: "{{ content.body }}", body: "{{ content.title }}"}` swaps the two. Text that
 /// renders empty removes the field. `badge` takes an integer (`""` removes it),
 /// `relevance_score` a number clamped to 0…1, `interruption_level` one of the four APNs
-/// names, `user_info` the template's value (`Template.value`). A value that does not parse
+/// names, `sound_critical` `true`/`false` (Apple's critical-alert sound; a content with no
+/// sound gets `default`), `sound_volume` a number from 0 to 1 (`""` removes it),
+/// `user_info` the template's value (`Template.value`). A value that does not parse
 /// leaves the field as it was and is named in the verdict.
 enum ContentSetter {
     /// The rewritten content and the verdict text (`set title, body`).
@@ -48,6 +50,24 @@ enum ContentSetter {
                     content.relevanceScore = min(1, max(0, score))
                 } else {
                     problems.append("relevance_score '\(text)' is not a number"); continue
+                }
+            case "sound_critical":
+                switch trimmed.lowercased() {
+                case "true", "1", "yes":
+                    content.soundCritical = true
+                    if content.sound == nil { content.sound = "default" }
+                case "false", "0", "no", "":
+                    content.soundCritical = false
+                default:
+                    problems.append("sound_critical '\(text)' is not true or false"); continue
+                }
+            case "sound_volume":
+                if trimmed.isEmpty {
+                    content.soundVolume = nil
+                } else if let v = Double(trimmed), v >= 0, v <= 1 {
+                    content.soundVolume = v
+                } else {
+                    problems.append("sound_volume '\(text)' is not a number from 0 to 1"); continue
                 }
             case "interruption_level":
                 if trimmed.isEmpty {

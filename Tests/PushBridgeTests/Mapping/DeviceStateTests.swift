@@ -141,6 +141,23 @@ struct DeviceStateTests {
         #expect(errors.contains { $0.contains("unknown key 'loud'") }, "\(errors)")
     }
 
+    @Test("a set filter makes the sound critical")
+    func setCriticalSound() throws {
+        let p = try Self.pipeline("""
+        routes: [{name: leak, topic: leak/#, alert: {title: Leak}}]
+        extension:
+          filters:
+            - name: critical
+              set: {interruption_level: critical, sound_critical: "{{ payload.water_leak }}", sound_volume: "0.9"}
+        """)
+        defer { p.shutdown() }
+        let r = try #require(Self.decide(p, "leak/x", #"{"water_leak":true}"#).request)
+        #expect(r.apnsBody["aps"]?["sound"] == .object(["critical": .int(1), "name": .string("default"), "volume": .double(0.9)]))
+        let quiet = try #require(Self.decide(p, "leak/x", #"{"water_leak":false}"#).request)
+        #expect(quiet.content.soundCritical == false)
+        #expect(quiet.apnsBody["aps"]?["sound"] == nil, "no sound without a critical one and no sound: the volume alone adds none")
+    }
+
     @Test("the UN API's critical sounds")
     func unCriticalSounds() {
         let content = UNMutableNotificationContent()

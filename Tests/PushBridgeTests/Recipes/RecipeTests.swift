@@ -112,6 +112,7 @@ struct RecipeTests {
         switch name {
         case "subtitle": return c.subtitle
         case "sound": return c.sound
+        case "sound_critical": return String(c.soundCritical)
         case "thread_id": return c.threadID
         case "category": return c.category
         case "interruption_level": return c.interruptionLevel
