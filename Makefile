@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicr
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps build release run test bench lint clean broker fuzz ha-deps test-homeassistant
+.PHONY: deps build release run test bench lint clean broker fuzz sanitize ha-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -60,11 +60,14 @@ run: release broker
 ha-deps:
 	tests/homeassistant/install.sh
 
-## test: install, build and pass the whole suite (the Swift tests, then the Home Assistant checks)
+## test: install, build and pass the whole suite, the Home Assistant checks, then smoke-run every
+## fuzz target (its seeds + FUZZ_SMOKE_SECONDS)
+FUZZ_SMOKE_SECONDS ?= 4
 test: deps test-deps ha-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	SWIFT=$(SWIFT) tests/homeassistant/run.sh
+	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
 
 ## test-homeassistant: only the checks against a real Home Assistant (after a build)
 test-homeassistant: ha-deps
@@ -73,8 +76,13 @@ test-homeassistant: ha-deps
 
 ## fuzz: build the libFuzzer targets (swiftc -sanitize=fuzzer) and run each for FUZZ_SECONDS (see fuzz/README.md)
 FUZZ_SECONDS ?= 60
+FUZZ_CONFIG ?= debug
 fuzz: deps
-	fuzz/run.sh -t $(FUZZ_SECONDS)
+	SWIFT=$(SWIFT) fuzz/run.sh -c $(FUZZ_CONFIG) -t $(FUZZ_SECONDS)
+
+## sanitize: the bridge and the real-broker suites under AddressSanitizer, then ThreadSanitizer (see sanitize/README.md)
+sanitize: deps
+	SWIFT=$(SWIFT) sanitize/run.sh
 
 bench: release
 	bench/run.sh

@@ -51,3 +51,17 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The libFuzzer targets (fuzz/README.md): one executable per folder fuzz/targets/fuzz_*/, each
+// depending on the whole `PushBridge` library, so a new source file can never break them.
+// They are in the manifest only when PUSHBRIDGE_FUZZ holds their names (fuzz/run.sh lists the
+// folders into it and builds them with `-sanitize=fuzzer,address` into .build/fuzz/build):
+// `swift build` and `swift test` never see them. (The names come in through the environment,
+// which is part of SwiftPM's manifest cache key; a folder listing here would be cached.)
+if let names = Context.environment["PUSHBRIDGE_FUZZ"] {
+    package.targets.append(.target(name: "CFuzzerDriver", path: "fuzz/targets/CFuzzerDriver"))
+    for name in names.split(separator: " ").map(String.init) where name.hasPrefix("fuzz_") {
+        package.targets.append(.executableTarget(name: name, dependencies: ["PushBridge", "CFuzzerDriver"],
+                                                 path: "fuzz/targets/\(name)"))
+    }
+}

@@ -11,6 +11,39 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+// Under AddressSanitizer or ThreadSanitizer (`swift build --sanitize=address|thread`, the
+// fuzz targets, `make sanitize`) nothing here replaces the C library: the sanitizers'
+// runtimes intercept read/write/close themselves, and a definition of ours would hide every
+// call from them. The pb_* functions stay (the bridge calls them) and report an empty,
+// unattached buffer, so every call goes straight to the kernel as before issue 10.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PB_SOCKETBUFFERS_COMPILED_OUT 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PB_SOCKETBUFFERS_COMPILED_OUT 1
+#endif
+
+#ifdef PB_SOCKETBUFFERS_COMPILED_OUT
+
+int pb_socketbuffers_active(void) { return 0; }
+int pb_readahead_attach(int fd) { (void)fd; return 0; }
+void pb_readahead_detach(void) {}
+size_t pb_readahead_buffered(void) { return 0; }
+void pb_readahead_counts(unsigned long *served, unsigned long *refills) { *served = 0; *refills = 0; }
+void pb_writebehind_begin(void) {}
+int pb_writebehind_end(void) { return 0; }
+int pb_writebehind_flush(void) { return 0; }
+size_t pb_writebehind_pending(void) { return 0; }
+void pb_socketpair_capture_begin(void) {}
+int pb_socketpair_capture_end(void) { return -1; }
+int pb_mute_writes(int fd) { (void)fd; return -1; }
+
+#else
+
+int pb_socketbuffers_active(void) { return 1; }
+
 enum {
     read_capacity = 64 * 1024,
     write_limit = 256 * 1024,   // pending bytes past which a write reports EAGAIN
@@ -216,3 +249,5 @@ void pb_readahead_counts(unsigned long *served, unsigned long *refills) {
     *served = state.served;
     *refills = state.refills;
 }
+
+#endif  // PB_SOCKETBUFFERS_COMPILED_OUT

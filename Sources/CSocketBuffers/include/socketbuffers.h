@@ -23,6 +23,13 @@
 ///   libmosquitto's wake-up pair (made in mosquitto_new): it writes one byte to it per queued
 ///   packet, for mosquitto_loop's select; a client on our own loop never reads the pair.
 /// Every other call goes straight to the kernel.
+///
+/// Built with AddressSanitizer or ThreadSanitizer, none of this replaces the C library (the
+/// sanitizers intercept those calls themselves): the functions below then attach nothing,
+/// buffer nothing, mute nothing, and pb_socketbuffers_active() returns 0.
+
+/// 1 when read/write/close/socketpair are the buffered ones above, 0 when compiled out.
+int pb_socketbuffers_active(void);
 
 /// Serves the calling thread's reads and writes of `fd` from buffers from now on. Returns 0,
 /// or -1 when the read buffer cannot be allocated (then nothing is attached).

@@ -175,7 +175,8 @@ public final class ExtensionStage: Sendable {
             timeLimit: config.timeLimit, grace: config.expireGrace, queue: timerQueue,
             ignored: { note in logger.debug("extension: \(name) for \(run.request.id): \(note); ignored") },
             onFinish: { [self] outcome in
-                if let attempt = holder.attempt { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(attempt)) } }
+                // Taking the attempt out breaks the holder <-> attempt cycle (this closure holds the holder).
+                if let attempt = holder.takeAttempt() { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(attempt)) } }
                 holder.runCleanUp()
                 var run = run
                 switch outcome {
@@ -261,6 +262,14 @@ private final class AttemptHolder: Sendable {
     var attempt: StepAttempt? {
         get { links.withLock { $0.attempt } }
         set { links.withLock { $0.attempt = newValue } }
+    }
+
+    /// The attempt, cleared: once the step has ended nothing may keep it (it holds the holder).
+    func takeAttempt() -> StepAttempt? {
+        links.withLock { links in
+            defer { links.attempt = nil }
+            return links.attempt
+        }
     }
 
     /// Sets the clean-up run when the step ends; runs it at once if it already has.

@@ -4,7 +4,11 @@ import Testing
 
 /// The read(2), write(2), close(2) and socketpair(2) that buffer the network thread's MQTT
 /// socket and mute libmosquitto's wake-up pair (Sources/CSocketBuffers).
-@Suite("Socket buffers", .serialized)
+///
+/// Built with AddressSanitizer or ThreadSanitizer (`make sanitize`) the buffers are compiled
+/// out; these tests then skip, and `CompiledOutSocketBuffersTests` checks the stand-ins.
+@Suite("Socket buffers", .serialized,
+       .enabled(if: pb_socketbuffers_active() != 0, "compiled out under a sanitizer"))
 struct SocketBuffersTests {
     /// A connected pair of non-blocking stream sockets, closed by the caller.
     func socketPair() throws -> (Int32, Int32) {

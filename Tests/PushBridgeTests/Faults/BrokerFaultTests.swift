@@ -132,9 +132,14 @@ struct BrokerFaultTests {
         try await eventually("publisher flushed") { publisher.client.unacknowledgedCount == 0 }
         let result = await bridge.terminate(grace: .seconds(30))
         #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
-        _ = try await display.waitForMessages(count: 500)
         var c = JournalConfig()
         c.path = journal
-        #expect(try Journal(config: c).openCount == 0)
+        #expect(try Journal(config: c).openCount == 0)  // everything it had received was finished
+        // What the broker had not delivered yet waits in the bridge's persistent session (it is
+        // not in flight): a second run gets it. Seen alone and under sanitizers: 64-468 of 500
+        // had reached the bridge at the SIGTERM.
+        let again = try await FaultSupport.startBridge(config: config)
+        _ = try await display.waitForMessages(count: 500, timeout: .seconds(30))
+        _ = await again.terminate(grace: .seconds(30))
     }
 }

@@ -5,12 +5,8 @@ import Synchronization
 /// Helpers for the fault tests: a bridge.yml for a test broker, the built `pushbridge`
 /// binary, and reading display messages.
 enum FaultSupport {
-    /// `.build/debug/pushbridge` of this checkout (`swift build --build-tests` builds it).
-    static var binary: String {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        return root.appendingPathComponent(".build/debug/pushbridge").path
-    }
+    /// The `pushbridge` built beside the tests (`swift build --build-tests` builds it).
+    static var binary: String { pushbridgeBinary }
 
     /// A config text: one text route on `prefix/+`, display `display/{{ topic }}` at QoS 1,
     /// optionally a journal in `journalPath`, a fast reconnect, no status or stats topics.

@@ -185,7 +185,7 @@ enum PushbridgeBinary {
     static func run(_ yaml: String) throws -> ManagedProcess {
         let file = try writeConfig(yaml)
         return try withUnblockedSignals {
-            try ManagedProcess(path, ["run", "-c", file], environment: ["PATH": "/usr/bin:/bin"])
+            try ManagedProcess(path, ["run", "-c", file], environment: ["PATH": "/usr/bin:/bin"].merging(sanitizerEnvironment) { a, _ in a })
         }
     }
 }

@@ -63,6 +63,8 @@ struct RetainedStateTests {
         let publisher = try await TestClient.connected(to: broker)
         try publisher.publish(topic, "stored", retain: true)
         try publisher.publish(topic + "2", "stored2", retain: true)
+        // Both PUBACKed: stored before the subscriber asks (else it may get them live, retain off).
+        try await eventually("the broker stored both") { publisher.client.unacknowledgedCount == 0 }
         let c = try TestClient(options: TestClient.options(broker, subscriptions: [MQTTSubscription(filter: topic, qos: 1)]))
         c.start()
         _ = try await c.waitForMessages(count: 1)

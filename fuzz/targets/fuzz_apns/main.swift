@@ -5,8 +5,12 @@
 // turned into a request that is validated and serialized back (body and headers), and
 // that body must read back into the same body.
 
+import CFuzzerDriver
+import Foundation
+@testable import PushBridge
+
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzAPNs(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzAPNs(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     guard let body = try? JSONValue.parse(bytes) else { return 0 }
     let parsed: APNsBodyReader.Parsed
@@ -36,3 +40,5 @@ public func fuzzAPNs(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     _ = try? request.validate()
     return 0
 }
+
+exit(pb_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzAPNs))

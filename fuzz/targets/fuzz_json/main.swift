@@ -4,8 +4,12 @@
 // compact text must parse again and serialize to the same text (serialization is a
 // fixed point after one round), so a parser/serializer disagreement is a crash too.
 
+import CFuzzerDriver
+import Foundation
+@testable import PushBridge
+
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     guard let value = try? JSONValue.parse(bytes) else { return 0 }
     let text = value.jsonText
@@ -22,3 +26,5 @@ public func fuzzJSON(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     return 0
 }
+
+exit(pb_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzJSON))

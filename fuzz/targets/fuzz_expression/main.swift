@@ -7,26 +7,33 @@
 // rendered against the payload and against fixed contexts holding every kind of value;
 // evaluation never fails by contract, so any trap is a bug.
 
+import CFuzzerDriver
+import Foundation
+@testable import PushBridge
+
 struct FuzzContext: EvaluationContext {
     var payload: JSONValue
 
+    /// Every variable but `payload` (a variable added to the language reads `null` here
+    /// until it gets an entry: no switch to break).
+    static let fixed: [Variable: JSONValue] = [
+        .topic: .string("home/front/doorbell"),
+        .levels: .array([.string("home"), .string(""), .string("ü/é")]),
+        .raw: .string("{\"who\":\"Alice\"}"),
+        .properties: .object(["": .string(""), "apns-id": .string("x")]),
+        .route: .string("doorbell"),
+        .qos: .int(1),
+        .retain: .bool(false),
+        .pushType: .string("alert"),
+        .priority: .int(Int64.max),
+        .content: .object(["title": .string("T"), "user_info": .object([:])]),
+        .now: .int(Int64.min),
+        .hour: .double(-0.0),
+        .weekday: .double(1e308),
+    ]
+
     func value(of variable: Variable) -> JSONValue {
-        switch variable {
-        case .topic: .string("home/front/doorbell")
-        case .levels: .array([.string("home"), .string(""), .string("ü/é")])
-        case .payload: payload
-        case .raw: .string("{\"who\":\"Alice\"}")
-        case .properties: .object(["": .string(""), "apns-id": .string("x")])
-        case .route: .string("doorbell")
-        case .qos: .int(1)
-        case .retain: .bool(false)
-        case .pushType: .string("alert")
-        case .priority: .int(Int64.max)
-        case .content: .object(["title": .string("T"), "user_info": .object([:])])
-        case .now: .int(Int64.min)
-        case .hour: .double(-0.0)
-        case .weekday: .double(1e308)
-        }
+        variable == .payload ? payload : Self.fixed[variable] ?? .null
     }
 }
 
@@ -37,7 +44,7 @@ let fixedPayloads: [JSONValue] = [
 ]
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzExpression(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzExpression(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let split = bytes.firstIndex(of: 0) ?? size
     let source = String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<split]), as: UTF8.self)
@@ -69,3 +76,5 @@ public func fuzzExpression(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 
     }
     return 0
 }
+
+exit(pb_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzExpression))

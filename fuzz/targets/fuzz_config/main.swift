@@ -4,10 +4,15 @@
 // through `ConfigLoader.load(text:path:environment:)`. It must return a config or a list
 // of positioned errors, never trap; every error carries the path it was given.
 
-let environment = ["MQTT_HOST": "broker", "EMPTY": "", "HOME_MODE": "away"]
+import CFuzzerDriver
+import Foundation
+@testable import PushBridge
+
+/// The environment `${VAR}` references resolve in.
+let environment: [String: String] = ["MQTT_HOST": "broker", "EMPTY": "", "HOME_MODE": "away"]
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     switch ConfigLoader.load(text: text, path: "fuzz/bridge.yml", environment: environment) {
     case .success(let config):
@@ -20,3 +25,5 @@ public func fuzzConfig(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     }
     return 0
 }
+
+exit(pb_fuzz_main(CommandLine.argc, CommandLine.unsafeArgv, fuzzConfig))
