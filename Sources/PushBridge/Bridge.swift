@@ -30,6 +30,8 @@ public final class Bridge: Sendable {
     /// The output connection (QoS>0 display and dead-letter publishes) once `run()` has created it.
     func currentPublisher() -> MQTTClient? { clientBox.publisher.withLock { $0 } }
     let stats: Stats
+    /// Decisions for `/api/events` readers and `monitoring.trace_topic` (DecisionFeed.swift).
+    let feed: DecisionFeed
     let hop: (name: String, value: String)
     private let sequencer: TopicSequencer<Finished>
     private let stopRequested = StopSignal()
@@ -42,6 +44,8 @@ public final class Bridge: Sendable {
 
     struct Finished: Sendable {
         var topic: String
+        /// The message's id (the decision feed shows it).
+        var id: String
         var receivedAt: Double
         var decision: Decision
         /// The journal row, when the message was journaled.
@@ -73,10 +77,13 @@ public final class Bridge: Sendable {
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats
         let box = ClientBox()
+        let feed = DecisionFeed(includeText: config.monitoring.logLevel == .debug, traceTopic: config.monitoring.traceTopic,
+                                traceProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
+        self.feed = feed
         let homeAssistant = HomeAssistantLink(config: config, version: Self.version, hop: hop, logger: logger)
         self.homeAssistant = homeAssistant
         self.sequencer = TopicSequencer { finished in
-            Bridge.emit(finished, client: box, durability: durability, stats: stats, logger: logger)
+            Bridge.emit(finished, client: box, durability: durability, stats: stats, feed: feed, logger: logger)
             homeAssistant?.delivered(finished.decision, sourceTopic: finished.topic, client: box.client.withLock { $0 })
         }
         self.clientBox = box
@@ -162,9 +169,11 @@ public final class Bridge: Sendable {
             do {
                 server = try MetricsServer(
                     address: address,
-                    metrics: { [weak self] in self.map { prometheusText($0.snapshot()) } ?? "" },
-                    ready: { client.isConnected && client.isSubscribed && publisher.isConnected })
-                logger.info("monitoring on http://\(address) (/metrics, /healthz, /readyz)")
+                    metrics: { [weak self] in self.map { prometheusText($0.snapshot()) + $0.feed.prometheusText() } ?? "" },
+                    ready: { client.isConnected && client.isSubscribed && publisher.isConnected },
+                    dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] },
+                                                  totals: { [stats] in stats.snapshot(now: 0).totals }))
+                logger.info("monitoring on http://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
                 throw error
@@ -217,10 +226,11 @@ public final class Bridge: Sendable {
         return s
     }
 
-    /// Publishes the retained stats snapshot (SPEC section 7).
-    func publishStats() {
+    /// Publishes the retained stats snapshot (SPEC section 7), on the intake connection
+    /// unless `connection` is given.
+    func publishStats(through connection: MQTTClient? = nil) {
         guard let topic = config.monitoring.statsTopic else { return }
-        let client = clientBox.client.withLock { $0 }
+        let client = connection ?? clientBox.client.withLock { $0 }
         let snapshot = self.snapshot()
         _ = try? client?.publish(topic: topic, payload: snapshot.json(), qos: 1, retain: true,
                                  userProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
@@ -237,7 +247,19 @@ public final class Bridge: Sendable {
         await stopRequested.wait()
     }
 
+    /// SIGTERM/SIGINT (SPEC section 9): stop taking new messages, finish those in flight
+    /// (bounded by `time_limit` + `expire_grace`), publish the last stats and `offline`, stop.
+    ///
+    /// The intake connection stops *reading* first: a message the broker sends after that is
+    /// never read, so never acknowledged, and stays in the persistent session for the next
+    /// start. (libmosquitto 2.0 queues a QoS 1 PUBACK before `on_message`: a message that
+    /// is read is acknowledged, so it must be finished — reading on while draining could
+    /// acknowledge messages the stopped pipeline never shows.) Writing goes on, so QoS 0
+    /// displays still leave on that connection. The last stats and `offline` go through the
+    /// output connection, which still reads its PUBACKs; the intake's clean DISCONNECT sends
+    /// no will.
     private func drain(_ client: MQTTClient, publisher: MQTTClient) async {
+        client.pauseReads()
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
         logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
@@ -248,19 +270,18 @@ public final class Bridge: Sendable {
             }
         }
         pipeline.shutdown()
-        // The blocking stops run on a thread of their own, never on the cooperative pool.
-        await Self.offPool { [memoryWriter] in
-            memoryWriter?.stop()  // what the last messages taught the filters
-            publisher.stop(flushTimeout: .seconds(5))  // the display publishes' PUBACKs finish their journal rows
-        }
         stats.setConnected(false)  // the last retained snapshot outlives this connection
-        publishStats()
+        publishStats(through: publisher)
         if let topic = config.monitoring.statusTopic {
-            _ = try? client.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
-                                    userProperties: [])
+            _ = try? publisher.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
+                                       userProperties: [])
         }
-        await Self.offPool { [durability] in
-            client.stop(flushTimeout: .seconds(5))
+        // The blocking stops run on a thread of their own, never on the cooperative pool.
+        await Self.offPool { [memoryWriter, durability] in
+            memoryWriter?.stop()  // what the last messages taught the filters
+            // The display publishes' PUBACKs finish their journal rows; then stats and offline.
+            publisher.stop(flushTimeout: .seconds(5))
+            client.stop(flushTimeout: .zero)  // its acknowledgements are no longer read
             durability.close()
         }
         logger.info("stopped")
@@ -300,20 +321,20 @@ public final class Bridge: Sendable {
         switch pipeline.decide(message, id: id, now: now) {
         case .decided(let decision):
             // Decided here: no ticket, no lane, no closure (the common case).
-            sequencer.pass(message.topic, Finished(topic: message.topic, receivedAt: message.receivedAt,
+            sequencer.pass(message.topic, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
                                                    decision: decision, seq: seq, topicSlot: topicSlot))
         case .waiting(let waiting):
             let ticket = sequencer.enter(message.topic)
             let sequencer = self.sequencer
             waiting.start { decision in
-                sequencer.complete(ticket, Finished(topic: message.topic, receivedAt: message.receivedAt,
+                sequencer.complete(ticket, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
                                                     decision: decision, seq: seq, topicSlot: topicSlot))
             }
         }
     }
 
     private static func emit(_ f: Finished, client box: ClientBox, durability: Durability, stats: Stats,
-                             logger: Logger) {
+                             feed: DecisionFeed, logger: Logger) {
         let client = box.client.withLock { $0 }
         let output = box.publisher.withLock { $0 }
         durability.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt, client: client, output: output, stats: stats)
@@ -321,6 +342,7 @@ public final class Bridge: Sendable {
             logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))")
         }
         stats.finished(topicSlot: f.topicSlot, decision: f.decision)
+        feed.offer(topic: f.topic, id: f.id, decision: f.decision, client: client)
         box.inFlight.subtract(1, ordering: .releasing)
     }
 

@@ -2,7 +2,8 @@ import Foundation
 import PushBridge
 import Synchronization
 
-/// `pushbridge monitor`: a live per-topic table read from the stats topic.
+/// `pushbridge monitor`: a live per-topic table read from the bridge's live event stream
+/// (`/api/events`, when `monitoring.http` is set and answers), else from the stats topic.
 enum MonitorCommand {
     static func run(_ args: Arguments, config: BridgeConfig) async -> Int32 {
         guard let statsTopic = config.monitoring.statsTopic else {
@@ -25,21 +26,35 @@ enum MonitorCommand {
                 if case .connectFailed(let reason) = event { logger.error("monitor: \(reason)") }
             },
             log: { level, text in logger.log(level, text) })
-        let client: MQTTClient
-        do {
-            client = try MQTTClient(options: options, handlers: handlers)
-        } catch {
-            printErr("pushbridge: error: \(error)")
-            return 1
+        // The live stream first: a snapshot every second, so RATE/S is live.
+        let live = config.monitoring.http.map { address in
+            MonitorStream.start(address: address) { bytes in latest.withLock { $0 = (bytes, ($0?.seq ?? 0) + 1) } }
+        } ?? false
+        var client: MQTTClient?
+        if !live {
+            do {
+                client = try MQTTClient(options: options, handlers: handlers)
+            } catch {
+                printErr("pushbridge: error: \(error)")
+                return 1
+            }
+            client?.start()
         }
-        client.start()
-        defer { client.stop(flushTimeout: .milliseconds(100)) }
+        defer { client?.stop(flushTimeout: .milliseconds(100)) }
+        let sourceName = live ? "http://\(config.monitoring.http ?? "")/api/events" : "'\(statsTopic)'"
 
         if once {
             // The stats topic is retained: a running bridge's snapshot arrives right after SUBACK.
             let deadline = ContinuousClock.now + .seconds(10)
+            var first: [UInt8]?
             while ContinuousClock.now < deadline {
+                if first == nil, let got = latest.withLock({ $0 }) { first = got.bytes }
                 if let got = latest.withLock({ $0 }) {
+                    if live && !json && got.seq < 2 && ContinuousClock.now < deadline - .seconds(7) {
+                        // A second live snapshot (a second later) gives RATE/S.
+                        try? await Task.sleep(for: .milliseconds(50))
+                        continue
+                    }
                     if json {
                         printOut(String(decoding: got.bytes, as: UTF8.self))
                         return 0
@@ -48,13 +63,13 @@ enum MonitorCommand {
                         printErr("pushbridge: error: the stats topic '\(statsTopic)' holds no pushbridge snapshot")
                         return 1
                     }
-                    printOut(MonitorTable.render(current: snapshot, previous: nil, width: terminalWidth(),
-                                                 now: Date().timeIntervalSince1970))
+                    printOut(MonitorTable.render(current: snapshot, previous: live ? first.flatMap(parse) : nil,
+                                                 width: terminalWidth(), now: Date().timeIntervalSince1970))
                     return 0
                 }
                 try? await Task.sleep(for: .milliseconds(50))
             }
-            printErr("pushbridge: error: no snapshot on '\(statsTopic)' at \(config.broker.host):\(config.broker.effectivePort) within 10 s (is the bridge running?)")
+            printErr("pushbridge: error: no snapshot on \(sourceName) at \(config.broker.host):\(config.broker.effectivePort) within 10 s (is the bridge running?)")
             return 1
         }
 
@@ -87,7 +102,7 @@ enum MonitorCommand {
                     frame = session.frame(for: current, width: size.width, height: size.height,
                                           now: Date().timeIntervalSince1970)
                 } else {
-                    frame = MonitorSession.frame(["waiting for a snapshot on '\(statsTopic)' at \(config.broker.host):\(config.broker.effectivePort)…",
+                    frame = MonitorSession.frame(["waiting for a snapshot on \(sourceName) at \(config.broker.host):\(config.broker.effectivePort)…",
                                                   "(Ctrl-C to quit)"])
                 }
                 FileHandle.standardOutput.write(Data(frame.utf8))

@@ -59,9 +59,10 @@ enum Usage {
         "monitor": """
         usage: pushbridge monitor [-c FILE] [--once] [--json]
 
-        Subscribes to the stats topic of the bridge described by FILE (it may run on another
-        host) and shows a per-topic table redrawn in place; Ctrl-C exits. --once prints one
-        table and exits; --json prints the snapshot.
+        Shows a per-topic table of the bridge described by FILE, redrawn in place; Ctrl-C
+        exits. Reads the live snapshots of monitoring.http's /api/events when it answers
+        (RATE/S per second), else subscribes to the stats topic (the bridge may run on
+        another host). --once prints one table and exits; --json prints the snapshot.
         """,
         "health": """
         usage: pushbridge health [-c FILE] [--url URL]

@@ -17,10 +17,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 docker-compose -f compose/compose.yml config > "$tmp/default.yml"
 docker-compose -f compose/compose.yml --profile scale config > "$tmp/scale.yml"
+docker-compose -f compose/compose.yml --profile monitoring config > "$tmp/monitoring.yml"
 
 # docker-compose 1.29 depends on python3-yaml, so Debian's own python3 can read the resolved files.
-/usr/bin/python3 - "$tmp/default.yml" "$tmp/scale.yml" <<'PY'
-import sys, yaml
+/usr/bin/python3 - "$tmp/default.yml" "$tmp/scale.yml" "$tmp/monitoring.yml" <<'PY'
+import os, sys, yaml
 
 problems = []
 def check(ok, what):
@@ -31,8 +32,8 @@ for path in sys.argv[1:]:
     name = path.rsplit("/", 1)[-1]
     doc = yaml.safe_load(open(path))
     services = doc["services"]
-    check(set(services) == {"mosquitto", "pushbridge", "pushbridge-replica-1",
-                            "pushbridge-replica-2", "pushbridge-replica-3"}, f"{name}: services {sorted(services)}")
+    check(set(services) == {"mosquitto", "pushbridge", "pushbridge-replica-1", "pushbridge-replica-2",
+                            "pushbridge-replica-3", "prometheus", "grafana"}, f"{name}: services {sorted(services)}")
     check(doc["secrets"]["mqtt_password"]["file"].endswith("compose/secrets/mqtt_password.txt"),
           f"{name}: secret file")
 
@@ -50,7 +51,7 @@ for path in sys.argv[1:]:
     for sname, s in services.items():
         for p in s.get("ports", []):
             check(str(p).startswith("127.0.0.1:"), f"{name}: {sname} publishes {p} beyond loopback")
-        if sname == "mosquitto":
+        if sname in ("mosquitto", "prometheus", "grafana"):
             continue
         env = s["environment"]
         check(env.get("MQTT_HOST") == "mosquitto", f"{name}: {sname} MQTT_HOST")
@@ -84,6 +85,35 @@ for path in sys.argv[1:]:
     check(len(hostnames) == 3 and None not in hostnames, f"{name}: replica hostnames {hostnames}")
     check(len(data) == 3, f"{name}: one journal volume per replica, got {data}")
 
+    # Profile `monitoring`: Prometheus with the repo's scrape config and rules, Grafana with the
+    # provisioned datasource and dashboard; both only in that profile.
+    prom, graf = services["prometheus"], services["grafana"]
+    check(prom.get("profiles") == ["monitoring"] and graf.get("profiles") == ["monitoring"], f"{name}: monitoring profiles")
+    check(prom["image"].startswith("prom/prometheus:") and graf["image"].startswith("grafana/grafana:"), f"{name}: images")
+    check(any(v.endswith("compose/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro") for v in prom["volumes"]),
+          f"{name}: prometheus.yml mounted")
+    check(any(v.endswith("compose/prometheus/rules.yml:/etc/prometheus/rules.yml:ro") for v in prom["volumes"]),
+          f"{name}: rules.yml mounted")
+    check(any(v.endswith("compose/grafana/provisioning:/etc/grafana/provisioning:ro") for v in graf["volumes"]),
+          f"{name}: grafana provisioning mounted")
+    check(any(v.endswith("compose/grafana/dashboards:/var/lib/grafana/dashboards:ro") for v in graf["volumes"]),
+          f"{name}: grafana dashboards mounted")
+    check("pushbridge" in prom.get("depends_on", {}), f"{name}: prometheus depends on pushbridge")
+
+# What the monitoring files say fits together: the scrape target is the bridge's published
+# port, the rules file is the mounted one, the dashboard uses the provisioned datasource.
+pc = yaml.safe_load(open("compose/prometheus/prometheus.yml"))
+check(pc["rule_files"] == ["/etc/prometheus/rules.yml"], "prometheus.yml rule_files")
+check(pc["scrape_configs"][0]["static_configs"][0]["targets"] == ["pushbridge:9464"], "prometheus.yml scrape target")
+ds = yaml.safe_load(open("compose/grafana/provisioning/datasources/prometheus.yml"))["datasources"][0]
+check(ds["url"] == "http://prometheus:9090", "grafana datasource url")
+import json
+dash = json.load(open("compose/grafana/dashboards/pushbridge.json"))
+uids = {p["datasource"]["uid"] for p in dash["panels"]} | {t["datasource"]["uid"] for p in dash["panels"] for t in p["targets"]}
+check(uids == {ds["uid"]}, f"dashboard datasource uids {uids} != provisioned {ds['uid']}")
+prov = yaml.safe_load(open("compose/grafana/provisioning/dashboards/pushbridge.yml"))["providers"][0]
+check(prov["options"]["path"] == "/var/lib/grafana/dashboards", "grafana dashboard provider path")
+
 for p in problems:
     print("compose_config:", p, file=sys.stderr)
 sys.exit(1 if problems else 0)
@@ -98,4 +128,4 @@ grep -q 'client_id: pushbridge-${HOSTNAME:-local}' compose/bridge.scale.yml
 # shellcheck disable=SC2016  # \$7\$ is the hash scheme prefix, literal
 grep -q '^pushbridge:\$7\$' compose/passwd || { echo "compose_config: compose/passwd has no hashed 'pushbridge' user" >&2; exit 1; }
 
-echo "compose_config: default and scale profiles resolve with docker-compose $(docker-compose version --short)"
+echo "compose_config: default, scale and monitoring profiles resolve with docker-compose $(docker-compose version --short)"

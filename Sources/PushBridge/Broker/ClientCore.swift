@@ -25,6 +25,8 @@ final class ClientCore: Sendable {
     let finished = DispatchSemaphore(value: 0)
     /// Our publishes the broker acknowledged with a failure reason code (MQTT 5, ≥ 0x80).
     let refusedPublishes = Atomic<Int>(0)
+    /// Set by `MQTTClient.pauseReads()`: the network thread writes but reads nothing more.
+    let readsPaused = Atomic<Bool>(false)
     /// Set once in `init`; `nil` only while `init` runs.
     private let handleBox: HandleBox
     private let minimumLibraryLevel: LogLevel

@@ -105,6 +105,16 @@ public final class MQTTClient: Sendable {
         core.wakeup.signal()
     }
 
+    /// Stops reading from the broker for good, while writing goes on: a message the broker
+    /// sends from now on is not read, so it is not acknowledged and stays the broker's (in
+    /// a persistent session it is delivered again on the next connect). What a stop uses to
+    /// stop taking new messages before it finishes those in flight (SPEC section 9).
+    /// Publishes made after this are written, but their acknowledgements are not read.
+    public func pauseReads() {
+        core.readsPaused.store(true, ordering: .releasing)
+        core.wakeup.signal()
+    }
+
     /// Wakes the network thread if a `publish(deferWake: true)` left it asleep.
     public func flushDeferredWake() {
         if core.wakeDeferred.exchange(false, ordering: .acquiringAndReleasing) { core.wakeup.signal() }
@@ -135,7 +145,7 @@ public final class MQTTClient: Sendable {
     public func stop(flushTimeout: Duration) {
         let waiter = DispatchSemaphore(value: 0)
         let (started, mustWait) = core.state.withLock { s -> (Bool, Bool) in
-            guard s.started, !s.stopRequested, !s.outstanding.isEmpty else { return (s.started, false) }
+            guard s.started, !s.stopRequested, !s.outstanding.isEmpty, flushTimeout > .zero else { return (s.started, false) }
             s.flushWaiter = waiter
             return (true, true)
         }

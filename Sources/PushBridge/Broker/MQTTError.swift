@@ -55,6 +55,7 @@ struct MosquittoCode: RawRepresentable, Equatable, Sendable, CustomStringConvert
     static let success = MosquittoCode(Int32(MOSQ_ERR_SUCCESS.rawValue))
     static let noConnection = MosquittoCode(Int32(MOSQ_ERR_NO_CONN.rawValue))
     static let errno = MosquittoCode(Int32(MOSQ_ERR_ERRNO.rawValue))
+    static let connectionLost = MosquittoCode(Int32(MOSQ_ERR_CONN_LOST.rawValue))
 
     /// `true` for `MOSQ_ERR_SUCCESS`.
     var isSuccess: Bool { self == .success }

@@ -64,7 +64,11 @@ extension ClientCore {
                 }
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
-                    ended = ownLoop ? serviceTurn() : libraryTurn()
+                    if readsPaused.load(ordering: .acquiring) {
+                        ended = writeOnlyTurn(ownLoop: ownLoop)
+                    } else {
+                        ended = ownLoop ? serviceTurn() : libraryTurn()
+                    }
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
                     if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
@@ -145,6 +149,36 @@ extension ClientCore {
     /// call that completed no packet with a callback ends the batch: the socket is empty, or
     /// holds part of a packet, or a PINGRESP was read; in the last case `poll` returns at once.
     /// That costs one failing `read` per batch instead of a `FIONREAD` per packet.
+    /// A turn after `pauseReads()`: waits for the wake-up (or for room to write), writes what
+    /// is queued and keeps the connection's timers, but reads nothing.
+    private func writeOnlyTurn(ownLoop: Bool) -> MosquittoCode {
+        let raw = handle.raw
+        let fd = mosquitto_socket(raw)
+        guard fd >= 0 else { return .noConnection }
+        let pending = ownLoop && pb_writebehind_pending() > 0
+        let wantsWrite = mosquitto_want_write(raw) || pending
+        var fds = [pollfd(fd: fd, events: wantsWrite ? Int16(POLLOUT) : 0, revents: 0),
+                   pollfd(fd: ownLoop ? wakeup.fd : -1, events: Int16(POLLIN), revents: 0)]
+        let ready = poll(&fds, 2, wantsWrite ? Self.loopTimeoutMilliseconds : 100)
+        if ready < 0 { return errno == EINTR ? .success : .errno }
+        if ownLoop, fds[1].revents != 0 { wakeup.drain() }
+        if fds[0].revents & Int16(POLLERR | POLLHUP) != 0 { return .connectionLost }
+        if ownLoop {
+            var blocked = false
+            if pb_writebehind_pending() > 0 { blocked = settle(pb_writebehind_flush(), fd) }
+            if !blocked {
+                pb_writebehind_begin()
+                let written = MosquittoCode(mosquitto_loop_write(raw, 1))
+                _ = settle(pb_writebehind_end(), fd)
+                if !written.isSuccess { return written }
+            }
+        } else {
+            let written = MosquittoCode(mosquitto_loop_write(raw, 1))
+            if !written.isSuccess { return written }
+        }
+        return MosquittoCode(mosquitto_loop_misc(raw))
+    }
+
     private func readUntilEmpty(_ fd: Int32) -> MosquittoCode {
         let raw = handle.raw
         for _ in 0..<Self.packetsPerTurn {

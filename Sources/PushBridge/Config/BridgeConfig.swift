@@ -275,6 +275,8 @@ public struct MonitoringConfig: Sendable {
     public var maxTopics = 1000
     /// `host:port` for the HTTP endpoint; `nil` = off.
     public var http: String? = nil
+    /// `trace_topic`: every decision object published there (QoS 0, not retained); `nil` = off.
+    public var traceTopic: String? = nil
     public var logLevel: LogLevel = .info
     public var logFormat: LogFormat = .text
     public init() {}

@@ -74,6 +74,7 @@ struct ConfigAssembly {
         if let dead = config.deadLetter { outputs.append(("dead-letter messages", dead.topic.source)) }
         if let status = config.monitoring.statusTopic { outputs.append(("status messages", status)) }
         if let stats = config.monitoring.statsTopic { outputs.append(("stats messages", stats)) }
+        if let trace = config.monitoring.traceTopic { outputs.append(("trace messages", trace)) }
         outputs += config.homeAssistant?.publishedTopicPatterns(clientID: config.broker.clientID) ?? []
         for (route, mark) in zip(config.routes, topicMarks) where TopicFilter.validate(route.topic) == nil {
             for output in outputs where LoopCheck.templateMayMatch(filter: route.topic, template: output.template) {

@@ -37,10 +37,10 @@ extension ConfigReader {
     func readMonitoring(_ node: YAMLNode) -> MonitoringConfig {
         var mon = MonitoringConfig()
         guard let f = fields(node, key: "monitoring", context: "monitoring",
-                             known: ["status_topic", "stats_topic", "interval", "max_topics", "http", "log_level", "log_format"])
+                             known: ["status_topic", "stats_topic", "trace_topic", "interval", "max_topics", "http", "log_level", "log_format"])
         else { return mon }
-        for key in ["status_topic", "stats_topic"] {
-            var value: String? = key == "status_topic" ? mon.statusTopic : mon.statsTopic
+        for key in ["status_topic", "stats_topic", "trace_topic"] {
+            var value: String? = key == "status_topic" ? mon.statusTopic : key == "stats_topic" ? mon.statsTopic : mon.traceTopic
             if f.isExplicitNull(key) {
                 value = nil
             } else if let n = f[key], let v = string(n, key: key) {
@@ -50,7 +50,11 @@ extension ConfigReader {
                     value = v
                 }
             }
-            if key == "status_topic" { mon.statusTopic = value } else { mon.statsTopic = value }
+            switch key {
+            case "status_topic": mon.statusTopic = value
+            case "stats_topic": mon.statsTopic = value
+            default: mon.traceTopic = value
+            }
         }
         if let n = f["interval"], let v = duration(n, key: "interval", minimum: .milliseconds(100)) { mon.interval = v }
         if let n = f["max_topics"], let v = int(n, key: "max_topics", range: 1...Int.max) { mon.maxTopics = v }

@@ -29,8 +29,9 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 ///
 /// Routes (GET and HEAD; other methods get 405): `/metrics` (Prometheus text, version
 /// 0.0.4), `/healthz` (200 `ok` while the process runs), `/readyz` (200 `ready` while
-/// `ready()` returns `true`, else 503 `not ready`); any other path is 404. The content
-/// providers are fixed at init and called on libmicrohttpd's thread.
+/// `ready()` returns `true`, else 503 `not ready`); with `dashboard`, also `/` (the page),
+/// `/api/stats` and `/api/events` (Server-Sent Events, see `EventStreams`); any other path
+/// is 404. The content providers are fixed at init and called on libmicrohttpd's thread.
 public final class MetricsServer: Sendable {
     /// The address as given.
     public let address: String
@@ -42,7 +43,8 @@ public final class MetricsServer: Sendable {
 
     /// Binds exactly `address` (IPv4 `host:port`, port 0 picks a free one) and starts serving.
     public init(address: String, metrics: @escaping @Sendable () -> String,
-                ready: @escaping @Sendable () -> Bool) throws(MetricsServerError) {
+                ready: @escaping @Sendable () -> Bool,
+                dashboard: DashboardEndpoints? = nil) throws(MetricsServerError) {
         guard let socketAddress = Self.parse(address) else { throw .invalidAddress(address) }
         let mhd: pb_mhd
         switch MicroHTTPD.functions {
@@ -50,8 +52,10 @@ public final class MetricsServer: Sendable {
         case .failure(let reason): throw .libraryMissing(address: address, reason: reason.text)
         }
         let (fd, port) = try Self.listen(on: socketAddress, address: address)
-        let handler = MetricsHandler(metrics: metrics, ready: ready)
+        let streams = dashboard.map { EventStreams(feed: $0.feed, snapshot: $0.snapshot, totals: $0.totals) }
+        let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams)
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
+            | (streams == nil ? 0 : MHD_ALLOW_SUSPEND_RESUME.rawValue)
         let options: [CVarArg] = [MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
                                   MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(10),
                                   MHD_OPTION.END.rawValue]
@@ -60,9 +64,12 @@ public final class MetricsServer: Sendable {
             mhd.start_daemon_va(flags, 0, nil, nil, { cls, connection, url, method, _, _, _, _ in
                 guard let cls, let connection else { return .NO }
                 let handler = Unmanaged<MetricsHandler>.fromOpaque(cls).takeUnretainedValue()
-                let response = handler.respond(method: method.map { String(cString: $0) } ?? "",
-                                               path: url.map { String(cString: $0) } ?? "/")
-                return response.queue(on: connection)
+                let method = method.map { String(cString: $0) } ?? ""
+                let path = url.map { String(cString: $0) } ?? "/"
+                if method == "GET", path == "/api/events", let streams = handler.streams {
+                    return streams.respond(on: connection)
+                }
+                return handler.respond(method: method, path: path).queue(on: connection)
             }, cls, args)
         }
         // On failure libmicrohttpd 0.9.75 has already closed the listen socket it was given
@@ -72,6 +79,7 @@ public final class MetricsServer: Sendable {
         self.port = port
         self.handler = handler   // outlives the daemon: deinit stops the daemon first
         self.daemon = Mutex(started)
+        streams?.start()
     }
 
     /// Serves `stats`: `/metrics` renders a fresh snapshot, `/readyz` follows `stats.isReady`.
@@ -83,6 +91,7 @@ public final class MetricsServer: Sendable {
 
     /// Stops serving and closes the socket; waits for a request in progress. Idempotent.
     public func stop() {
+        handler.streams?.stop()   // no connection may stay suspended when the daemon stops
         daemon.withLock { handle in
             if let d = handle, case .success(let table) = MicroHTTPD.functions {
                 table.functions.stop_daemon(d)   // also closes the listen socket
@@ -135,10 +144,15 @@ public final class MetricsServer: Sendable {
 final class MetricsHandler: Sendable {
     let metrics: @Sendable () -> String
     let ready: @Sendable () -> Bool
+    let dashboard: DashboardEndpoints?
+    let streams: EventStreams?
 
-    init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool) {
+    init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool,
+         dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil) {
         self.metrics = metrics
         self.ready = ready
+        self.dashboard = dashboard
+        self.streams = streams
     }
 
     /// The response for one request (HEAD gets the GET response; libmicrohttpd drops the body).
@@ -154,7 +168,11 @@ final class MetricsHandler: Sendable {
         case "/readyz":
             return ready() ? HTTPResponse(status: 200, body: "ready") : HTTPResponse(status: 503, body: "not ready")
         default:
-            return HTTPResponse(status: 404, body: "not found\n")
+            if path == "/api/history", let streams, streams.totals != nil {
+                return HTTPResponse(status: 200, body: String(decoding: streams.historyJSON(), as: UTF8.self),
+                                    contentType: "application/json", headers: [("Cache-Control", "no-store")])
+            }
+            return dashboard?.respond(path: path) ?? HTTPResponse(status: 404, body: "not found\n")
         }
     }
 }

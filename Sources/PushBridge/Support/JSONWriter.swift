@@ -54,6 +54,8 @@ struct JSONWriter {
 
     mutating func bool(_ b: Bool) { separate(); bytes += Array((b ? "true" : "false").utf8) }
 
+    mutating func null() { separate(); bytes += Array("null".utf8) }
+
     /// Writes the comma before a value or key when needed.
     private mutating func separate() {
         if afterKey { afterKey = false; return }

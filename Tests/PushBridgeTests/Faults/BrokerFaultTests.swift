@@ -142,4 +142,37 @@ struct BrokerFaultTests {
         _ = try await display.waitForMessages(count: 500, timeout: .seconds(30))
         _ = await again.terminate(grace: .seconds(30))
     }
+
+    @Test("SIGTERM during a QoS 1 stream without a journal: what was read is shown, the rest waits in the session",
+          .timeLimit(.minutes(2)))
+    func drainWithoutJournalLosesNothing() async throws {
+        let broker = try TestBroker()
+        let prefix = uniqueName("drain0")
+        let config = try FaultSupport.writeTemp(FaultSupport.config(
+            broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: nil))
+        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
+        let bridge = try await FaultSupport.startBridge(config: config)
+        let publisher = try await TestClient.connected(to: broker)
+        let stream = Task.detached {
+            for n in 0..<3000 {
+                try publisher.publish("\(prefix)/t", "\(n)", qos: 1)
+                while publisher.client.unacknowledgedCount > 200 { try await Task.sleep(for: .milliseconds(1)) }
+            }
+        }
+        try await eventually("a first display") { !display.messages.isEmpty }
+        // Stop it while messages keep arriving: those read before the stop must be shown,
+        // those not read stay the broker's.
+        let result = await bridge.terminate(grace: .seconds(30))
+        #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
+        try await stream.value
+        try await eventually("publisher flushed", timeout: .seconds(30)) { publisher.client.unacknowledgedCount == 0 }
+        let again = try await FaultSupport.startBridge(config: config)
+        try await eventually("all 3000 bodies displayed at least once, have \(Set(display.messages.compactMap { FaultSupport.bodyAndID($0)?.body }).count)",
+                             timeout: .seconds(60)) {
+            Set(display.messages.compactMap { FaultSupport.bodyAndID($0)?.body }).count == 3000
+        }
+        _ = await again.terminate(grace: .seconds(30))
+        publisher.stop()
+        display.stop()
+    }
 }

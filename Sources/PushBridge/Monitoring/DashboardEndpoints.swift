@@ -1,0 +1,58 @@
+import Foundation
+
+/// The dashboard side of the monitoring HTTP server (SPEC section 7): `/` (the page),
+/// `/api/stats` (the stats snapshot, computed per request) and `/api/events` (Server-Sent
+/// Events, served by `EventStreams`).
+public struct DashboardEndpoints: Sendable {
+    /// The decision feed `/api/events` readers attach to.
+    public let feed: DecisionFeed
+    /// The stats-topic JSON of a fresh snapshot.
+    public let snapshot: @Sendable () -> [UInt8]
+    /// The totals now, sampled once a second for the rate chart's history (`nil`: no history).
+    public let totals: (@Sendable () -> Counters)?
+
+    /// Endpoints reading `feed` and `snapshot`; with `totals`, the server keeps the last
+    /// minutes of totals for the rate chart (`/api/history`).
+    public init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
+                totals: (@Sendable () -> Counters)? = nil) {
+        self.feed = feed
+        self.snapshot = snapshot
+        self.totals = totals
+    }
+
+    /// Content-Security-Policy of the page: nothing from anywhere but this server, and
+    /// nothing at all from elsewhere (the page is inline; `connect-src` is `/api/…`).
+    static let contentSecurityPolicy =
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'"
+
+    /// The page: `dashboard/index.html` with its stylesheet and script inlined.
+    static let page: String = DashboardAssets.indexHTML
+        .replacingFirst("/*@DASHBOARD_CSS@*/", with: DashboardAssets.dashboardCSS)
+        .replacingFirst("/*@DASHBOARD_JS@*/", with: DashboardAssets.dashboardJS)
+
+    /// The response for a dashboard `path`, or `nil` when the path is not one of them.
+    func respond(path: String) -> HTTPResponse? {
+        switch path {
+        case "/", "/index.html":
+            return HTTPResponse(status: 200, body: Self.page, contentType: "text/html; charset=utf-8",
+                                headers: [("Content-Security-Policy", Self.contentSecurityPolicy),
+                                          ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")])
+        case "/api/stats":
+            return HTTPResponse(status: 200, body: String(decoding: snapshot(), as: UTF8.self),
+                                contentType: "application/json", headers: [("Cache-Control", "no-store")])
+        case "/api/events":
+            // HEAD (GET is streamed before this router is asked).
+            return HTTPResponse(status: 200, body: "", contentType: "text/event-stream; charset=utf-8")
+        default:
+            return nil
+        }
+    }
+}
+
+private extension String {
+    /// This text with the first `marker` replaced by `replacement` (unchanged without one).
+    func replacingFirst(_ marker: String, with replacement: String) -> String {
+        guard let r = range(of: marker) else { return self }
+        return replacingCharacters(in: r, with: replacement)
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+/// One Server-Sent Event: its `event:` name (`message` when none) and its `data:` lines.
+public struct ServerSentEvent: Sendable, Equatable {
+    public var event: String
+    public var data: String
+
+    public init(event: String, data: String) {
+        self.event = event
+        self.data = data
+    }
+}
+
+/// Why an event stream could not be read.
+public enum EventStreamError: Error, Equatable, CustomStringConvertible {
+    /// Not an IPv4 `host:port`.
+    case invalidAddress(String)
+    /// The TCP connection failed; `reason` is `strerror`'s text.
+    case connectFailed(String, reason: String)
+    /// The server answered with another status than 200, or not HTTP.
+    case badResponse(String)
+    /// The server closed the stream.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .invalidAddress(let a): "'\(a)' is not an IPv4 host:port"
+        case .connectFailed(let a, let reason): "cannot connect to \(a): \(reason)"
+        case .badResponse(let line): "unexpected answer: \(line)"
+        case .closed: "the event stream was closed"
+        }
+    }
+}
+
+/// A small blocking client for `/api/events` on a plain socket (HTTP/1.0, so the stream is
+/// the body as is, without chunked framing). `pushbridge monitor` reads the live stream
+/// with it; one thread at a time may call `next`.
+public final class EventStreamClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private var headersRead = false
+    private var event = ""
+    private var data: [String] = []
+
+    /// Connects to `address` (`host:port`; `0.0.0.0` and `localhost` mean 127.0.0.1) and
+    /// requests `path`.
+    public init(address: String, path: String = "/api/events") throws(EventStreamError) {
+        let loopback = address.hasPrefix("0.0.0.0:") ? "127.0.0.1" + address.dropFirst("0.0.0.0".count) : address
+        guard var sa = MetricsServer.parse(loopback) else { throw .invalidAddress(address) }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .connectFailed(address, reason: String(cString: strerror(errno))) }
+        let ok = withUnsafePointer(to: &sa) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard ok else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            throw .connectFailed(address, reason: reason)
+        }
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: \(loopback)\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+
+    /// The next event, waiting at most `timeout` seconds; `nil` when none came in time.
+    public func next(timeout: Double) throws(EventStreamError) -> ServerSentEvent? {
+        let deadline = Date().timeIntervalSince1970 + timeout
+        while true {
+            if let e = try parse() { return e }
+            let left = deadline - Date().timeIntervalSince1970
+            if left <= 0 { return nil }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, Int32(min(left, 3600) * 1000) + 1)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 16 * 1024)
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { throw .closed }
+            buffer += chunk[0..<n]
+        }
+    }
+
+    /// One event from the buffer when a whole one is there.
+    private func parse() throws(EventStreamError) -> ServerSentEvent? {
+        if !headersRead {
+            guard let end = find([13, 10, 13, 10]) else { return nil }
+            let head = String(decoding: buffer[0..<end], as: UTF8.self)
+            buffer.removeFirst(end + 4)
+            let status = head.split(separator: "\r\n").first.map(String.init) ?? ""
+            let parts = status.split(separator: " ")
+            guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), parts[1] == "200" else { throw .badResponse(status) }
+            headersRead = true
+        }
+        while let newline = buffer.firstIndex(of: 10) {
+            var line = String(decoding: buffer[0..<newline], as: UTF8.self)
+            buffer.removeFirst(newline + 1)
+            if line.hasSuffix("\r") { line.removeLast() }
+            if line.isEmpty {
+                defer { event = ""; data = [] }
+                if !data.isEmpty { return ServerSentEvent(event: event.isEmpty ? "message" : event, data: data.joined(separator: "\n")) }
+                continue
+            }
+            if line.hasPrefix(":") { continue }
+            let (field, value) = Self.field(line)
+            switch field {
+            case "event": event = value
+            case "data": data.append(value)
+            default: break   // retry, id
+            }
+        }
+        return nil
+    }
+
+    private static func field(_ line: String) -> (String, String) {
+        guard let colon = line.firstIndex(of: ":") else { return (line, "") }
+        var value = line[line.index(after: colon)...]
+        if value.first == " " { value = value.dropFirst() }
+        return (String(line[..<colon]), String(value))
+    }
+
+    private func find(_ pattern: [UInt8]) -> Int? {
+        guard buffer.count >= pattern.count else { return nil }
+        for i in 0...(buffer.count - pattern.count) where buffer[i] == pattern[0] {
+            if Array(buffer[i..<(i + pattern.count)]) == pattern { return i }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import PushBridge
+
+/// `pushbridge monitor`'s live source when `monitoring.http` is set: the `stats` events of
+/// `/api/events` (one snapshot a second, so `RATE/S` is per second between live snapshots).
+enum MonitorStream {
+    /// Connects to the bridge at `address` and, on a thread, hands each snapshot's JSON to
+    /// `onSnapshot`; reconnects after a lost stream. Returns `false` when the first
+    /// connection fails (the caller falls back to the stats topic).
+    static func start(address: String, onSnapshot: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
+        guard let first = try? EventStreamClient(address: address), (try? first.next(timeout: 3)) != nil else { return false }
+        nonisolated(unsafe) let client = first   // handed to the reading thread, used only there
+        let thread = Thread {
+            var current: EventStreamClient? = client
+            while true {
+                if current == nil {
+                    current = try? EventStreamClient(address: address)
+                    if current == nil { sleep(1); continue }
+                }
+                do {
+                    if let e = try current?.next(timeout: 5), e.event == "stats" {
+                        onSnapshot(Array(e.data.utf8))
+                    }
+                } catch {
+                    current = nil
+                    sleep(1)
+                }
+            }
+        }
+        thread.name = "pushbridge-monitor-stream"
+        thread.start()
+        return true
+    }
+}
