@@ -13,6 +13,8 @@ public struct BridgeConfig: Sendable {
     public var deadLetter: DeadLetterConfig? = nil
     public var journal: JournalConfig? = nil
     public var monitoring = MonitoringConfig()
+    /// `homeassistant:`; `nil` = off (SPEC section 11).
+    public var homeAssistant: HomeAssistantConfig? = nil
     /// The file this config was read from, for messages.
     public var sourcePath: String = "bridge.yml"
 

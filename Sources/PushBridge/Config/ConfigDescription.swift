@@ -100,6 +100,7 @@ extension BridgeConfig {
         let m = monitoring
         out.append("monitoring: status_topic=\(m.statusTopic ?? "off") stats_topic=\(m.statsTopic ?? "off") interval=\(d(m.interval)) max_topics=\(m.maxTopics)")
         out.append("  http=\(m.http ?? "off") trace_topic=\(m.traceTopic ?? "off") log_level=\(m.logLevel.rawValue) log_format=\(m.logFormat.rawValue)")
+        out += describeHomeAssistant()
         return out.joined(separator: "\n") + "\n"
     }
 
