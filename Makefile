@@ -7,7 +7,7 @@ APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps test-deps monitoring-test-deps build release run test bench lint clean broker fuzz sanitize
+.PHONY: deps test-deps monitoring-test-deps build release run test bench lint clean broker fuzz sanitize ha-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -74,12 +74,23 @@ run: release broker
 	@echo
 	$$(SWIFT=$(SWIFT) scripts/swift-release.sh --show-bin-path)/pushbridge run -c $(CONFIG)
 
-## test: install, build and pass the whole suite, then smoke-run every fuzz target (its seeds + FUZZ_SMOKE_SECONDS)
+## ha-deps: a real Home Assistant core for tests/homeassistant (cached in /var/cache/pushbridge-test)
+ha-deps:
+	tests/homeassistant/install.sh
+
+## test: install, build and pass the whole suite, the Home Assistant checks, then smoke-run every
+## fuzz target (its seeds + FUZZ_SMOKE_SECONDS)
 FUZZ_SMOKE_SECONDS ?= 4
-test: deps test-deps
+test: deps test-deps ha-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	SWIFT=$(SWIFT) tests/homeassistant/run.sh
 	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
+
+## test-homeassistant: only the checks against a real Home Assistant (after a build)
+test-homeassistant: ha-deps
+	$(SWIFT) build
+	tests/homeassistant/run.sh
 
 ## fuzz: build the libFuzzer targets (swiftc -sanitize=fuzzer) and run each for FUZZ_SECONDS (see fuzz/README.md)
 FUZZ_SECONDS ?= 60

@@ -39,6 +39,8 @@ public final class Bridge: Sendable {
     let durability: Durability
     /// Writes the filter memory to the journal in batches (when `journal` is set).
     private let memoryWriter: FilterMemoryWriter?
+    /// Home Assistant discovery and events (SPEC section 11), when `homeassistant:` is set.
+    let homeAssistant: HomeAssistantLink?
     /// The topics this replica handles (`partition:`, SPEC section 10); `nil`: every topic.
     let partition: Partition?
 
@@ -81,8 +83,11 @@ public final class Bridge: Sendable {
         let feed = DecisionFeed(includeText: config.monitoring.logLevel == .debug, traceTopic: config.monitoring.traceTopic,
                                 traceProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
         self.feed = feed
+        let homeAssistant = HomeAssistantLink(config: config, version: Self.version, hop: hop, logger: logger)
+        self.homeAssistant = homeAssistant
         self.sequencer = TopicSequencer { finished in
             Bridge.emit(finished, client: box, durability: durability, stats: stats, feed: feed, logger: logger)
+            homeAssistant?.delivered(finished.decision, sourceTopic: finished.topic, client: box.client.withLock { $0 })
         }
         self.clientBox = box
     }
@@ -132,6 +137,7 @@ public final class Bridge: Sendable {
             }
         }
         return order.map { byFilter[$0]! }
+            + HomeAssistantLink.subscriptions(for: config).filter { byFilter[$0.filter] == nil }
     }
 
     /// Connects, processes messages until SIGTERM/SIGINT (or `requestStop()`), then drains and stops.
@@ -300,6 +306,7 @@ public final class Bridge: Sendable {
     // MARK: - Per message
 
     private func receive(_ message: InboundMessage) {
+        if let homeAssistant, homeAssistant.intercept(message, client: currentClient()) { return }
         // Another partition's topic: dropped before the journal and the pipeline; returning
         // lets libmosquitto send the QoS 1 PUBACK as for any message.
         if let partition, !partition.handles(topic: message.topic) {
@@ -365,6 +372,7 @@ public final class Bridge: Sendable {
                 _ = try? client?.publish(topic: topic, payload: Array("online".utf8), qos: 1, retain: true,
                                          userProperties: [])
             }
+            if let homeAssistant, let client = currentClient() { homeAssistant.announce(client) }
         case .disconnected(let reason):
             stats.setConnected(false)
             logger.debug("disconnected: \(reason)")  // the client logged it with its retry delay

@@ -46,6 +46,9 @@ extension Bridge {
             || m0.logFormat != m1.logFormat {
             warnings.append("the monitoring section changed; restart pushbridge to use it")
         }
+        if old.homeAssistant != new.homeAssistant {
+            warnings.append("the homeassistant section changed; restart pushbridge to use it")
+        }
         if old.partition != new.partition {
             warnings.append("the partition changed; restart pushbridge to use it")
         }
@@ -61,6 +64,7 @@ extension Bridge {
         effective.broker = old.broker
         effective.journal = old.journal
         effective.monitoring = old.monitoring
+        effective.homeAssistant = old.homeAssistant
         // Unchanged filters keep their memory; changed and removed ones forget theirs.
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
                                    memory: pipeline.filterMemory)
@@ -73,6 +77,7 @@ extension Bridge {
                 usleep(5_000)
             }
         }
+        homeAssistant?.routesChanged(to: effective, client: currentClient())
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)
         Task.detached {

@@ -17,6 +17,8 @@ public struct BridgeConfig: Sendable {
     public var partition: PartitionConfig? = nil
     /// What the loader warns about (positioned; `check` prints them, `run` logs them).
     public var warnings: [ConfigWarning] = []
+    /// `homeassistant:`; `nil` = off (SPEC section 11).
+    public var homeAssistant: HomeAssistantConfig? = nil
     /// The file this config was read from, for messages.
     public var sourcePath: String = "bridge.yml"
 

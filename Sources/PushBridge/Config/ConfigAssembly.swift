@@ -31,8 +31,10 @@ struct ConfigAssembly {
         if let n = f["dead_letter"] { config.deadLetter = reader.readDeadLetter(n) }
         if let n = f["journal"] { config.journal = reader.readJournal(n) }
         if let n = f["monitoring"] { config.monitoring = reader.readMonitoring(n) }
+        if let n = f["homeassistant"] { config.homeAssistant = reader.readHomeAssistant(n) }
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkLoops(config, topicMarks: topicMarks)
+        if let n = f["homeassistant"] { checkHomeAssistant(config, at: n.mark, routeMarks: topicMarks) }
         ScaleOutCheck(reader: reader).apply(f, to: &config)
         config.warnings = reader.warnings
         return config
@@ -75,6 +77,7 @@ struct ConfigAssembly {
         if let status = config.monitoring.statusTopic { outputs.append(("status messages", status)) }
         if let stats = config.monitoring.statsTopic { outputs.append(("stats messages", stats)) }
         if let trace = config.monitoring.traceTopic { outputs.append(("trace messages", trace)) }
+        outputs += config.homeAssistant?.publishedTopicPatterns(clientID: config.broker.clientID) ?? []
         for (route, mark) in zip(config.routes, topicMarks) where TopicFilter.validate(route.topic) == nil {
             for output in outputs where LoopCheck.templateMayMatch(filter: route.topic, template: output.template) {
                 reader.error("route '\(route.name)' (topic '\(route.topic)') would receive the bridge's own \(output.what) on '\(output.template)'; narrow the filter",

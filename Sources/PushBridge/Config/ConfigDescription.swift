@@ -103,6 +103,7 @@ extension BridgeConfig {
         out.append("partition: " + (partition.map {
             "index=\($0.index) count=\($0.count) (this replica handles the topics whose FNV-1a 32-bit hash modulo \($0.count) is \($0.index))"
         } ?? "off"))
+        out += describeHomeAssistant()
         return out.joined(separator: "\n") + "\n"
     }
 

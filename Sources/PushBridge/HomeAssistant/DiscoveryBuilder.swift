@@ -1,0 +1,140 @@
+/// Builds the discovery configs a bridge announces (SPEC section 11) from its config: pure.
+///
+/// One device, identified by `broker.client_id`; per bridge a connectivity binary sensor,
+/// two diagnostic sensors and the notify entity; per route four counter sensors and an
+/// event entity. Object ids (hence entity ids) and unique ids depend only on the client id
+/// and the route name, so they are stable across restarts and reloads.
+public struct DiscoveryBuilder: Sendable {
+    public let homeAssistant: HomeAssistantConfig
+    public let clientID: String
+    /// The node id in topics and object ids (`HomeAssistantConfig.nodeID`).
+    public let nodeID: String
+    public let statusTopic: String
+    public let statsTopic: String
+    public let version: String
+
+    /// `nil` when `config` has no `homeassistant:` section (or no status or stats topic,
+    /// which the loader refuses with it).
+    public init?(config: BridgeConfig, version: String) {
+        guard let ha = config.homeAssistant, let status = config.monitoring.statusTopic,
+              let stats = config.monitoring.statsTopic else { return nil }
+        homeAssistant = ha
+        clientID = config.broker.clientID
+        nodeID = HomeAssistantConfig.nodeID(clientID: clientID)
+        statusTopic = status
+        statsTopic = stats
+        self.version = version
+    }
+
+    /// Every entity for `routes`, the bridge's own first, then each route's in order.
+    public func entities(routes: [String]) -> [DiscoveryEntity] {
+        bridgeEntities() + routes.flatMap(routeEntities)
+    }
+
+    /// The state topic of `route`'s event entity.
+    public func eventTopic(route: String) -> String {
+        HomeAssistantConfig.eventTopic(nodeID: nodeID, routeID: HomeAssistantConfig.routeID(route))
+    }
+
+    /// The connectivity sensor, the diagnostic sensors and the notify entity.
+    func bridgeEntities() -> [DiscoveryEntity] {
+        var connected = common(component: "binary_sensor", objectID: "\(nodeID)_connected", name: "Connected",
+                               uniqueID: "connected", available: false)
+        // No availability: while the bridge is stopped the sensor is off, not unavailable.
+        connected.set("state_topic", statusTopic)
+        connected.set("payload_on", "online")
+        connected.set("payload_off", "offline")
+        connected.set("device_class", "connectivity")
+
+        var inFlight = common(component: "sensor", objectID: "\(nodeID)_in_flight", name: "In flight",
+                              uniqueID: "in_flight")
+        inFlight.set("state_topic", statsTopic)
+        inFlight.set("value_template", "{{ value_json.in_flight }}")
+        inFlight.set("unit_of_measurement", "messages")
+        inFlight.set("state_class", "measurement")
+        inFlight.set("entity_category", "diagnostic")
+        inFlight.set("icon", "mdi:timer-sand")
+
+        var latency = common(component: "sensor", objectID: "\(nodeID)_latency_p99", name: "Latency p99",
+                             uniqueID: "latency_p99")
+        latency.set("state_topic", statsTopic)
+        latency.set("value_template", "{{ value_json.latency_ms.p99 }}")
+        latency.set("unit_of_measurement", "ms")
+        latency.set("device_class", "duration")
+        latency.set("state_class", "measurement")
+        latency.set("suggested_display_precision", .int(1))
+        latency.set("entity_category", "diagnostic")
+
+        var notify = common(component: "notify", objectID: "\(nodeID)_notify", name: "Notify", uniqueID: "notify")
+        notify.set("command_topic", homeAssistant.notifyTopic)
+        notify.set("qos", .int(1))
+        notify.set("retain", .bool(false))
+        return [connected, inFlight, latency, notify].map { $0.entity(route: nil) }
+    }
+
+    /// A route's counter sensors and its event entity.
+    func routeEntities(_ route: String) -> [DiscoveryEntity] {
+        let id = HomeAssistantConfig.routeID(route)
+        var out: [DiscoveryEntity] = []
+        for counter in RouteCounter.allCases {
+            var s = common(component: "sensor", objectID: "\(nodeID)_\(id)_\(counter.rawValue)",
+                           name: "\(route) \(counter.rawValue)", uniqueID: "route:\(route):\(counter.rawValue)")
+            s.set("state_topic", statsTopic)
+            // A route's zero counters are left out of the stats (SPEC section 7): 0 then.
+            s.set("value_template",
+                  "{{ (value_json.routes.get(\(JinjaText.literal(route))) or {}).get('\(counter.rawValue)', 0) }}")
+            s.set("unit_of_measurement", "messages")
+            s.set("state_class", "total_increasing")
+            s.set("icon", counter.icon)
+            out.append(s.entity(route: route))
+        }
+        var event = common(component: "event", objectID: "\(nodeID)_\(id)", name: route, uniqueID: "route:\(route):event")
+        event.set("state_topic", eventTopic(route: route))
+        event.set("event_types", .array([.string(AlertEvent.eventType)]))
+        event.set("qos", .int(1))
+        event.set("icon", "mdi:bell-ring")
+        out.append(event.entity(route: route))
+        return out
+    }
+
+    /// The keys every entity has: name, ids, device, origin and (unless `available` is
+    /// false) availability from the status topic.
+    private func common(component: String, objectID: String, name: String, uniqueID: String,
+                        available: Bool = true) -> Draft {
+        var d = Draft(component: component, objectID: objectID, topic: homeAssistant.configTopic(
+            component: component, nodeID: nodeID, objectID: objectID))
+        d.set("name", name)
+        d.set("object_id", objectID)
+        d.set("unique_id", "pushbridge:\(clientID):\(uniqueID)")
+        d.set("device", .object([
+            "identifiers": .array([.string("pushbridge:\(clientID)")]),
+            "name": .string(homeAssistant.deviceName),
+            "manufacturer": .string("pushbridge"),
+            "model": .string("MQTT notification bridge"),
+            "sw_version": .string(version),
+        ]))
+        d.set("origin", .object(["name": .string("pushbridge"), "sw_version": .string(version)]))
+        if available {
+            d.set("availability_topic", statusTopic)
+            d.set("payload_available", "online")
+            d.set("payload_not_available", "offline")
+        }
+        return d
+    }
+
+    /// An entity being built.
+    private struct Draft {
+        var component: String
+        var objectID: String
+        var topic: String
+        var members = JSONObject()
+
+        mutating func set(_ key: String, _ value: JSONValue) { members[key] = value }
+        mutating func set(_ key: String, _ value: String) { members[key] = .string(value) }
+
+        func entity(route: String?) -> DiscoveryEntity {
+            DiscoveryEntity(component: component, objectID: objectID, route: route, topic: topic,
+                            config: .object(members))
+        }
+    }
+}
