@@ -125,30 +125,12 @@ extension ClientCore {
             if mosquitto_socket(raw) != fd { return .success }
         }
         // Always: what this turn's callbacks or other threads queued (cheap when nothing is).
-        // libmosquitto writes each packet with its own write(2); the write-behind buffer
-        // (CSocketBuffers) collects them and sends the batch with one. Bytes a full socket
-        // did not take go first, before libmosquitto may write anything more.
-        var blocked = false
-        if pb_writebehind_pending() > 0 { blocked = settle(pb_writebehind_flush(), fd) }
-        if !blocked {
-            pb_writebehind_begin()
-            let written = MosquittoCode(mosquitto_loop_write(raw, 1))
-            _ = settle(pb_writebehind_end(), fd)
-            if !written.isSuccess { return written }
-        }
+        let written = writeBatch(fd)
+        if !written.isSuccess { return written }
         if readable { acknowledgeQuickly() }
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
 
-    /// Reads packets until the socket is empty, up to `packetsPerTurn`.
-    ///
-    /// `mosquitto_loop_read(mosq, 1)` reads one packet (or the part of one that has arrived)
-    /// and returns success both after a whole packet and when the socket had nothing left.
-    /// (`errno` cannot tell them apart: the library's one-byte write to its socket pair for
-    /// each packet it queues — a PUBACK, our display publish — leaves `EAGAIN` there.) So a
-    /// call that completed no packet with a callback ends the batch: the socket is empty, or
-    /// holds part of a packet, or a PINGRESP was read; in the last case `poll` returns at once.
-    /// That costs one failing `read` per batch instead of a `FIONREAD` per packet.
     /// A turn after `pauseReads()`: waits for the wake-up (or for room to write), writes what
     /// is queued and keeps the connection's timers, but reads nothing.
     private func writeOnlyTurn(ownLoop: Bool) -> MosquittoCode {
@@ -163,22 +145,33 @@ extension ClientCore {
         if ready < 0 { return errno == EINTR ? .success : .errno }
         if ownLoop, fds[1].revents != 0 { wakeup.drain() }
         if fds[0].revents & Int16(POLLERR | POLLHUP) != 0 { return .connectionLost }
-        if ownLoop {
-            var blocked = false
-            if pb_writebehind_pending() > 0 { blocked = settle(pb_writebehind_flush(), fd) }
-            if !blocked {
-                pb_writebehind_begin()
-                let written = MosquittoCode(mosquitto_loop_write(raw, 1))
-                _ = settle(pb_writebehind_end(), fd)
-                if !written.isSuccess { return written }
-            }
-        } else {
-            let written = MosquittoCode(mosquitto_loop_write(raw, 1))
-            if !written.isSuccess { return written }
-        }
+        let written = ownLoop ? writeBatch(fd) : MosquittoCode(mosquitto_loop_write(raw, 1))
+        if !written.isSuccess { return written }
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
 
+    /// Writes what is queued through the write-behind buffer: libmosquitto writes each packet
+    /// with its own write(2); the buffer (CSocketBuffers) collects them and sends the batch
+    /// with one. Bytes a full socket did not take go first, before libmosquitto may write
+    /// anything more.
+    private func writeBatch(_ fd: Int32) -> MosquittoCode {
+        if pb_writebehind_pending() > 0, settle(pb_writebehind_flush(), fd) { return .success }
+        pb_writebehind_begin()
+        let written = MosquittoCode(mosquitto_loop_write(handle.raw, 1))
+        _ = settle(pb_writebehind_end(), fd)
+        return written
+    }
+
+
+    /// Reads packets until the socket is empty, up to `packetsPerTurn`.
+    ///
+    /// `mosquitto_loop_read(mosq, 1)` reads one packet (or the part of one that has arrived)
+    /// and returns success both after a whole packet and when the socket had nothing left.
+    /// (`errno` cannot tell them apart: the library's one-byte write to its socket pair for
+    /// each packet it queues — a PUBACK, our display publish — leaves `EAGAIN` there.) So a
+    /// call that completed no packet with a callback ends the batch: the socket is empty, or
+    /// holds part of a packet, or a PINGRESP was read; in the last case `poll` returns at once.
+    /// That costs one failing `read` per batch instead of a `FIONREAD` per packet.
     private func readUntilEmpty(_ fd: Int32) -> MosquittoCode {
         let raw = handle.raw
         for _ in 0..<Self.packetsPerTurn {
