@@ -34,11 +34,11 @@ public final class Bridge: Sendable {
     let feed: DecisionFeed
     let hop: (name: String, value: String)
     private let sequencer: TopicSequencer<Finished>
-    private let stopRequested = StopSignal()
+    let stopRequested = StopSignal()
     /// Backpressure, the journal and publish tracking (SPEC section 9).
     let durability: Durability
     /// Writes the filter memory to the journal in batches (when `journal` is set).
-    private let memoryWriter: FilterMemoryWriter?
+    let memoryWriter: FilterMemoryWriter?
     /// Home Assistant discovery and events (SPEC section 11), when `homeassistant:` is set.
     let homeAssistant: HomeAssistantLink?
     /// The topics this replica handles (`partition:`, SPEC section 10); `nil`: every topic.
@@ -92,7 +92,7 @@ public final class Bridge: Sendable {
         self.clientBox = box
     }
 
-    private let clientBox: ClientBox
+    let clientBox: ClientBox
 
     /// State the sequencer's emit closure shares with the bridge: the two clients (set once
     /// before any message flows), messages in flight.
@@ -100,44 +100,6 @@ public final class Bridge: Sendable {
         let client = Mutex<MQTTClient?>(nil)
         let publisher = Mutex<MQTTClient?>(nil)
         let inFlight = Atomic<Int>(0)
-    }
-
-    /// Appended to `broker.client_id` for the output connection.
-    public static let outputClientIDSuffix = "-out"
-
-    /// The output connection's options: the broker section's, under its own client id, with
-    /// no will, no subscriptions and no session (what it has not sent yet is libmosquitto's
-    /// queue, and the journal covers a crash).
-    ///
-    /// Why a second connection: a place in the intake bound is held until a QoS>0 display
-    /// (or dead-letter) publish is acknowledged, and the intake network thread may wait for
-    /// a place inside `on_message`. Were the PUBACKs read by that same thread, it would wait
-    /// for itself. QoS 0 publishes hold no place and stay on the intake connection.
-    public static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
-        var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
-        options.clientID = broker.clientID + outputClientIDSuffix
-        options.cleanStart = true
-        options.sessionExpiry = .zero
-        return options
-    }
-
-    /// The subscriptions the routes need (deduplicated, `$share/` applied, No Local on MQTT 5).
-    public static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
-        var byFilter: [String: MQTTSubscription] = [:]
-        var order: [String] = []
-        for route in config.routes {
-            let filter = route.share.map { "$share/\($0)/\(route.topic)" } ?? route.topic
-            let noLocal = config.broker.protocolVersion == .v5 && route.share == nil
-            if var existing = byFilter[filter] {
-                existing.qos = max(existing.qos, route.qos)
-                byFilter[filter] = existing
-            } else {
-                byFilter[filter] = MQTTSubscription(filter: filter, qos: route.qos, noLocal: noLocal)
-                order.append(filter)
-            }
-        }
-        return order.map { byFilter[$0]! }
-            + HomeAssistantLink.subscriptions(for: config).filter { byFilter[$0.filter] == nil }
     }
 
     /// Connects, processes messages until SIGTERM/SIGINT (or `requestStop()`), then drains and stops.
@@ -237,70 +199,6 @@ public final class Bridge: Sendable {
         let snapshot = self.snapshot()
         _ = try? client?.publish(topic: topic, payload: snapshot.json(), qos: 1, retain: true,
                                  userProperties: config.broker.protocolVersion == .v5 ? [hop] : [])
-    }
-
-    /// Asks `run()` to drain and return (what SIGTERM does).
-    public func requestStop() {
-        stopRequested.fire()
-    }
-
-    /// Returns on `requestStop()` (SIGTERM/SIGINT) or when the task running `run()` is
-    /// cancelled: both drain and stop the same way.
-    private func waitForStop() async {
-        await stopRequested.wait()
-    }
-
-    /// SIGTERM/SIGINT (SPEC section 9): stop taking new messages, finish those in flight
-    /// (bounded by `time_limit` + `expire_grace`), publish the last stats and `offline`, stop.
-    ///
-    /// The intake connection stops *reading* first: a message the broker sends after that is
-    /// never read, so never acknowledged, and stays in the persistent session for the next
-    /// start. (libmosquitto 2.0 queues a QoS 1 PUBACK before `on_message`: a message that
-    /// is read is acknowledged, so it must be finished — reading on while draining could
-    /// acknowledge messages the stopped pipeline never shows.) Writing goes on, so QoS 0
-    /// displays still leave on that connection. The last stats and `offline` go through the
-    /// output connection, which still reads its PUBACKs; the intake's clean DISCONNECT sends
-    /// no will.
-    private func drain(_ client: MQTTClient, publisher: MQTTClient) async {
-        client.pauseReads()
-        let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
-        let deadline = ContinuousClock.now + budget
-        logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
-        // Not `Task.sleep`: after a cancellation it would throw at once and this would spin.
-        await Self.offPool { [clientBox] in
-            while clientBox.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
-                usleep(10_000)
-            }
-        }
-        pipeline.shutdown()
-        stats.setConnected(false)  // the last retained snapshot outlives this connection
-        publishStats(through: publisher)
-        if let topic = config.monitoring.statusTopic {
-            _ = try? publisher.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
-                                       userProperties: [])
-        }
-        // The blocking stops run on a thread of their own, never on the cooperative pool.
-        await Self.offPool { [memoryWriter, durability] in
-            memoryWriter?.stop()  // what the last messages taught the filters
-            // The display publishes' PUBACKs finish their journal rows; then stats and offline.
-            publisher.stop(flushTimeout: .seconds(5))
-            client.stop(flushTimeout: .zero)  // its acknowledgements are no longer read
-            durability.close()
-        }
-        logger.info("stopped")
-    }
-
-    /// Runs blocking work (joining network threads, flushing to the broker, closing the
-    /// journal) on a new thread and awaits it.
-    private static func offPool(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                work()
-                done.resume()
-            }
-            thread.name = "pushbridge-stop"
-            thread.start()
-        }
     }
 
     // MARK: - Per message

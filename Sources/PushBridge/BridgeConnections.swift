@@ -1,0 +1,41 @@
+/// What the bridge asks of the broker: the output connection's options and the
+/// subscriptions of the intake connection.
+extension Bridge {
+    /// Appended to `broker.client_id` for the output connection.
+    public static let outputClientIDSuffix = "-out"
+
+    /// The output connection's options: the broker section's, under its own client id, with
+    /// no will, no subscriptions and no session (what it has not sent yet is libmosquitto's
+    /// queue, and the journal covers a crash).
+    ///
+    /// Why a second connection: a place in the intake bound is held until a QoS>0 display
+    /// (or dead-letter) publish is acknowledged, and the intake network thread may wait for
+    /// a place inside `on_message`. Were the PUBACKs read by that same thread, it would wait
+    /// for itself. QoS 0 publishes hold no place and stay on the intake connection.
+    public static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
+        var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
+        options.clientID = broker.clientID + outputClientIDSuffix
+        options.cleanStart = true
+        options.sessionExpiry = .zero
+        return options
+    }
+
+    /// The subscriptions the routes need (deduplicated, `$share/` applied, No Local on MQTT 5).
+    public static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
+        var byFilter: [String: MQTTSubscription] = [:]
+        var order: [String] = []
+        for route in config.routes {
+            let filter = route.subscriptionFilter
+            let noLocal = config.broker.protocolVersion == .v5 && route.share == nil
+            if var existing = byFilter[filter] {
+                existing.qos = max(existing.qos, route.qos)
+                byFilter[filter] = existing
+            } else {
+                byFilter[filter] = MQTTSubscription(filter: filter, qos: route.qos, noLocal: noLocal)
+                order.append(filter)
+            }
+        }
+        return order.map { byFilter[$0]! }
+            + HomeAssistantLink.subscriptions(for: config).filter { byFilter[$0.filter] == nil }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// The graceful stop (SPEC section 9): SIGTERM/SIGINT, `requestStop()` or cancelling the
+/// task that runs `run()`.
+extension Bridge {
+    /// Asks `run()` to drain and return (what SIGTERM does).
+    public func requestStop() {
+        stopRequested.fire()
+    }
+
+    /// Returns on `requestStop()` (SIGTERM/SIGINT) or when the task running `run()` is
+    /// cancelled: both drain and stop the same way.
+    func waitForStop() async {
+        await stopRequested.wait()
+    }
+
+    /// SIGTERM/SIGINT (SPEC section 9): stop taking new messages, finish those in flight
+    /// (bounded by `time_limit` + `expire_grace`), publish the last stats and `offline`, stop.
+    ///
+    /// The intake connection stops *reading* first: a message the broker sends after that is
+    /// never read, so never acknowledged, and stays in the persistent session for the next
+    /// start. (libmosquitto 2.0 queues a QoS 1 PUBACK before `on_message`: a message that
+    /// is read is acknowledged, so it must be finished — reading on while draining could
+    /// acknowledge messages the stopped pipeline never shows.) Writing goes on, so QoS 0
+    /// displays still leave on that connection. The last stats and `offline` go through the
+    /// output connection, which still reads its PUBACKs; the intake's clean DISCONNECT sends
+    /// no will.
+    func drain(_ client: MQTTClient, publisher: MQTTClient) async {
+        client.pauseReads()
+        let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
+        let deadline = ContinuousClock.now + budget
+        logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
+        // Not `Task.sleep`: after a cancellation it would throw at once and this would spin.
+        await Self.offPool { [clientBox] in
+            while clientBox.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+                usleep(10_000)
+            }
+        }
+        pipeline.shutdown()
+        stats.setConnected(false)  // the last retained snapshot outlives this connection
+        publishStats(through: publisher)
+        if let topic = config.monitoring.statusTopic {
+            _ = try? publisher.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
+                                       userProperties: [])
+        }
+        // The blocking stops run on a thread of their own, never on the cooperative pool.
+        await Self.offPool { [memoryWriter, durability] in
+            memoryWriter?.stop()  // what the last messages taught the filters
+            // The display publishes' PUBACKs finish their journal rows; then stats and offline.
+            publisher.stop(flushTimeout: .seconds(5))
+            client.stop(flushTimeout: .zero)  // its acknowledgements are no longer read
+            durability.close()
+        }
+        logger.info("stopped")
+    }
+
+    /// Runs blocking work (joining network threads, flushing to the broker, closing the
+    /// journal) on a new thread and awaits it.
+    private static func offPool(_ work: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                work()
+                done.resume()
+            }
+            thread.name = "pushbridge-stop"
+            thread.start()
+        }
+    }
+}
