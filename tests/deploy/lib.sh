@@ -5,18 +5,14 @@
 # Every process started here is recorded in DEPLOY_PIDS and stopped by PID in deploy_cleanup.
 
 DEPLOY_PIDS=()
+# shellcheck source=tests/lib/processes.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
 DEPLOY_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pushbridge-deploy.XXXXXX")
 DEV_PASSWORD_FILE="$PWD/compose/secrets/mqtt_password.txt"
 DEV_PASSWORD=$(head -n 1 "$DEV_PASSWORD_FILE")
 
 deploy_cleanup() {
-    local pid
-    for pid in "${DEPLOY_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${DEPLOY_PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
+    stop_pids "${DEPLOY_PIDS[@]}"
     rm -rf "$DEPLOY_TMP"
 }
 trap deploy_cleanup EXIT

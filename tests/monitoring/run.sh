@@ -19,14 +19,10 @@ PY=/usr/bin/python3
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/pushbridge-prom.XXXXXX")
 PIDS=()
+# shellcheck source=tests/lib/processes.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
 cleanup() {
-    local pid
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${PIDS[@]}"; do
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -KILL "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
+    stop_pids "${PIDS[@]}"
     rm -rf "$TMP"
 }
 trap cleanup EXIT
