@@ -27,6 +27,8 @@ final class ClientCore: Sendable {
     let refusedPublishes = Atomic<Int>(0)
     /// Set by `MQTTClient.pauseReads()`: the network thread writes but reads nothing more.
     let readsPaused = Atomic<Bool>(false)
+    /// MQTT 5 topic aliases of our QoS 0 publishes, per connection.
+    let topicAliases: TopicAliases
     /// Set once in `init`; `nil` only while `init` runs.
     private let handleBox: HandleBox
     private let minimumLibraryLevel: LogLevel
@@ -49,6 +51,7 @@ final class ClientCore: Sendable {
         self.minimumLibraryLevel = options.libraryLogLevel ?? .error
         // TLS keeps libmosquitto's own loop and wake-up (see NetworkThread.swift).
         self.wakeup = LoopWakeup(enabled: options.tls == nil)
+        self.topicAliases = TopicAliases(enabled: options.protocolVersion == .v5 && options.topicAliases)
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque(),
@@ -73,7 +76,7 @@ final class ClientCore: Sendable {
 
     // MARK: callbacks (network thread)
 
-    func didConnect(code: Int32, sessionPresent: Bool) {
+    func didConnect(code: Int32, sessionPresent: Bool, properties: OpaquePointer? = nil) {
         guard code == 0 else {
             // v5 reason codes and 3.1.1 return codes have separate tables.
             let reason = options.protocolVersion == .v5
@@ -82,6 +85,7 @@ final class ClientCore: Sendable {
             state.withLock { $0.refusal = "\(reason) (CONNACK code \(code))" }
             return
         }
+        topicAliases.connected(properties: properties)
         state.withLock { s in
             s.beginConnection(sessionPresent: sessionPresent)
             let plan = SubscriptionPlan(desired: s.desired, held: s.held)

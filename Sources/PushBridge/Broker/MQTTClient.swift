@@ -52,31 +52,32 @@ public final class MQTTClient: Sendable {
         guard let length = Int32(exactly: payload.count), length <= MQTTLimits.maxPayload else {
             throw .payloadTooLarge(payload.count)
         }
-        var properties: PropertyList? = nil
-        if !userProperties.isEmpty {
-            guard core.options.protocolVersion == .v5 else { throw .userPropertiesRequireMQTT5 }
-            let list = PropertyList()
-            for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
-            properties = list
-        }
+        if !userProperties.isEmpty, core.options.protocolVersion != .v5 { throw .userPropertiesRequireMQTT5 }
         let raw = core.handle.raw
         var mid: Int32 = 0
-        let send = { () -> MosquittoCode in
+        // `topic` nil: a QoS 0 publish named by its topic alias alone (TopicAliases).
+        let send = { (topic: String?, properties: OpaquePointer?) -> MosquittoCode in
             MosquittoCode(payload.withUnsafeBytes { bytes in
-                mosquitto_publish_v5(raw, &mid, topic, length, bytes.baseAddress, Int32(qos), retain, properties?.head)
+                mosquitto_publish_v5(raw, &mid, topic, length, bytes.baseAddress, Int32(qos), retain, properties)
             })
         }
         defer {
             if deferWake { core.wakeDeferred.store(true, ordering: .releasing) } else { core.wakeup.signal() }
         }
         if qos == 0 {
-            try MQTTError.check(send().rawValue)
+            try MQTTError.check(core.topicAliases.publish(topic: topic, userProperties: userProperties, send).rawValue)
             return mid
+        }
+        var properties: PropertyList? = nil
+        if !userProperties.isEmpty {
+            let list = PropertyList()
+            for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
+            properties = list
         }
         // Recorded under the lock so that an acknowledgement (on the network thread, which
         // takes the same lock) cannot arrive before the mid is known.
         let rc = core.state.withLock { s -> MosquittoCode in
-            let rc = send()
+            let rc = send(topic, properties?.head)
             // NO_CONN for QoS>0: libmosquitto queued the message; it goes out on reconnect.
             if rc.isSuccess || rc == .noConnection { s.outstanding.insert(mid) }
             return rc
@@ -135,6 +136,9 @@ public final class MQTTClient: Sendable {
     /// Our publishes the broker acknowledged with a failure reason code (MQTT 5 only:
     /// e.g. 0x87 not authorized for a topic its ACL refuses); each is also logged.
     public var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
+
+    /// Topic aliases established on the current connection (MQTT 5 QoS 0 publishes, `TopicAliases`).
+    var topicAliasesInUse: Int { core.topicAliases.establishedCount }
 
     /// QoS>0 publishes not yet acknowledged by the broker.
     public var unacknowledgedCount: Int { core.state.withLock { $0.outstanding.count } }

@@ -62,6 +62,9 @@ public struct MQTTClientOptions: Sendable {
     /// whose failures also come back as return codes, which are logged. With TLS it is
     /// installed for any level (OpenSSL's errors reach us only as log lines).
     public var libraryLogLevel: LogLevel?
+    /// MQTT 5: QoS 0 publishes name a topic by an alias after its first use on a connection,
+    /// within the broker's Topic Alias Maximum (`TopicAliases`). Subscribers see no difference.
+    public var topicAliases = true
 
     /// Options with the SPEC defaults; only the host, port and client id usually change.
     public init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",

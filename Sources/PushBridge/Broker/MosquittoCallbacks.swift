@@ -9,8 +9,8 @@ import Foundation
 enum MosquittoCallbacks {
     static func install(on handle: MosquittoHandle, forwardLogs: Bool) {
         let raw = handle.raw
-        mosquitto_connect_v5_callback_set(raw) { _, context, rc, flags, _ in
-            ClientCore.from(context).didConnect(code: rc, sessionPresent: flags & 1 == 1)
+        mosquitto_connect_v5_callback_set(raw) { _, context, rc, flags, properties in
+            ClientCore.from(context).didConnect(code: rc, sessionPresent: flags & 1 == 1, properties: properties)
         }
         mosquitto_disconnect_v5_callback_set(raw) { _, context, rc, _ in
             ClientCore.from(context).didDisconnect(code: rc)

@@ -47,6 +47,7 @@ extension ClientCore {
                 s.accepted = false
                 s.refusal = nil
             }
+            topicAliases.reset()  // before the new socket: no alias-only packet may reach it
             let rc = MosquittoCode(mosquitto_connect_bind_v5(handle.raw, options.host, Int32(options.port),
                                                              keepalive, nil, properties?.head))
             var ended = rc
