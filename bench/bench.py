@@ -57,6 +57,12 @@ def delivered(n, topics):
     return sum(1 for j in range(n) if (j // topics) % 2 == 0)
 
 
+def proc_io(pid):
+    """{rchar, wchar, syscr, syscw} of a process (all its threads): bytes and read/write calls."""
+    with open(f"/proc/{pid}/io") as f:
+        return {k: int(v) for k, v in (line.split(": ") for line in f) if k in ("rchar", "wchar", "syscr", "syscw")}
+
+
 def peak_rss_mb(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -74,6 +80,9 @@ class Broker:
         lines = [f"listener {self.port} 127.0.0.1", "allow_anonymous true", "persistence false"]
         if tuned:
             lines += ["max_queued_messages 1000000", "max_queued_bytes 0", "max_inflight_messages 500"]
+            # BENCH_MAX_TOPIC_ALIAS=0: no topic aliases for the bridge (A/B of Broker/TopicAliases).
+            if os.environ.get("BENCH_MAX_TOPIC_ALIAS"):
+                lines.append(f"max_topic_alias {int(os.environ['BENCH_MAX_TOPIC_ALIAS'])}")
         if nodelay:
             lines.append("set_tcp_nodelay true")  # what compose/mosquitto.conf ships
         with open(conf, "w") as f:
@@ -197,16 +206,20 @@ class Bench:
 
     def flood(self, broker, qos, n, bridge=None, topics=16, routes=1):
         """RUNS floods; medians of rate and of CPU per message for the bridge and the broker."""
-        rates, bridge_us, broker_us, received = [], [], [], []
+        rates, bridge_us, broker_us, received, io = [], [], [], [], []
         expected = delivered(n, topics) if bridge else n
         sink = "display/#" if bridge else "bench/#"
         for _ in range(RUNS):
             b0 = cpu_seconds(bridge.pid) if bridge else 0
+            i0 = proc_io(bridge.pid) if bridge else None
             k0 = cpu_seconds(broker.proc.pid)
             r = self.gen(broker, "flood", "-q", qos, "-Q", qos, "-n", n, "-e", expected,
                          "-T", topics, "-R", routes, "-s", sink, "-w", 500)
             k1 = cpu_seconds(broker.proc.pid)
             b1 = cpu_seconds(bridge.pid) if bridge else 0
+            if bridge:
+                i1 = proc_io(bridge.pid)
+                io.append({k: (i1[k] - i0[k]) / n for k in i1})
             rates.append(r["rate"])
             received.append(r["received"])
             relayed = n + r["received"] if bridge else n
@@ -219,6 +232,7 @@ class Bench:
         if bridge:
             row["bridge_us"] = statistics.median(bridge_us)
             row["rss"] = peak_rss_mb(bridge.pid)
+            row["io"] = {k: statistics.median(x[k] for x in io) for k in io[0]}
         return row
 
     def bridge_flood(self, name, broker, qos, n, topics=16, routes=1, journal=None, dashboard=False):
@@ -440,6 +454,12 @@ def main():
         d = dash0["dashboard"]
         print(f"  (dashboard reader: {d['decisions']:,} decision events read, {d['bytes'] / 1e6:,.1f} MB, "
               f"{d['dropped'] if d['dropped'] is not None else '?'} missed (pushbridge_dashboard_dropped_total))")
+    print("\nbridge I/O per input message (all threads; /proc/<pid>/io, medians):")
+    for label, row, _ in rows:
+        if row and "io" in row:
+            i = row["io"]
+            print(f"  {label:<40} read(2) {i['syscr']:6.3f} ({i['rchar']:6.1f} B)   write(2) {i['syscw']:6.3f} "
+                  f"({i['wchar']:6.1f} B)")
     print(f"\nfloods per case (msg/s): " + "; ".join(
         f"{label}: {', '.join(f'{x:,.0f}' for x in row['rates'])}" for label, row, _ in rows if row and "rates" in row))
     print(f"total time {time.monotonic() - started:.0f} s")

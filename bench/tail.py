@@ -13,8 +13,8 @@ MQTT packets, follows each message (by its `"n":J`) over the hops
 
 and prints, per hop, the p50/p99/max of the time between a message's PUBLISH leaving one
 process and it leaving the next, plus, for each stream, how many segments carried more than
-one PUBLISH and how many left the broker right after an ACK from their receiver (< 50 us:
-Nagle's signature, the segment waited for that ACK). Needs tcpdump (apt-get install tcpdump)
+one PUBLISH and how many left the broker right after a pure ACK from their receiver (< 20 us:
+Nagle's signature, the segment waited for that ACK), and the receivers' ACK delays. Needs tcpdump (apt-get install tcpdump)
 and root; build with `make release` and run from the repository.
 """
 import argparse
@@ -90,14 +90,14 @@ def mqtt_publishes(chunks):
 
 def streams(packets, broker_port):
     """{(client port, "up" | "down"): [(time, seq, payload)]} with retransmissions dropped, and
-    {key: [(time, ack)]}: every packet's acknowledgement number, per direction."""
+    {key: [(time, ack, pure)]}: every packet's acknowledgement number (pure: no data), per direction."""
     flows, acks, seen = {}, {}, set()
     for t, sport, dport, seq, ack, flags, payload in packets:
         if broker_port not in (sport, dport):
             continue
         key = (dport, "down") if sport == broker_port else (sport, "up")
         if flags & 0x10:
-            acks.setdefault(key, []).append((t, ack))
+            acks.setdefault(key, []).append((t, ack, not payload))
         if payload and (key, seq) not in seen:
             seen.add((key, seq))
             flows.setdefault(key, []).append((t, seq, payload))
@@ -126,7 +126,7 @@ def quantiles(values):
 
 def analyse(path, broker_port):
     """Prints one line per stream; returns {stream: {J: time}} and {stream: segment times
-    that left within 30 us after a packet from the peer (an ACK released them)}."""
+    that left within 20 us after a pure ACK from the peer (the ACK released them: Nagle)}."""
     flows, acks = streams(read_pcap(path), broker_port)
     hops, released = {}, {}
     for key, segments in flows.items():
@@ -134,16 +134,16 @@ def analyse(path, broker_port):
         if not publishes:
             continue
         peer = (key[0], "up" if key[1] == "down" else "down")
-        peer_times = sorted(t for t, _ in acks.get(peer, []))
+        peer_times = sorted(t for t, _, pure in acks.get(peer, []) if pure)
         after, j = set(), 0
         for t, _, _ in segments:
             while j < len(peer_times) and peer_times[j] <= t:
                 j += 1
-            if j and t - peer_times[j - 1] < 30e-6:
+            if j and t - peer_times[j - 1] < 20e-6:
                 after.add(t)
         multi = sum(1 for _, c in per_segment if c > 1)
         print(f"stream {key[0]} {key[1]:4}: {len(publishes):6d} publishes, {len(segments):6d} segments, "
-              f"{multi} with >1 publish, {len(after)} sent < 30 us after a packet from the peer; "
+              f"{multi} with >1 publish, {len(after)} sent < 20 us after a pure ACK from the peer; "
               f"peer ACK delay {quantiles(ack_delays(segments, acks.get(peer, [])))}")
         hops[key] = {j: t for t, j in publishes}
         released[key] = after
@@ -164,7 +164,7 @@ def report(capture, port):
         held = [hops[b2][j] - hops[a][j] for j in common if hops[b2][j] in released[b2]
                 and hops[b2][j] - hops[a][j] > 100e-6]
         print(f"hop {a[0]}/{a[1]} -> {b2[0]}/{b2[1]}: {quantiles(delays)}")
-        print(f"    of which left on an ACK from the receiver after > 0.1 ms: {quantiles(held)}")
+        print(f"    held > 0.1 ms, then sent on the receiver's ACK (Nagle): {quantiles(held)}")
 
 
 def main():
@@ -175,6 +175,7 @@ def main():
     ap.add_argument("--relay", action="store_true")
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--keep", help="leave the capture in this file")
+    ap.add_argument("--binary", help="the pushbridge to run (default: the release build)")
     ap.add_argument("--read", nargs=2, metavar=("FILE", "PORT"), help="only analyse a capture (broker port PORT)")
     args = ap.parse_args()
     if args.read:
@@ -184,8 +185,8 @@ def main():
     tool = os.path.join(root, ".build/bench/mqttbench")
     subprocess.run(["cc", "-O2", "-o", tool, os.path.join(root, "bench/mqttbench.c"), "-lmosquitto", "-lpthread"],
                    check=True)
-    binary = subprocess.run([os.path.join(root, "scripts/swift-release.sh"), "--show-bin-path"], capture_output=True,
-                            text=True, check=True).stdout.strip() + "/pushbridge"
+    binary = args.binary or subprocess.run([os.path.join(root, "scripts/swift-release.sh"), "--show-bin-path"],
+                                           capture_output=True, text=True, check=True).stdout.strip() + "/pushbridge"
     work = tempfile.mkdtemp(prefix="pushbridge-tail-")
     capture = args.keep or os.path.join(work, "tail.pcap")
     broker = bench.Broker(work, tuned=False, nodelay=args.nodelay)
