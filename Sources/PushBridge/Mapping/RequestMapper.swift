@@ -73,7 +73,7 @@ public struct RequestMapper: Sendable {
         if request.expiration == nil, let spec = entry.route.expiration {
             switch spec {
             case .after(let d):
-                request.expiration = Int64(message.receivedAt.rounded(.down)) + d.components.seconds
+                request.expiration = Int64(message.receivedAt.rounded(.down)) + d.nanoseconds / 1_000_000_000
             case .template(let t):
                 let v = t.value(in: context)
                 guard let e = Self.integer(v) else {
