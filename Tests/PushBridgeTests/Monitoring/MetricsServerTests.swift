@@ -12,9 +12,9 @@ struct RawHTTPReply {
 
 enum RawHTTPError: Error { case connect(Int32), malformed(String) }
 
-/// One HTTP/1.0 request over a plain TCP socket to 127.0.0.1:`port`; reads to EOF.
-func rawHTTP(_ method: String, _ path: String, port: Int) throws -> RawHTTPReply {
-    guard let fd = LoopbackPorts.connect(port: port) else { throw RawHTTPError.connect(errno) }
+/// One HTTP/1.0 request over a plain TCP socket to `host`:`port`; reads to EOF.
+func rawHTTP(_ method: String, _ path: String, port: Int, host: String = "127.0.0.1") throws -> RawHTTPReply {
+    guard let fd = LoopbackPorts.connect(port: port, host: host) else { throw RawHTTPError.connect(errno) }
     defer { close(fd) }
     let request = Array("\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -61,24 +61,9 @@ let ipv6LoopbackAvailable: Bool = {
         defer { server.stop() }
         #expect(server.port == port)
 
-        let target = try HostPort(parsing: address).socketAddresses()[0]
-        #expect(target.family == AF_INET6)
-        let fd = target.makeSocket()
-        defer { close(fd) }
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        try #require(target.withSockaddr { connect(fd, $0, $1) } == 0)
-        let request = Array("GET /healthz HTTP/1.0\r\nHost: \(address)\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        var reply: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            reply += buffer[0..<n]
-        }
-        let text = String(decoding: reply, as: UTF8.self)
-        #expect(text.hasPrefix("HTTP/1.") && text.contains(" 200 ") && text.hasSuffix("ok"), "\(text)")
+        #expect(try HostPort(parsing: address).socketAddresses()[0].family == AF_INET6)
+        let reply = try rawHTTP("GET", "/healthz", port: port, host: "::1")
+        #expect(reply.status == 200 && reply.body == "ok")
 
         let file = NSTemporaryDirectory() + "hostport-\(getpid())-\(port).yml"
         try yaml.write(toFile: file, atomically: true, encoding: .utf8)
