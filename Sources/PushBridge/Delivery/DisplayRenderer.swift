@@ -61,9 +61,9 @@ public struct DisplayRenderer: Sendable {
         w.add("priority", .int(Int64(r.priority)))
         w.add("collapse_id", r.collapseID)
         for field in ContentField.allCases {
-            if let path = field.text {
+            if field.slot != nil {
                 // `title` and `body` are always there (SPEC section 8), `""` when absent.
-                w.add(field.key, field == .title || field == .body ? c[text: path] ?? "" : c[text: path])
+                w.add(field.key, field == .title || field == .body ? c[text: field] ?? "" : c[text: field])
             } else if let value = field.value(in: c) {
                 w.add(field.key, value)
             }

@@ -76,8 +76,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying {
 open class UNMutableNotificationContent: UNNotificationContent {
     /// Stores `text` in `field`, keeping an absent field absent when it is set to `""`.
     private func store(_ field: ContentField, _ text: String) {
-        guard let path = field.text else { return }
-        notificationContent[text: path] = text.isEmpty && notificationContent[text: path] == nil ? nil : text
+        notificationContent[text: field] = text.isEmpty && notificationContent[text: field] == nil ? nil : text
     }
 
     open override var title: String { get { super.title } set { store(.title, newValue) } }

@@ -11,7 +11,7 @@ extension NotificationRequest {
         // {"aps":{"alert":{}}} and commas
         var total = 32
         for field in ContentField.allCases {
-            if let path = field.text, let text = c[text: path] { total += member + JSONValue.stringSizeBound(text) }
+            if let text = c[text: field] { total += member + JSONValue.stringSizeBound(text) }
         }
         if c.soundCritical || c.soundVolume != nil { total += 64 }  // {"critical":1,"name":,"volume":}
         if c.badge != nil { total += member + 20 }

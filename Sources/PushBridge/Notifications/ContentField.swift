@@ -21,23 +21,22 @@ public enum ContentField: Int, CaseIterable, Sendable {
         case score
     }
 
-    /// The row: the key, the kind, and where a text field lives in the content.
-    private var row: (key: String, kind: Kind, text: WritableKeyPath<NotificationContent.Fields, String?>?) {
+    /// The row: the key, the kind, and a text field's slot in `NotificationContent.Fields.texts`.
+    private var row: (key: String, kind: Kind, slot: Int?) {
         switch self {
-        case .title: ("title", .text, \.title)
-        case .subtitle: ("subtitle", .text, \.subtitle)
-        case .body: ("body", .text, \.body)
-        case .sound: ("sound", .text, \.sound)
+        case .title: ("title", .text, 0)
+        case .subtitle: ("subtitle", .text, 1)
+        case .body: ("body", .text, 2)
+        case .sound: ("sound", .text, 3)
         case .badge: ("badge", .integer, nil)
-        case .threadID: ("thread_id", .text, \.threadID)
-        case .category: ("category", .text, \.category)
-        case .interruptionLevel: ("interruption_level", .level, \.interruptionLevel)
+        case .threadID: ("thread_id", .text, 4)
+        case .category: ("category", .text, 5)
+        case .interruptionLevel: ("interruption_level", .level, 6)
         case .relevanceScore: ("relevance_score", .score, nil)
-        case .targetContentID: ("target_content_id", .text, \.targetContentID)
-        case .filterCriteria: ("filter_criteria", .text, \.filterCriteria)
+        case .targetContentID: ("target_content_id", .text, 7)
+        case .filterCriteria: ("filter_criteria", .text, 8)
         }
     }
-
     /// The key everywhere but in APNs bodies: route `alert:`, `set`, the extension wire,
     /// the display JSON and expressions' `content`.
     public var key: String { row.key }
@@ -47,8 +46,8 @@ public enum ContentField: Int, CaseIterable, Sendable {
     public var apsKey: String { String(key.map { $0 == "_" ? "-" : $0 }) }
     /// `true` for the fields of `aps.alert`.
     public var inAlert: Bool { self == .title || self == .subtitle || self == .body }
-    /// Where a `.text` or `.level` field lives; `nil` for `badge` and `relevance_score`.
-    var text: WritableKeyPath<NotificationContent.Fields, String?>? { row.text }
+    /// Where a `.text` or `.level` field is stored; `nil` for `badge` and `relevance_score`.
+    var slot: Int? { row.slot }
 
     /// The field named `key`, or `nil`.
     public init?(key: String) {
@@ -59,15 +58,15 @@ public enum ContentField: Int, CaseIterable, Sendable {
     /// The field's value in `content`: text as a string, `badge` an `int`,
     /// `relevance_score` a `double`; `nil` when absent.
     public func value(in content: NotificationContent) -> JSONValue? {
-        if let text { return content[text: text].map(JSONValue.string) }
+        if slot != nil { return content[text: self].map(JSONValue.string) }
         if self == .badge { return content.badge.map { .int(Int64($0)) } }
         return content.relevanceScore.map(JSONValue.double)
     }
 
     /// Sets the field to `value`, a value of its kind already checked (`nil` removes it).
     public func set(_ value: JSONValue?, in content: inout NotificationContent) {
-        if let text {
-            content[text: text] = value?.stringValue
+        if slot != nil {
+            content[text: self] = value?.stringValue
         } else if self == .badge {
             content.badge = value?.exactInteger.flatMap { Int(exactly: $0) }
         } else {

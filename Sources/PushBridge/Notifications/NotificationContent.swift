@@ -4,17 +4,22 @@
 /// in one shared buffer that is copied on the first write to a shared value, so passing
 /// content along the pipeline costs one reference count, not one per field.
 public struct NotificationContent: Sendable, Equatable {
-    /// The fields as stored (`ContentField` rows point at them).
+    /// The fields as stored: the text ones in the slots `ContentField` gives them.
     struct Fields: Equatable {
-        var title, subtitle, body, sound: String?
+        /// One slot per text field of `ContentField` (a new one adds a slot here).
+        var texts = InlineArray<9, String?>(repeating: nil)
         var soundCritical = false
         var soundVolume: Double?
         var badge: Int?
-        var threadID, category, interruptionLevel: String?
         var relevanceScore: Double?
-        var targetContentID, filterCriteria: String?
         var attachments: [String] = []
         var userInfo: JSONValue = .object([:])
+
+        static func == (a: Fields, b: Fields) -> Bool {
+            a.texts.indices.allSatisfy { a.texts[$0] == b.texts[$0] } && a.soundCritical == b.soundCritical
+                && a.soundVolume == b.soundVolume && a.badge == b.badge && a.relevanceScore == b.relevanceScore
+                && a.attachments == b.attachments && a.userInfo == b.userInfo
+        }
     }
 
     /// The fields' buffer. `@unchecked Sendable`: a buffer is only written while uniquely
@@ -34,17 +39,20 @@ public struct NotificationContent: Sendable, Equatable {
         return storage
     }
 
-    /// A text field by where it is stored (a `ContentField`'s `text`).
-    subscript(text path: WritableKeyPath<Fields, String?>) -> String? {
-        get { storage.fields[keyPath: path] }
-        set { uniqueStorage().fields[keyPath: path] = newValue }
+    /// A text field (`nil` for `badge` and `relevance_score`, which are not text).
+    subscript(text field: ContentField) -> String? {
+        get {
+            guard let slot = field.slot else { return nil }
+            return storage.fields.texts[slot]
+        }
+        set { if let slot = field.slot { uniqueStorage().fields.texts[slot] = newValue } }
     }
 
-    public var title: String? { get { storage.fields.title } set { uniqueStorage().fields.title = newValue } }
-    public var subtitle: String? { get { storage.fields.subtitle } set { uniqueStorage().fields.subtitle = newValue } }
-    public var body: String? { get { storage.fields.body } set { uniqueStorage().fields.body = newValue } }
+    public var title: String? { get { self[text: .title] } set { self[text: .title] = newValue } }
+    public var subtitle: String? { get { self[text: .subtitle] } set { self[text: .subtitle] = newValue } }
+    public var body: String? { get { self[text: .body] } set { self[text: .body] = newValue } }
     /// `"default"` or a sound name.
-    public var sound: String? { get { storage.fields.sound } set { uniqueStorage().fields.sound = newValue } }
+    public var sound: String? { get { self[text: .sound] } set { self[text: .sound] = newValue } }
     /// `true` for Apple's critical-alert sound (`aps.sound` as `{"critical": 1, …}`).
     public var soundCritical: Bool {
         get { storage.fields.soundCritical }
@@ -56,12 +64,12 @@ public struct NotificationContent: Sendable, Equatable {
         set { uniqueStorage().fields.soundVolume = newValue }
     }
     public var badge: Int? { get { storage.fields.badge } set { uniqueStorage().fields.badge = newValue } }
-    public var threadID: String? { get { storage.fields.threadID } set { uniqueStorage().fields.threadID = newValue } }
-    public var category: String? { get { storage.fields.category } set { uniqueStorage().fields.category = newValue } }
+    public var threadID: String? { get { self[text: .threadID] } set { self[text: .threadID] = newValue } }
+    public var category: String? { get { self[text: .category] } set { self[text: .category] = newValue } }
     /// `passive`, `active`, `time-sensitive` or `critical`.
     public var interruptionLevel: String? {
-        get { storage.fields.interruptionLevel }
-        set { uniqueStorage().fields.interruptionLevel = newValue }
+        get { self[text: .interruptionLevel] }
+        set { self[text: .interruptionLevel] = newValue }
     }
     /// 0…1.
     public var relevanceScore: Double? {
@@ -69,12 +77,12 @@ public struct NotificationContent: Sendable, Equatable {
         set { uniqueStorage().fields.relevanceScore = newValue }
     }
     public var targetContentID: String? {
-        get { storage.fields.targetContentID }
-        set { uniqueStorage().fields.targetContentID = newValue }
+        get { self[text: .targetContentID] }
+        set { self[text: .targetContentID] = newValue }
     }
     public var filterCriteria: String? {
-        get { storage.fields.filterCriteria }
-        set { uniqueStorage().fields.filterCriteria = newValue }
+        get { self[text: .filterCriteria] }
+        set { self[text: .filterCriteria] = newValue }
     }
     /// Attachment identifiers or URLs (kept for Apple API parity; never rendered).
     public var attachments: [String] {

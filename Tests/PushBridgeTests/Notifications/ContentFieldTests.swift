@@ -57,5 +57,7 @@ import Testing
                                            "thread_id", "category", "interruption_level", "relevance_score",
                                            "target_content_id", "filter_criteria", "user_info"])
         #expect(ContentField.threadID.apsKey == "thread-id" && ContentField.relevanceScore.apsKey == "relevance-score")
+        let slots = ContentField.allCases.compactMap(\.slot)
+        #expect(Set(slots) == Set(0..<NotificationContent.Fields().texts.count) && slots.count == Set(slots).count)
     }
 }
