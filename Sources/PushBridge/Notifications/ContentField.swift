@@ -1,7 +1,7 @@
 /// The fields of notification content, one row each: the table that expressions'
 /// `content`, the extension wire, the `set` filter, a route's `alert:` keys, the APNs body
-/// and the display message are all driven by. Adding a field is a row here and a stored
-/// property in `NotificationContent.Fields`.
+/// and the display message are all driven by. Adding a text field is a row here with the
+/// next slot, one more slot in `NotificationContent.Fields.texts`, and its public accessor.
 ///
 /// The sound's critical-alert parts (`sound_critical`, `sound_volume`), `attachments` and
 /// `user_info` are not rows: each representation writes those its own way.
