@@ -28,7 +28,10 @@ final class ChildConnection: @unchecked Sendable {
         process.arguments = isPath ? Array(command.dropFirst()) : command
         (process.standardInput, process.standardOutput, process.standardError) = (child.stdin, child.stdout, child.stderr)
         process.terminationHandler = { _ in child.ended() }
-        try process.run()
+        do { try process.run() } catch {
+            process.terminationHandler = nil   // it holds the child
+            throw error
+        }
         return child
     }
 
@@ -89,26 +92,23 @@ final class ChildConnection: @unchecked Sendable {
 enum LineReader {
     /// Calls `line` for each line (without the newline, a trailing CR dropped; invalid UTF-8 replaced).
     static func read(fd: Int32, line: (String) -> Void) {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536), pending: [UInt8] = []
         while true {
             let n = buffer.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
+            guard n > 0 else { break }
+            pending.append(contentsOf: buffer[..<n])
             var start = 0
-            for i in 0..<n where buffer[i] == 0x0A {
-                pending.append(contentsOf: buffer[start..<i])
-                emit(&pending, line)
-                start = i + 1
+            while let end = pending[start...].firstIndex(of: 0x0A) {
+                emit(pending[start..<end], line)
+                start = end + 1
             }
-            pending.append(contentsOf: buffer[start..<n])
+            pending.removeFirst(start)
         }
-        if !pending.isEmpty { emit(&pending, line) }
+        if !pending.isEmpty { emit(pending[...], line) }
     }
 
-    private static func emit(_ bytes: inout [UInt8], _ line: (String) -> Void) {
-        if bytes.last == 0x0D { bytes.removeLast() }
-        line(String(decoding: bytes, as: UTF8.self))
-        bytes.removeAll(keepingCapacity: true)
+    private static func emit(_ bytes: ArraySlice<UInt8>, _ line: (String) -> Void) {
+        line(String(decoding: bytes.last == 0x0D ? bytes.dropLast() : bytes, as: UTF8.self))
     }
 }

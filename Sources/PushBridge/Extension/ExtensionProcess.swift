@@ -14,7 +14,7 @@ import Synchronization
 final class ExtensionProcess: Sendable {
     private struct Pending {
         let attempt: StepAttempt
-        var line: String?
+        let line: String
         /// The child generation the line was written to.
         var sentTo: UInt64?
     }
@@ -26,11 +26,6 @@ final class ExtensionProcess: Sendable {
         var stopped = false
         var backoff = ExtensionProcess.minBackoff
         var sequence: UInt64 = 0
-    }
-
-    /// The child could not be started.
-    struct StartError: Error, CustomStringConvertible {
-        let description: String
     }
 
     private let state = Mutex(State())
@@ -57,22 +52,15 @@ final class ExtensionProcess: Sendable {
     /// `attempt` gets the answer or the failure. Returns the request's wire id: its apns-id,
     /// suffixed when that is already in flight.
     func send(_ request: NotificationRequest, context: MessageContext, to attempt: StepAttempt) -> String {
-        let id: String = state.withLock { s in
+        let (id, line, child): (String, String, ChildConnection?) = state.withLock { s in
             var id = request.id
             while s.pending[id] != nil {
                 s.sequence += 1
                 id = "\(request.id)#\(s.sequence)"
             }
-            s.pending[id] = Pending(attempt: attempt)
-            return id
-        }
-        let line = ExtensionWire.requestLine(id: id, request: request, context: context, content: request.content)
-        let child: ChildConnection? = state.withLock { s in
-            guard s.pending[id] != nil else { return nil }   // already failed
-            s.pending[id]!.line = line
-            guard let child = s.child else { return nil }
-            s.pending[id]!.sentTo = child.generation
-            return child
+            let line = ExtensionWire.requestLine(id: id, request: request, context: context, content: request.content)
+            s.pending[id] = Pending(attempt: attempt, line: line, sentTo: s.child?.generation)
+            return (id, line, s.child)
         }
         child?.write(line)
         return id
@@ -113,20 +101,14 @@ final class ExtensionProcess: Sendable {
         }
         guard let generation else { return }
         signal(SIGPIPE, SIG_IGN)
-        let child: ChildConnection
-        do {
-            child = try ChildConnection.spawn(command, generation: generation)
-        } catch {
-            throw StartError(description: "cannot start \(command.joined(separator: " ")): \(error)")
-        }
+        let child = try ChildConnection.spawn(command, generation: generation)
         let lines: [String]? = state.withLock { s in
             guard !s.stopped else { return nil }
             s.child = child
             var lines: [String] = []
             for (id, pending) in s.pending where pending.sentTo == nil {
-                guard let line = pending.line else { continue }
                 s.pending[id]!.sentTo = generation
-                lines.append(line)
+                lines.append(pending.line)
             }
             return lines
         }
@@ -195,8 +177,8 @@ final class ExtensionProcess: Sendable {
             do {
                 try launch()
             } catch {
-                logger.error("extension: \(error)")
-                let waiting = removeAll { $0.line != nil && $0.sentTo == nil }
+                logger.error("extension: cannot start \(command.joined(separator: " ")): \(error)")
+                let waiting = removeAll { $0.sentTo == nil }
                 for attempt in waiting { attempt.fail("extension process could not be started") }
                 restart(lived: nil, how: "")
             }

@@ -94,7 +94,7 @@ public final class ExtensionStage: Sendable {
             do {
                 steps.append(.command(try ExtensionProcess.make(command: command, logger: logger)))
             } catch {
-                logger.error("extension: \(error)")
+                logger.error("extension: cannot start \(command.joined(separator: " ")): \(error)")
                 steps.append(.unstarted("extension process could not be started"))
             }
         }
