@@ -15,8 +15,9 @@ import Synchronization
 /// `alert` nor absent are returned unmodified without running anything. When no
 /// asynchronous step is configured the filters run in the caller's thread and `completion`
 /// is called before `process` returns. Otherwise at most `extension.concurrency` requests
-/// are in the asynchronous steps at once (one task each, `runSteps`); the rest wait in
-/// arrival order. `completion` is called exactly once per request, from any thread.
+/// are in the asynchronous steps at once (one task each, `runSteps`, on the stage's own
+/// executor); the rest wait in arrival order. `completion` is called exactly once per
+/// request, from any thread.
 public final class ExtensionStage: Sendable {
     private enum Step: Sendable {
         case native(any NotificationServiceExtension)
@@ -65,6 +66,7 @@ public final class ExtensionStage: Sendable {
     let admission: Admission
     /// Runs the Apple-style instances (one serial queue per request on it) and the time limits.
     private let queue = DispatchQueue(label: "pushbridge.extension", attributes: .concurrent)
+    private let executor: StageExecutor
     /// The steps waiting for an answer, failed by `shutdown`.
     private let open = Mutex<[ObjectIdentifier: StepAttempt]>([:])
     private let stopped = Atomic<Bool>(false)
@@ -100,6 +102,7 @@ public final class ExtensionStage: Sendable {
         }
         self.steps = steps
         admission = Admission(limit: config.concurrency, queue: queue)
+        executor = StageExecutor(queue: queue)
     }
 
     /// Retained state: the `changed` filters that apply record the message's value.
@@ -115,7 +118,7 @@ public final class ExtensionStage: Sendable {
             completion(result)
         case .steps(let run):
             admission.enter(Admission.Waiter(
-                start: { [self] in Task { completion(await runSteps(run)) } },
+                start: { [self] in Task(executorPreference: executor) { [self] in completion(await runSteps(run)) } },
                 abandon: { [self] in
                     completion(result(run.request, start: run.start, trace: run.trace, admitted: false,
                                       .failed("stage", reason: "the extension stage is shut down")))
