@@ -48,6 +48,14 @@ final class ExtensionProcess: Sendable {
         return process
     }
 
+    /// A process whose first child could not be started: it tries again on the restart
+    /// backoff; requests wait for a child and fail when a try fails.
+    static func retrying(command: [String], logger: Logger) -> ExtensionProcess {
+        let process = ExtensionProcess(command: command, logger: logger)
+        process.restart(lived: nil, how: "")
+        return process
+    }
+
     /// Sends `request` (with `context`) to the child, or to the next one while it restarts;
     /// `attempt` gets the answer or the failure. Returns the request's wire id: its apns-id,
     /// suffixed when that is already in flight.

@@ -23,13 +23,11 @@ public final class ExtensionStage: Sendable {
         case native(any NotificationServiceExtension)
         case apple(@Sendable () throws -> UNNotificationServiceExtension)
         case command(ExtensionProcess)
-        /// `extension.command` could not be started: every request fails with this reason.
-        case unstarted(String)
 
         var name: String {
             switch self {
             case .native, .apple: "extension"
-            case .command, .unstarted: "command"
+            case .command: "command"
             }
         }
     }
@@ -97,7 +95,8 @@ public final class ExtensionStage: Sendable {
                 steps.append(.command(try ExtensionProcess.make(command: command, logger: logger)))
             } catch {
                 logger.error("extension: cannot start \(command.joined(separator: " ")): \(error)")
-                steps.append(.unstarted("extension process could not be started"))
+                // Retried with the restart backoff (a program installed later is picked up).
+                steps.append(.command(ExtensionProcess.retrying(command: command, logger: logger)))
             }
         }
         self.steps = steps
@@ -253,8 +252,6 @@ public final class ExtensionStage: Sendable {
             return await attempt.outcome(timeLimit: timeLimit, grace: grace, queue: queue) {
                 process.timeWillExpire(id: id)
             }
-        case .unstarted(let reason):
-            return .failed(reason)
         }
     }
 }
