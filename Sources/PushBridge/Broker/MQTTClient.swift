@@ -179,7 +179,7 @@ public final class MQTTClient: Sendable {
     }
 
     private static func deadline(_ d: Duration) -> DispatchTime {
-        .now() + .nanoseconds(Int(min(max(d.seconds, 0), 86_400) * 1e9))
+        .now() + d.dispatchInterval
     }
 
     /// Test hook: shuts the socket down without a DISCONNECT, as a crash or a network
