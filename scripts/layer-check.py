@@ -172,12 +172,12 @@ class SourceFile:
     def line(self, pos):
         return self.text.count("\n", 0, pos) + 1
 
-    def members_of_extensions(self, foreign):
-        """Members declared directly inside this file's extensions of `foreign` types:
-        (name, kind) pairs."""
+    def members_of_extensions(self, types):
+        """Members declared directly inside this file's extensions of `types`: (name, kind)
+        pairs."""
         found = []
         for type_name, start, end in self.extended:
-            if type_name not in foreign:
+            if type_name not in types:
                 continue
             for m in DECL.finditer(self.code, start, end):
                 if self.depths[m.start()] == 1 and m.group(1) in ("func", "var", "let"):
@@ -257,12 +257,20 @@ def main():
             owner.setdefault(name, f.folder)
     functions = {name for f in files for name, kind in f.top.items() if kind in ("func", "let", "var")}
     types = set(owner) - functions
-    # Members added to types from outside the package (Duration, String, ...): used as `.name`.
-    foreign = {t for f in files for t, _, _ in f.extended} - types
+    # Members that extensions add to types from outside the package (`Duration.seconds`) or
+    # to a type of another folder (Mapping's `NotificationContent.jsonValue`), found as
+    # `.name` (`.name(` for a function); a name some other type also declares is left out.
     members = {}                    # name -> (folder, kind)
     for f in files:
-        for name, kind in f.members_of_extensions(foreign):
+        outside = {t for t, _, _ in f.extended if owner.get(t, f.folder) != f.folder or t not in types}
+        for name, kind in f.members_of_extensions(outside):
             members.setdefault(name, (f.folder, kind))
+    for f in files:
+        for _, start, end in f.bodies:
+            for m in DECL.finditer(f.code, start, end):
+                name = m.group(2)
+                if f.depths[m.start()] == 1 and name in members and members[name][0] != f.folder:
+                    del members[name]
 
     # Names nested in a type shadow top-level names of other folders wherever the type's
     # body is: in its own file and in every file that extends it (`Node` inside RouteTable
