@@ -255,18 +255,6 @@ public struct JournalConfig: Sendable {
     public init() {}
 }
 
-/// Log levels, in increasing severity.
-public enum LogLevel: String, Sendable, Comparable, CaseIterable {
-    case debug, info, warning, error
-    private var rank: Int { Self.allCases.firstIndex(of: self)! }
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
-}
-
-/// Log line format.
-public enum LogFormat: String, Sendable {
-    case text, json
-}
-
 /// `monitoring:` section.
 public struct MonitoringConfig: Sendable {
     public var statusTopic: String? = "pushbridge/status"

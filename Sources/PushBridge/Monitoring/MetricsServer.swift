@@ -82,13 +82,6 @@ public final class MetricsServer: Sendable {
         streams?.start()
     }
 
-    /// Serves `stats`: `/metrics` renders a fresh snapshot, `/readyz` follows `stats.isReady`.
-    public convenience init(address: String, stats: Stats, perTopic: Bool = false) throws(MetricsServerError) {
-        try self.init(address: address,
-                      metrics: { prometheusText(stats.snapshot(now: Date().timeIntervalSince1970), perTopic: perTopic) },
-                      ready: { stats.isReady })
-    }
-
     /// Stops serving and closes the socket; waits for a request in progress. Idempotent.
     public func stop() {
         handler.streams?.stop()   // no connection may stay suspended when the daemon stops

@@ -100,10 +100,11 @@ struct MetricsServerTests {
         #expect(reply.headers["allow"] == "GET, HEAD")
     }
 
-    @Test func servesStatsThroughTheConvenienceInit() throws {
+    @Test func servesStatsRenderedPerRequest() throws {
         let stats = Stats(maxTopics: 5, version: "7.7", startedAt: Date().timeIntervalSince1970)
         stats.received(topic: "a")
-        let s = try MetricsServer(address: "127.0.0.1:0", stats: stats)
+        let s = try MetricsServer(address: "127.0.0.1:0", metrics: { prometheusText(stats.snapshot(now: 0)) },
+                                  ready: { stats.snapshot(now: 0).connected })
         defer { s.stop() }
         let checker = PrometheusChecker(try rawHTTP("GET", "/metrics", port: s.port).body)
         #expect(checker.errors.isEmpty, "\(checker.errors)")
@@ -111,7 +112,6 @@ struct MetricsServerTests {
         #expect(checker.value("pushbridge_build_info", ["version": "7.7"]) == 1)
         #expect(try rawHTTP("GET", "/readyz", port: s.port).status == 503)
         stats.setConnected(true)
-        stats.setSubscribed(true)
         #expect(try rawHTTP("GET", "/readyz", port: s.port).status == 200)
     }
 

@@ -56,7 +56,7 @@ final class TopicAliases: Sendable {
     /// Publishes a QoS 0 message through `send(topic, properties)`: `topic` is `nil` when the
     /// alias alone names it; `properties` holds the user properties and the alias, if any.
     func publish(topic: String, userProperties: [(name: String, value: String)],
-                 _ send: (String?, OpaquePointer?) -> MosquittoCode) throws(MQTTError) -> MosquittoCode {
+                 _ send: (String?, PropertyList?) -> MosquittoCode) throws(MQTTError) -> MosquittoCode {
         try state.withLock { s throws(MQTTError) -> MosquittoCode in
             var alias: UInt16 = 0
             var known = false
@@ -89,16 +89,16 @@ final class TopicAliases: Sendable {
 
         /// The list for `alias` and `userProperties`, built only when they changed; `nil` for neither.
         mutating func properties(alias: UInt16, userProperties: [(name: String, value: String)])
-            throws(MQTTError) -> OpaquePointer? {
+            throws(MQTTError) -> PropertyList? {
             if alias == 0, userProperties.isEmpty { return nil }
             if let cached = lists[alias], cached.user.elementsEqual(userProperties, by: { $0 == $1 }) {
-                return cached.list.head
+                return cached.list
             }
             let list = PropertyList()
             for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
             if alias != 0 { try list.addInt16(MQTT_PROP_TOPIC_ALIAS, alias) }
             lists[alias] = (userProperties, list)
-            return list.head
+            return list
         }
     }
 }
