@@ -27,6 +27,8 @@ final class ClientCore: Sendable {
     let refusedPublishes = Atomic<Int>(0)
     /// Set by `MQTTClient.pauseReads()`: the network thread writes but reads nothing more.
     let readsPaused = Atomic<Bool>(false)
+    /// The executable's socket buffers, for a client on our own loop (`nil`: packet by packet).
+    let socketBuffers: SocketBufferHooks?
     /// Set once in `init`; `nil` only while `init` runs.
     private let handleBox: HandleBox
     private let minimumLibraryLevel: LogLevel
@@ -48,11 +50,13 @@ final class ClientCore: Sendable {
         self.state = Mutex(ClientState(desired: options.subscriptions))
         self.minimumLibraryLevel = options.libraryLogLevel ?? .error
         // TLS keeps libmosquitto's own loop and wake-up (see NetworkThread.swift).
-        self.wakeup = LoopWakeup(enabled: options.tls == nil)
+        let wakeup = LoopWakeup(enabled: options.tls == nil)
+        self.wakeup = wakeup
+        self.socketBuffers = wakeup.isAvailable ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque(),
-                                         muteWakePair: wakeup.isAvailable)
+                                         buffers: socketBuffers)
         handleBox.handle = handle
         try handle.configure(options)
         let forwardLogs = options.libraryLogLevel.map { $0 <= .debug || options.tls != nil } ?? false
@@ -82,15 +86,16 @@ final class ClientCore: Sendable {
             state.withLock { $0.refusal = "\(reason) (CONNACK code \(code))" }
             return
         }
-        state.withLock { s in
+        let subscribed = state.withLock { s in
             s.beginConnection(sessionPresent: sessionPresent)
             let plan = SubscriptionPlan(desired: s.desired, held: s.held)
-            if plan.isEmpty { return }
-            sendPlan(plan, state: &s)
+            if !plan.isEmpty { sendPlan(plan, state: &s) }
+            return s.isSubscribed
         }
         log(.info, "connected to \(options.endpoint) as '\(options.clientID)'"
             + (sessionPresent ? " (session present)" : ""))
         handlers.onConnection(.connected(sessionPresent: sessionPresent))
+        if subscribed { handlers.onSubscribed() }
     }
 
     func didDisconnect(code: Int32) {
@@ -123,15 +128,16 @@ final class ClientCore: Sendable {
     }
 
     func didSubscribe(mid: Int32, granted: [Int32]) {
-        let failures = state.withLock { $0.acknowledgeSubscribe(mid: mid, granted: granted) }
+        let (failures, subscribed) = state.withLock { ($0.acknowledgeSubscribe(mid: mid, granted: granted), $0.isSubscribed) }
         for (sub, code) in failures {
             let reason = code == 0x80 ? "refused" : String(cString: mosquitto_reason_string(code))
             log(.error, "broker refused subscription '\(sub.filter)': \(reason)")
         }
+        if subscribed { handlers.onSubscribed() }
     }
 
     func didUnsubscribe(mid: Int32) {
-        state.withLock { $0.acknowledgeUnsubscribe(mid: mid) }
+        if state.withLock({ $0.acknowledgeUnsubscribe(mid: mid); return $0.isSubscribed }) { handlers.onSubscribed() }
     }
 
     /// `true` when a libmosquitto log line of `level` is forwarded.

@@ -23,7 +23,9 @@ enum StaleConfigSweep {
     static func retainedConfigs(broker: BrokerConfig, filter: String, logger: Logger) -> Set<String>? {
         final class Seen: Sendable {
             let topics = Mutex<Set<String>>([])
-            let lastArrival = Mutex<ContinuousClock.Instant>(.now)
+            /// Signalled at the SUBACK, then at every message.
+            let event = DispatchSemaphore(value: 0)
+            let subscribed = Atomic<Bool>(false)
         }
         let seen = Seen()
         var options = MQTTClientOptions(config: broker, will: nil,
@@ -33,23 +35,21 @@ enum StaleConfigSweep {
         options.sessionExpiry = .zero
         let handlers = MQTTClientHandlers(
             onMessage: { message in
-                seen.lastArrival.withLock { $0 = .now }
                 if message.retain, !message.payload.isEmpty { seen.topics.withLock { _ = $0.insert(message.topic) } }
+                seen.event.signal()
             },
-            log: { level, text in if level >= .warning { logger.debug("Home Assistant sweep: \(text)") } })
+            log: { level, text in if level >= .warning { logger.debug("Home Assistant sweep: \(text)") } },
+            onSubscribed: {
+                if !seen.subscribed.exchange(true, ordering: .relaxed) { seen.event.signal() }
+            })
         guard let client = try? MQTTClient(options: options, handlers: handlers) else { return nil }
         client.start()
         defer { client.stop(flushTimeout: .zero) }
-        let deadline = ContinuousClock.now + budget
-        while !client.isSubscribed {
-            guard ContinuousClock.now < deadline else { return nil }
-            usleep(10_000)
-        }
-        seen.lastArrival.withLock { $0 = .now }
-        while ContinuousClock.now < deadline {
-            if ContinuousClock.now - seen.lastArrival.withLock({ $0 }) >= quiet { break }
-            usleep(20_000)
-        }
+        let deadline = DispatchTime.after(budget)
+        // The first event is the SUBACK (the retained store follows it); then every message
+        // restarts the quiet period.
+        guard seen.event.wait(timeout: deadline) == .success else { return nil }
+        while DispatchTime.now() < deadline, seen.event.wait(timeout: min(.after(quiet), deadline)) == .success {}
         return seen.topics.withLock { $0 }
     }
 }
