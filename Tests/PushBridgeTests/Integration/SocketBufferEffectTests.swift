@@ -77,7 +77,7 @@ struct SocketBufferEffectTests {
         let result = await bridge.terminate(grace: .seconds(30))
         #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
         let lines = Counts.parse(result.stderr)
-        try #require(!lines.isEmpty, "no 'socket buffers:' line: the executable did not lend the buffers")
+        try #require(!lines.isEmpty, "no socket buffers line: the executable did not lend the buffers; stderr: \(result.stderr.suffix(600))")
         let total = lines.reduce(Counts(), +)
         let displayed = Double(display.messages.count)
         let summary = "\(lines.count) line(s): \(total), \(Int(displayed)) displayed"
