@@ -10,10 +10,9 @@ import PushBridge
 if pb_socketbuffers_active() != 0 {
     SocketBufferHooks.install(SocketBufferHooks(
         attach: pb_readahead_attach, detach: pb_readahead_detach, buffered: pb_readahead_buffered,
-        beginWrites: pb_writebehind_begin, endWrites: pb_writebehind_end, flush: pb_writebehind_flush,
-        pending: pb_writebehind_pending, captureBegin: pb_socketpair_capture_begin,
-        captureEnd: pb_socketpair_capture_end, mute: pb_mute_writes, counts: pb_socketbuffers_counts,
-        mutedWrites: pb_muted_writes))
+        beginWrites: pb_writebehind_begin, endWrites: pb_writebehind_end, pending: pb_writebehind_pending,
+        captureBegin: pb_socketpair_capture_begin, captureEnd: pb_socketpair_capture_end, mute: pb_mute_writes,
+        counts: pb_socketbuffers_counts, mutedWrites: pb_muted_writes))
 }
 
 func printOut(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }

@@ -155,7 +155,7 @@ extension ClientCore {
     /// one. Bytes a full socket did not take go first, before libmosquitto may write more.
     private func writeBatch(_ fd: Int32) -> MosquittoCode {
         guard let buffers = socketBuffers else { return MosquittoCode(mosquitto_loop_write(handle.raw, 1)) }
-        if buffers.pending() > 0, settle(buffers.flush(), fd) { return .success }
+        if buffers.pending() > 0, settle(buffers.endWrites(), fd) { return .success }  // a flush
         buffers.beginWrites()
         let written = MosquittoCode(mosquitto_loop_write(handle.raw, 1))
         _ = settle(buffers.endWrites(), fd)

@@ -17,7 +17,6 @@ public struct SocketBufferHooks: Sendable {
     public var buffered: @convention(c) () -> Int
     public var beginWrites: @convention(c) () -> Void
     public var endWrites: @convention(c) () -> Int32
-    public var flush: @convention(c) () -> Int32
     public var pending: @convention(c) () -> Int
     public var captureBegin: @convention(c) () -> Void
     public var captureEnd: @convention(c) () -> Int32
@@ -26,12 +25,12 @@ public struct SocketBufferHooks: Sendable {
     public var mutedWrites: @convention(c) (Int32) -> UInt
 
     /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
-    /// `pb_writebehind_begin`, `_end`, `_flush`, `_pending`, `pb_socketpair_capture_begin`,
-    /// `_end`, `pb_mute_writes`, `pb_socketbuffers_counts` and `pb_muted_writes`.
+    /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
+    /// same), `_pending`, `pb_socketpair_capture_begin`, `_end`, `pb_mute_writes`,
+    /// `pb_socketbuffers_counts` and `pb_muted_writes`.
     public init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
                 buffered: @convention(c) () -> Int, beginWrites: @convention(c) () -> Void,
-                endWrites: @convention(c) () -> Int32, flush: @convention(c) () -> Int32,
-                pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
+                endWrites: @convention(c) () -> Int32, pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
                 captureEnd: @convention(c) () -> Int32, mute: @convention(c) (Int32) -> Int32,
                 counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void,
                 mutedWrites: @convention(c) (Int32) -> UInt) {
@@ -40,7 +39,6 @@ public struct SocketBufferHooks: Sendable {
         self.buffered = buffered
         self.beginWrites = beginWrites
         self.endWrites = endWrites
-        self.flush = flush
         self.pending = pending
         self.captureBegin = captureBegin
         self.captureEnd = captureEnd
@@ -70,9 +68,6 @@ public struct SocketBufferHooks: Sendable {
             installed.withLock { $0 = (nil, refusal) }
         }
     }
-
-    /// Whether clients made now get the hooks.
-    public static var isInstalled: Bool { installed.withLock { $0.hooks != nil } }
 
     /// The hooks for a new client, or `nil`; a refusal is handed to `log` the first time.
     static func forNewClient(log: (LogLevel, String) -> Void) -> SocketBufferHooks? {
