@@ -86,20 +86,22 @@ final class ClientCore: Sendable {
             state.withLock { $0.refusal = "\(reason) (CONNACK code \(code))" }
             return
         }
-        let subscribed = state.withLock { s in
+        state.withLock { s in
             s.beginConnection(sessionPresent: sessionPresent)
             let plan = SubscriptionPlan(desired: s.desired, held: s.held)
-            if !plan.isEmpty { sendPlan(plan, state: &s) }
-            return s.isSubscribed
+            if plan.isEmpty { return }
+            sendPlan(plan, state: &s)
         }
         log(.info, "connected to \(options.endpoint) as '\(options.clientID)'"
             + (sessionPresent ? " (session present)" : ""))
         handlers.onConnection(.connected(sessionPresent: sessionPresent))
-        if subscribed { handlers.onSubscribed() }
     }
 
     func didDisconnect(code: Int32) {
-        state.withLock { $0.connected = false }
+        state.withLock { s in
+            s.connected = false
+            s.settleSubscribeWaiters()
+        }
     }
 
     func didPublish(mid: Int32, reasonCode: Int32) {
@@ -128,16 +130,21 @@ final class ClientCore: Sendable {
     }
 
     func didSubscribe(mid: Int32, granted: [Int32]) {
-        let (failures, subscribed) = state.withLock { ($0.acknowledgeSubscribe(mid: mid, granted: granted), $0.isSubscribed) }
+        let failures = state.withLock { s in
+            defer { s.settleSubscribeWaiters() }
+            return s.acknowledgeSubscribe(mid: mid, granted: granted)
+        }
         for (sub, code) in failures {
             let reason = code == 0x80 ? "refused" : String(cString: mosquitto_reason_string(code))
             log(.error, "broker refused subscription '\(sub.filter)': \(reason)")
         }
-        if subscribed { handlers.onSubscribed() }
     }
 
     func didUnsubscribe(mid: Int32) {
-        if state.withLock({ $0.acknowledgeUnsubscribe(mid: mid); return $0.isSubscribed }) { handlers.onSubscribed() }
+        state.withLock { s in
+            s.acknowledgeUnsubscribe(mid: mid)
+            s.settleSubscribeWaiters()
+        }
     }
 
     /// `true` when a libmosquitto log line of `level` is forwarded.

@@ -136,21 +136,16 @@ public struct MQTTClientHandlers: Sendable {
     /// `MQTTClient.groupsReads` (plain TCP); with TLS libmosquitto's loop reads and writes in
     /// one call and this is never called.
     public var onReadsDone: @Sendable () -> Void
-    /// Every wanted subscription is acknowledged on this connection: `isSubscribed` is true
-    /// after a SUBACK, an UNSUBACK or a CONNACK (a present session that needed none).
-    public var onSubscribed: @Sendable () -> Void
 
     public init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
                 onPublished: @escaping @Sendable (Int32) -> Void = { _ in },
                 onConnection: @escaping @Sendable (ConnectionEvent) -> Void = { _ in },
                 log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in },
-                onReadsDone: @escaping @Sendable () -> Void = {},
-                onSubscribed: @escaping @Sendable () -> Void = {}) {
+                onReadsDone: @escaping @Sendable () -> Void = {}) {
         self.onMessage = onMessage
         self.onPublished = onPublished
         self.onConnection = onConnection
         self.log = log
         self.onReadsDone = onReadsDone
-        self.onSubscribed = onSubscribed
     }
 }

@@ -23,9 +23,10 @@ enum StaleConfigSweep {
     static func retainedConfigs(broker: BrokerConfig, filter: String, logger: Logger) -> Set<String>? {
         final class Seen: Sendable {
             let topics = Mutex<Set<String>>([])
-            /// Signalled at the SUBACK, then at every message.
-            let event = DispatchSemaphore(value: 0)
-            let subscribed = Atomic<Bool>(false)
+            /// Signalled at every accepted CONNACK.
+            let connected = DispatchSemaphore(value: 0)
+            /// Signalled at every message.
+            let arrived = DispatchSemaphore(value: 0)
         }
         let seen = Seen()
         var options = MQTTClientOptions(config: broker, will: nil,
@@ -36,20 +37,21 @@ enum StaleConfigSweep {
         let handlers = MQTTClientHandlers(
             onMessage: { message in
                 if message.retain, !message.payload.isEmpty { seen.topics.withLock { _ = $0.insert(message.topic) } }
-                seen.event.signal()
+                seen.arrived.signal()
             },
-            log: { level, text in if level >= .warning { logger.debug("Home Assistant sweep: \(text)") } },
-            onSubscribed: {
-                if !seen.subscribed.exchange(true, ordering: .relaxed) { seen.event.signal() }
-            })
+            onConnection: { if case .connected = $0 { seen.connected.signal() } },
+            log: { level, text in if level >= .warning { logger.debug("Home Assistant sweep: \(text)") } })
         guard let client = try? MQTTClient(options: options, handlers: handlers) else { return nil }
         client.start()
         defer { client.stop(flushTimeout: .zero) }
-        let deadline = DispatchTime.after(budget)
-        // The first event is the SUBACK (the retained store follows it); then every message
-        // restarts the quiet period.
-        guard seen.event.wait(timeout: deadline) == .success else { return nil }
-        while DispatchTime.now() < deadline, seen.event.wait(timeout: min(.after(quiet), deadline)) == .success {}
+        let end = ContinuousClock.now + budget
+        // Connected, then the SUBACK (the retained store follows it); a connection lost in
+        // between is waited for again.
+        repeat {
+            guard seen.connected.wait(timeout: .after(end - .now)) == .success else { return nil }
+        } while !client.waitUntilSubscribed(timeout: end - .now)
+        // Every message restarts the quiet period.
+        while ContinuousClock.now < end, seen.arrived.wait(timeout: .after(min(quiet, end - .now))) == .success {}
         return seen.topics.withLock { $0 }
     }
 }

@@ -95,7 +95,7 @@ struct BrokerFaultTests {
             return
         }
         let lines = Lines()
-        let bridge = Bridge(config: config, logger: Logger(level: .info, sink: { l in lines.lines.withLock { $0.append(l) } }))
+        let bridge = try Bridge(config: config, logger: Logger(level: .info, sink: { l in lines.lines.withLock { $0.append(l) } }))
         let run = Task { try await bridge.run() }
         try await eventually("connected: \(lines.all)") { lines.contains("connected to") }
         try await Task.sleep(for: .milliseconds(200))
@@ -108,8 +108,8 @@ struct BrokerFaultTests {
         let got = try await display.waitForMessages(count: 1)
         #expect(got.map(\.topic) == ["display/\(prefix)/ok"])
         try await eventually("refusal logged: \(lines.all)") { lines.contains("broker rejected publish") }
-        try await eventually("nothing left open in the journal") { bridge.durability.journal?.openCount == 0 }
-        #expect(bridge.durability.counters.publishFailures.load(ordering: .relaxed) == 1)
+        try await eventually("nothing left open in the journal") { bridge.intake.journal?.openCount == 0 }
+        #expect(bridge.intake.counters.publishFailures.load(ordering: .relaxed) == 1)
         #expect(lines.contains("publish to 'dead/"))
         bridge.requestStop()
         try await run.value

@@ -150,7 +150,7 @@ final class LiveBridge: Sendable {
     /// Loads `yaml` with the real loader and starts the bridge.
     init(_ yaml: String) throws {
         let config = try ConfigLoader.load(text: yaml, path: "bridge.yml", environment: [:]).get()
-        bridge = Bridge(config: config, logger: log.logger)
+        bridge = try Bridge(config: config, logger: log.logger)
         let bridge = self.bridge
         task.withLock { $0 = Task { try await bridge.run() } }
     }

@@ -12,7 +12,7 @@ struct LifecycleTests {
         let config = try ConfigLoader.load(text: s.yaml("""
             routes: [{name: r, topic: "\(s.ns)/in/#"}]
             """), path: "bridge.yml", environment: [:]).get()
-        let bridge = Bridge(config: config, logger: Logger(level: .error))
+        let bridge = try Bridge(config: config, logger: Logger(level: .error))
         let task = Task { try await bridge.run() }
         try await s.waitUntilOnline()
         task.cancel()

@@ -19,7 +19,7 @@ struct BridgeReleaseTests {
         let config = try ConfigLoader.load(text: yaml, path: "bridge.yml", environment: [:]).get()
         weak var released: Bridge?
         do {
-            let bridge = Bridge(config: config, logger: Logger(level: .error))
+            let bridge = try Bridge(config: config, logger: Logger(level: .error))
             released = bridge
             let task = Task { try await bridge.run() }
             let deadline = Date().addingTimeInterval(30)

@@ -65,7 +65,7 @@ final class InProcessBridge: Sendable {
         }
         let lines = LogLines()
         let logger = Logger(level: level, format: .text) { line in lines.lines.withLock { $0.append(line) } }
-        let bridge = Bridge(config: config, logger: logger)
+        let bridge = try Bridge(config: config, logger: logger)
         let task = Task { try await bridge.run() }
         return InProcessBridge(bridge: bridge, task: task, lines: lines)
     }
