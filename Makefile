@@ -7,7 +7,7 @@ APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps test-deps monitoring-test-deps build release run test bench lint clean broker fuzz sanitize ha-deps test-homeassistant
+.PHONY: deps test-deps monitoring-test-deps build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -78,14 +78,20 @@ run: release broker
 ha-deps:
 	tests/homeassistant/install.sh
 
-## test: install, build and pass the whole suite, the Home Assistant checks, then smoke-run every
+## test: install, check the layers, build and pass the whole suite, the Home Assistant checks, then smoke-run every
 ## fuzz target (its seeds + FUZZ_SMOKE_SECONDS)
 FUZZ_SMOKE_SECONDS ?= 4
 test: deps test-deps ha-deps
+	python3 scripts/layer-check.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	SWIFT=$(SWIFT) tests/homeassistant/run.sh
 	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
+
+## layers: the layer check alone: the folder graph derived from Sources/PushBridge, checked
+## against the order in README.md's Architecture section (scripts/layer-check.py; -v names the uses)
+layers:
+	python3 scripts/layer-check.py
 
 ## test-homeassistant: only the checks against a real Home Assistant (after a build)
 test-homeassistant: ha-deps

@@ -76,7 +76,7 @@ extension Bridge {
         flow.homeAssistant?.routesChanged(to: effective, client: client)
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(linger.seconds * 1e9))) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + linger.dispatchInterval) {
             previous.shutdown()
         }
         for w in warnings { logger.warning(w) }

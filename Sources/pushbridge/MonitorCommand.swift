@@ -46,8 +46,8 @@ enum MonitorCommand {
         if once {
             // The stats topic is retained: a running bridge's snapshot arrives right after SUBACK.
             // A second live snapshot (a second later) gives RATE/S: waited for during 3 s.
-            DispatchQueue.global().asyncAfter(deadline: .after(.seconds(3))) { post.yield(.tick) }
-            DispatchQueue.global().asyncAfter(deadline: .after(.seconds(10))) { post.finish() }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(3)) { post.yield(.tick) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(10)) { post.finish() }
             var first: [UInt8]?
             var latest: [UInt8]?
             var count = 0

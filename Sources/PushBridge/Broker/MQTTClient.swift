@@ -1,4 +1,3 @@
-import CMosquitto
 import Foundation
 
 /// An MQTT client on libmosquitto that stays connected: it reconnects with backoff after
@@ -46,7 +45,7 @@ public final class MQTTClient: Sendable {
                         userProperties: [(name: String, value: String)] = [],
                         deferWake: Bool = false) throws(MQTTError) -> Int32 {
         guard (0...2).contains(qos) else { throw .invalidQoS(qos) }
-        guard !topic.isEmpty, mosquitto_pub_topic_check(topic) == MosquittoCode.success.rawValue else {
+        guard !topic.isEmpty, MosquittoHandle.isPublishTopic(topic) else {
             throw .invalidTopic(topic)
         }
         guard let length = Int32(exactly: payload.count), length <= MQTTLimits.maxPayload else {
@@ -59,12 +58,11 @@ public final class MQTTClient: Sendable {
             for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
             properties = list
         }
-        let raw = core.handle.raw
+        let handle = core.handle
         var mid: Int32 = 0
         let send = { () -> MosquittoCode in
-            MosquittoCode(payload.withUnsafeBytes { bytes in
-                mosquitto_publish_v5(raw, &mid, topic, length, bytes.baseAddress, Int32(qos), retain, properties?.head)
-            })
+            handle.publish(mid: &mid, topic: topic, payload: payload, length: length, qos: qos,
+                           retain: retain, properties: properties)
         }
         defer {
             if deferWake { core.wakeDeferred.store(true, ordering: .releasing) } else { core.wakeup.signal() }
@@ -172,20 +170,19 @@ public final class MQTTClient: Sendable {
             return !s.stopRequested
         }
         guard first else { return }
-        // Reason 0, normal disconnection: the broker discards the will.
-        _ = mosquitto_disconnect_v5(core.handle.raw, 0, nil)
+        core.handle.disconnect()
         core.wakeup.signal()
         core.wake.signal()
     }
 
     private static func deadline(_ d: Duration) -> DispatchTime {
-        .now() + .nanoseconds(Int(min(max(d.seconds, 0), 86_400) * 1e9))
+        .now() + d.dispatchInterval
     }
 
     /// Test hook: shuts the socket down without a DISCONNECT, as a crash or a network
     /// failure would look to the broker (which then publishes the will).
     func abortConnectionForTesting() {
-        let fd = mosquitto_socket(core.handle.raw)
+        let fd = core.handle.socketDescriptor
         if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
     }
 }

@@ -12,7 +12,7 @@ extension MQTTClient {
             s.subscribeWaiters.append(waiter)
             return false
         }
-        if !settled, waiter.wait(timeout: .now() + .nanoseconds(Int(min(timeout.seconds, 86_400) * 1e9))) == .timedOut {
+        if !settled, waiter.wait(timeout: .now() + timeout.dispatchInterval) == .timedOut {
             core.state.withLock { s in s.subscribeWaiters.removeAll { $0 === waiter } }
         }
         return isSubscribed

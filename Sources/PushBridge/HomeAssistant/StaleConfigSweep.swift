@@ -48,10 +48,10 @@ enum StaleConfigSweep {
         // Connected, then the SUBACK (the retained store follows it); a connection lost in
         // between is waited for again.
         repeat {
-            guard seen.connected.wait(timeout: .after(end - .now)) == .success else { return nil }
+            guard seen.connected.wait(timeout: .now() + (end - .now).dispatchInterval) == .success else { return nil }
         } while !client.waitUntilSubscribed(timeout: end - .now)
         // Every message restarts the quiet period.
-        while ContinuousClock.now < end, seen.arrived.wait(timeout: .after(min(quiet, end - .now))) == .success {}
+        while ContinuousClock.now < end, seen.arrived.wait(timeout: .now() + min(quiet, end - .now).dispatchInterval) == .success {}
         return seen.topics.withLock { $0 }
     }
 }

@@ -40,9 +40,7 @@ final class JournalMaintenance: Sendable {
     private func loop() {
         let every = journal.fsync == .interval ? Self.intervalCheckpoint : Self.otherCheckpoint
         var lastCompaction = ContinuousClock.now
-        let flushNanoseconds = Int(Self.flushEvery.components.attoseconds / 1_000_000_000)
-            + Int(Self.flushEvery.components.seconds) * 1_000_000_000
-        while stopSignal.wait(timeout: .now() + .nanoseconds(flushNanoseconds)) == .timedOut {
+        while stopSignal.wait(timeout: .now() + Self.flushEvery.dispatchInterval) == .timedOut {
             do {
                 if ContinuousClock.now - lastCompaction >= every {
                     lastCompaction = .now

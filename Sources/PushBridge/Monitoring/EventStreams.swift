@@ -67,7 +67,7 @@ final class EventStreams: Sendable {
     private func pump() {
         var nextSample = ContinuousClock.now + .seconds(1)
         while !stopping.load(ordering: .relaxed) {
-            let woken = feed.readerWake.wait(timeout: .after(nextSample - .now)) == .success
+            let woken = feed.readerWake.wait(timeout: .now() + (nextSample - .now).dispatchInterval) == .success
             if stopping.load(ordering: .relaxed) { break }
             if ContinuousClock.now >= nextSample {
                 nextSample = .now + .seconds(1)
@@ -79,7 +79,7 @@ final class EventStreams: Sendable {
             }
             if feed.readersAttached > 0 { wakeReaders() }
             // Rounds at most `tick` apart: one resume per reader per round, not one per frame.
-            if woken { _ = stopSignal.wait(timeout: .after(tick)) }
+            if woken { _ = stopSignal.wait(timeout: .now() + tick.dispatchInterval) }
         }
         pumpDone.signal()
     }

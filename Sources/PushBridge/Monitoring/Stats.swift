@@ -32,7 +32,6 @@ public final class Stats: Sendable {
     private let clock: @Sendable () -> Double
     private let state: Mutex<State>
     private let connected = Atomic<Bool>(false)
-    private let subscribed = Atomic<Bool>(false)
     /// Outside the lock: most messages a partitioned replica sees are skipped.
     private let skipped = Atomic<Int>(0)
 
@@ -176,14 +175,6 @@ public final class Stats: Sendable {
 
     /// Whether the broker connection is up.
     public func setConnected(_ connected: Bool) { self.connected.store(connected, ordering: .relaxed) }
-
-    /// Whether the route subscriptions are in place.
-    public func setSubscribed(_ subscribed: Bool) { self.subscribed.store(subscribed, ordering: .relaxed) }
-
-    /// `true` while connected and subscribed (what `/readyz` reports).
-    public var isReady: Bool {
-        connected.load(ordering: .relaxed) && subscribed.load(ordering: .relaxed)
-    }
 
     /// A consistent copy of every counter, taken at `now` (UNIX seconds).
     ///

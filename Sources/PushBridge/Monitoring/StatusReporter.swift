@@ -45,7 +45,7 @@ final class StatusReporter: Sendable {
     func start(through client: MQTTClient) {
         guard monitoring.statsTopic != nil else { return }
         let timer = PeriodicTimer(), source = timer.source
-        let interval = DispatchTimeInterval.nanoseconds(Int(min(monitoring.interval.seconds, 86_400) * 1e9))
+        let interval = monitoring.interval.dispatchInterval
         source.schedule(deadline: .now() + interval, repeating: interval)
         source.setEventHandler { [weak self] in self?.publishStats(through: client) }
         self.timer.withLock { $0 = timer }

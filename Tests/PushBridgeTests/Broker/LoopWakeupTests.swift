@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import PushBridge
 
-/// The network loop's cross-thread wake-up (Broker/LoopWakeup.swift).
+/// The network loop's cross-thread wake-up (Broker/Mosquitto/LoopWakeup.swift).
 @Suite("Loop wake-up")
 struct LoopWakeupTests {
     @Test("no signal is lost while the loop drains concurrently (two signalling threads)")

@@ -91,7 +91,7 @@ extension ClientCore {
                 log(.error, "cannot connect to \(options.endpoint): \(why); \(retry)")
                 handlers.onConnection(.connectFailed(reason: why))
             }
-            _ = wake.wait(timeout: .now() + .nanoseconds(Int(delay.seconds * 1e9)))
+            _ = wake.wait(timeout: .now() + delay.dispatchInterval)
         }
         if let buffers = socketBuffers { log(.debug, buffers.summary(mutedFD: handle.mutedWakeFD)) }
         finished.signal()

@@ -1,0 +1,11 @@
+/// Log levels, in increasing severity.
+public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+    case debug, info, warning, error
+    private var rank: Int { Self.allCases.firstIndex(of: self)! }
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
+}
+
+/// Log line format.
+public enum LogFormat: String, Sendable {
+    case text, json
+}
