@@ -39,7 +39,8 @@ for line in sys.stdin:
     if body == "suppress":
         send({"id": req["id"], "content": {}})
     elif body == "never":
-        pass
+        sys.stderr.write("holding never\n")   # the test waits for this line, not for a time
+        sys.stderr.flush()
     elif body == "expire":
         waiting[req["id"]] = req
     elif body == "crash":
@@ -68,14 +69,14 @@ struct ExtensionProcessTests {
     /// A stage running the scripted child from a fresh temp directory.
     static func stage(timeLimit: Duration = .seconds(3), grace: Duration = .milliseconds(300),
                       onFailure: FailurePolicy = .deliver, granted: Bool = true,
-                      log: LogCapture = LogCapture()) throws -> ExtensionStage {
+                      log: LogCollector = LogCollector()) throws -> ExtensionStage {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-ext-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let script = dir.appendingPathComponent("child.py")
         try childScript.write(to: script, atomically: true, encoding: .utf8)
         let config = StageFixtures.config(timeLimit: timeLimit, grace: grace, onFailure: onFailure,
                                           command: ["python3", "-u", script.path])
-        return ExtensionStage(config: config, filteringGranted: granted, logger: log.logger)
+        return ExtensionStage(config: config, filteringGranted: granted, logger: log.logger())
     }
 
     static func request(_ body: String) -> NotificationRequest {
@@ -121,7 +122,7 @@ struct ExtensionProcessTests {
     }
 
     @Test func timesOut() async throws {
-        let log = LogCapture()
+        let log = LogCollector()
         let stage = try Self.stage(timeLimit: .milliseconds(200), grace: .milliseconds(150), log: log)
         defer { stage.shutdown() }
         let request = Self.request("never")
@@ -132,16 +133,15 @@ struct ExtensionProcessTests {
     }
 
     @Test func lateAnswersAreIgnoredAndLoggedAtDebug() async throws {
-        let log = LogCapture()
+        let log = LogCollector()
         let stage = try Self.stage(timeLimit: .milliseconds(150), grace: .milliseconds(100), log: log)
         defer { stage.shutdown() }
         let request = Self.request("slow")
         let result = await stage.run(request)
         #expect(result.timedOut && result.verdict == .deliver(request.content, modified: false))
-        for _ in 0..<40 where !log.contains("ignored (late or unknown)") {
-            try await Task.sleep(for: .milliseconds(50))
+        try await log.waitFor("the late answer logged at debug", timeout: .seconds(2)) {
+            $0.contains("debug") && $0.contains("ignored (late or unknown)")
         }
-        #expect(log.all.contains { $0.contains("debug") && $0.contains("ignored (late or unknown)") })
         let next = await stage.run(Self.request("fine"))
         #expect(next.deliveredContent?.title == "T:fine")
     }
@@ -173,25 +173,24 @@ struct ExtensionProcessTests {
     }
 
     @Test func unusableLinesAreLoggedAndStderrIsForwarded() async throws {
-        let log = LogCapture()
+        let log = LogCollector()
         let stage = try Self.stage(log: log)
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("noise"))
         #expect(result.deliveredContent?.title == "T:noise")
         #expect(log.contains("unusable line ignored"))
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(log.contains("extension: child ready"))
+        try await log.waitFor(line: "extension: child ready")  // stderr is forwarded by another thread
     }
 
     @Test func crashFailsOpenRequestsAndTheChildComesBack() async throws {
-        let log = LogCapture()
+        let log = LogCollector()
         let stage = try Self.stage(log: log)
         defer { stage.shutdown() }
         let warmup = await stage.run(Self.request("one"))
         #expect(warmup.deliveredContent?.title == "T:one")
         // A request the child never answers, in flight when it crashes.
         async let open = stage.run(Self.request("never"))
-        try await Task.sleep(for: .milliseconds(100))
+        try await log.waitFor(line: "extension: holding never")
         let crash = await stage.run(Self.request("crash"))
         #expect(crash.extensionFailed && !crash.timedOut)
         let stranded = await open
@@ -221,9 +220,10 @@ struct ExtensionProcessTests {
     }
 
     @Test func shutdownStopsTheChildAndFailsOpenRequests() async throws {
-        let stage = try Self.stage(timeLimit: .seconds(8), onFailure: .drop)
+        let log = LogCollector()
+        let stage = try Self.stage(timeLimit: .seconds(8), onFailure: .drop, log: log)
         async let open = stage.run(Self.request("never"))
-        try await Task.sleep(for: .milliseconds(300))
+        try await log.waitFor(line: "extension: holding never")
         stage.shutdown()
         let result = await open
         #expect(result.extensionFailed)

@@ -55,15 +55,7 @@ final class ReplicaSet: Sendable {
     static func config(broker: TestBroker, mode: Mode, index: Int, count: Int, prefix: String,
                        clientID: String, journal: String) -> String {
         let share = mode == .share ? "\n    share: pushbridge" : ""
-        var text = """
-            broker:
-              host: 127.0.0.1
-              port: \(broker.port)
-              client_id: \(clientID)
-              keepalive: 10s
-              clean_start: false
-              session_expiry: 1h
-              reconnect: {min: 100ms, max: 400ms}
+        var text = brokerSection(broker, clientID: clientID, extra: "clean_start: false\nsession_expiry: 1h") + """
             entitlements: [com.apple.developer.usernotifications.filtering]
             routes:
               - name: stream
@@ -98,9 +90,9 @@ final class ReplicaSet: Sendable {
         return text
     }
 
-    /// Starts replica `i` and waits until it has connected.
+    /// Starts replica `i` and waits until its two subscriptions are in place on the broker.
     func start(_ i: Int) async throws {
-        let p = try await FaultSupport.startBridge(config: configs[i])
+        let p = try await PushbridgeBinary.start(configFile: configs[i], broker: broker, subscriptions: 2)
         processes.withLock { $0[i] = p }
     }
 
