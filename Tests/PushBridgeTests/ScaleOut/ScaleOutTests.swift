@@ -102,7 +102,7 @@ struct ScaleOutTests {
         #expect(warned.status == 0 && warned.exitedNormally, "\(warned.stderr)")
         let warnings = warned.stderr.split(separator: "\n").filter { $0.contains(": warning: ") }
         #expect(warnings.count == 1, "\(warned.stderr)")
-        #expect(warnings.first?.hasPrefix("\(shared.configs[0]):21:5: warning: route 'report' subscribes with 'share: pushbridge' and filter 'once-per-topic' (dedupe, line 27)") == true,
+        #expect(warnings.first?.hasPrefix("\(shared.configs[0]):22:5: warning: route 'report' subscribes with 'share: pushbridge' and filter 'once-per-topic' (dedupe, line 28)") == true,
                 "\(warned.stderr)")
         #expect(warned.stdout.contains("partition: off"))
 
@@ -126,7 +126,7 @@ struct ScaleOutTests {
             + "partition: {index: 0, count: 3}\n")
         let refused = try await ManagedProcess.run(PushbridgeBinary.path, ["check", "-c", both])
         #expect(refused.status == 2, "\(refused.stderr)")
-        #expect(refused.stderr.contains("\(both):39:1: error: 'partition' and 'share' cannot be combined"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(both):40:1: error: 'partition' and 'share' cannot be combined"), "\(refused.stderr)")
     }
 
     @Test("partition: a replica SIGKILLed mid-stream and back 5 s later delivers its topics' messages, nothing lost; the others never pause",
