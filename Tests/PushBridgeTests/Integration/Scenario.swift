@@ -94,15 +94,17 @@ struct Scenario: Sendable {
         return stats["totals"]
     }
 
-    /// Waits until the newest stats snapshot satisfies `condition`; returns it.
+    /// Waits until the newest stats snapshot satisfies `condition` (checked as messages arrive); returns it.
     @discardableResult
     func waitForStats(_ what: String, timeout: Duration = .seconds(10),
-                      _ condition: (JSONValue) -> Bool) async throws -> JSONValue {
-        try await eventually("stats: \(what); last totals: \(totals()?.jsonText ?? "none")", timeout: timeout) {
-            guard let last = messages(on: "\(ns)/stats").last, let stats = try? JSONValue.parse(last.payload) else { return false }
+                      _ condition: @escaping @Sendable (JSONValue) -> Bool) async throws -> JSONValue {
+        let topic = "\(ns)/stats"
+        let all = try await observer.waitForMessages("stats: \(what); last totals: \(totals()?.jsonText ?? "none")",
+                                                     timeout: timeout) {
+            guard let last = $0.last(where: { $0.topic == topic }), let stats = try? JSONValue.parse(last.payload) else { return false }
             return condition(stats)
         }
-        return try JSONValue.parse(messages(on: "\(ns)/stats").last!.payload)
+        return try JSONValue.parse(all.last { $0.topic == topic }!.payload)
     }
 
     /// Publishes `text` on the input topic `<ns>/in/<name>`.

@@ -18,8 +18,9 @@ final class ReplicaSet: Sendable {
     let prefix: String
     /// Client id of replica `i` is `<base>-<i>`.
     let clientBase: String
-    /// One config file per replica.
+    /// One config file per replica (from `writeTempFile`).
     let configs: [String]
+    /// The replicas' journals.
     let directory: String
     private let processes: Mutex<[ManagedProcess?]>
 
@@ -37,11 +38,9 @@ final class ReplicaSet: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configs: [String] = []
         for i in 0..<count {
-            let path = "\(directory)/bridge-\(i).yml"
-            try Self.config(broker: broker, mode: mode, index: i, count: count, prefix: prefix,
-                            clientID: "\(clientBase)-\(i)", journal: "\(directory)/journal-\(i)")
-                .write(toFile: path, atomically: true, encoding: .utf8)
-            configs.append(path)
+            configs.append(try writeTempFile(Self.config(broker: broker, mode: mode, index: i, count: count, prefix: prefix,
+                                                         clientID: "\(clientBase)-\(i)", journal: "\(directory)/journal-\(i)"),
+                                             name: "bridge-\(i).yml"))
         }
         self.configs = configs
         processes = Mutex(Array(repeating: nil, count: count))
