@@ -11,7 +11,7 @@ import Synchronization
 /// try await bridge.stop()                                // drains; run() has returned
 /// ```
 /// A test that fails before `stop()` still ends the bridge: `deinit` asks it to stop (it
-/// drains in the background). The bridge is built in `make(config:logger:)` only.
+/// drains in the background). Every test builds its `Bridge` with `make(config:logger:)`.
 final class InProcessBridge: Sendable {
     /// The bridge under test.
     let bridge: Bridge
@@ -45,7 +45,8 @@ final class InProcessBridge: Sendable {
         return InProcessBridge(bridge: bridge, log: log)
     }
 
-    /// The one place tests build a `Bridge` that runs.
+    /// The one place tests build a `Bridge` (running or not): a change to `Bridge.init` is
+    /// one edit here. Declared `throws` for an initializer that may throw.
     static func make(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) throws -> Bridge {
         Bridge(config: config, logger: logger, serviceExtension: serviceExtension)
     }
