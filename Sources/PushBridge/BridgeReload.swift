@@ -68,20 +68,15 @@ extension Bridge {
         // Unchanged filters keep their memory; changed and removed ones forget theirs.
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
                                    memory: pipeline.filterMemory)
-        let previous = swapPipeline(replacement)
-        if let client = currentClient() {
-            client.setSubscriptions(Self.subscriptions(for: effective))
-            // "reloaded" means the new filters are live: wait (bounded) for their SUBACKs.
-            let deadline = ContinuousClock.now + .seconds(5)
-            while client.isConnected && !client.isSubscribed && ContinuousClock.now < deadline {
-                usleep(5_000)
-            }
-        }
-        homeAssistant?.routesChanged(to: effective, client: currentClient())
+        let previous = flow.swapPipeline(replacement)
+        let client = publisher.intake
+        client.setSubscriptions(Self.subscriptions(for: effective))
+        // "reloaded" means the new filters are live: wait (bounded) for their SUBACKs.
+        _ = client.waitUntilSubscribed(timeout: .seconds(5))
+        flow.homeAssistant?.routesChanged(to: effective, client: client)
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)
-        Task.detached {
-            try? await Task.sleep(for: linger)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(linger.seconds * 1e9))) {
             previous.shutdown()
         }
         for w in warnings { logger.warning(w) }

@@ -25,38 +25,31 @@ extension Bridge {
     /// displays still leave on that connection. The last stats and `offline` go through the
     /// output connection, which still reads its PUBACKs; the intake's clean DISCONNECT sends
     /// no will.
-    func drain(_ client: MQTTClient, publisher: MQTTClient) async {
+    func drain() async {
+        let client = publisher.intake, output = publisher.output
         client.pauseReads()
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
-        logger.info("stopping: finishing \(clientBox.inFlight.load(ordering: .relaxed)) message(s) in flight")
-        // Not `Task.sleep`: after a cancellation it would throw at once and this would spin.
-        await Self.offPool { [clientBox] in
-            while clientBox.inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
-                usleep(10_000)
-            }
-        }
+        logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
+        await Self.offPool { [flow] in flow.waitUntilDrained(by: deadline) }
         pipeline.shutdown()
         stats.setConnected(false)  // the last retained snapshot outlives this connection
-        publishStats(through: publisher)
-        if let topic = config.monitoring.statusTopic {
-            _ = try? publisher.publish(topic: topic, payload: Array("offline".utf8), qos: 1, retain: true,
-                                       userProperties: [])
-        }
+        status.publishStats(through: output)
+        status.publishStatus(online: false, through: output)
         // The blocking stops run on a thread of their own, never on the cooperative pool.
-        await Self.offPool { [memoryWriter, durability] in
+        await Self.offPool { [memoryWriter, intake] in
             memoryWriter?.stop()  // what the last messages taught the filters
             // The display publishes' PUBACKs finish their journal rows; then stats and offline.
-            publisher.stop(flushTimeout: .seconds(5))
+            output.stop(flushTimeout: .seconds(5))
             client.stop(flushTimeout: .zero)  // its acknowledgements are no longer read
-            durability.close()
+            intake.close()
         }
         logger.info("stopped")
     }
 
     /// Runs blocking work (joining network threads, flushing to the broker, closing the
     /// journal) on a new thread and awaits it.
-    private static func offPool(_ work: @escaping @Sendable () -> Void) async {
+    static func offPool(_ work: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let thread = Thread {
                 work()

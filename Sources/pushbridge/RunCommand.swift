@@ -5,8 +5,8 @@ enum RunCommand {
     static func run(config: BridgeConfig, path: String) async -> Int32 {
         let logger = Logger(level: config.monitoring.logLevel, format: config.monitoring.logFormat)
         for w in config.warnings { logger.warning(w.description) }
-        let bridge = Bridge(config: config, logger: logger)
         do {
+            let bridge = try Bridge(config: config, logger: logger)
             try await bridge.runUntilSignalled(configPath: path)
             return 0
         } catch {

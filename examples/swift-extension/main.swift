@@ -39,10 +39,10 @@ case .failure(let errors):
     for e in errors.errors { FileHandle.standardError.write(Data((e.description + "\n").utf8)) }
     exit(2)
 case .success(let config):
-    let bridge = Bridge(config: config,
-                        logger: Logger(level: config.monitoring.logLevel, format: config.monitoring.logFormat),
-                        serviceExtension: .apple { NotificationService() })
     do {
+        let bridge = try Bridge(config: config,
+                                logger: Logger(level: config.monitoring.logLevel, format: config.monitoring.logFormat),
+                                serviceExtension: .apple { NotificationService() })
         try await bridge.runUntilSignalled(configPath: path)
         exit(0)
     } catch {

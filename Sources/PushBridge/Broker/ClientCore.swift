@@ -94,7 +94,10 @@ final class ClientCore: Sendable {
     }
 
     func didDisconnect(code: Int32) {
-        state.withLock { $0.connected = false }
+        state.withLock { s in
+            s.connected = false
+            s.settleSubscribeWaiters()
+        }
     }
 
     func didPublish(mid: Int32, reasonCode: Int32) {
@@ -123,7 +126,10 @@ final class ClientCore: Sendable {
     }
 
     func didSubscribe(mid: Int32, granted: [Int32]) {
-        let failures = state.withLock { $0.acknowledgeSubscribe(mid: mid, granted: granted) }
+        let failures = state.withLock { s in
+            defer { s.settleSubscribeWaiters() }
+            return s.acknowledgeSubscribe(mid: mid, granted: granted)
+        }
         for (sub, code) in failures {
             let reason = code == 0x80 ? "refused" : String(cString: mosquitto_reason_string(code))
             log(.error, "broker refused subscription '\(sub.filter)': \(reason)")
@@ -131,7 +137,10 @@ final class ClientCore: Sendable {
     }
 
     func didUnsubscribe(mid: Int32) {
-        state.withLock { $0.acknowledgeUnsubscribe(mid: mid) }
+        state.withLock { s in
+            s.acknowledgeUnsubscribe(mid: mid)
+            s.settleSubscribeWaiters()
+        }
     }
 
     /// `true` when a libmosquitto log line of `level` is forwarded.

@@ -25,6 +25,8 @@ struct ClientState: Sendable {
     var outstanding: Set<Int32> = []
     /// Signalled when `outstanding` becomes empty while `stop` waits for it.
     var flushWaiter: DispatchSemaphore? = nil
+    /// Signalled when the subscriptions settle (see `settleSubscribeWaiters`).
+    var subscribeWaiters: [DispatchSemaphore] = []
     /// `start()` was called.
     var started = false
     /// `stop()` was called (or the client was dropped): the network thread ends.
@@ -91,6 +93,14 @@ struct ClientState: Sendable {
         let gone = Set(filters)
         held = held.filter { !gone.contains($0.filter) }
         refused = refused.filter { !gone.contains($0.filter) }
+    }
+
+    /// Wakes the `MQTTClient.waitUntilSubscribed` callers once nothing is left to wait
+    /// for: every subscription in place, or the connection gone.
+    mutating func settleSubscribeWaiters() {
+        guard !subscribeWaiters.isEmpty, !connected || isSubscribed else { return }
+        for w in subscribeWaiters { w.signal() }
+        subscribeWaiters.removeAll()
     }
 
     /// Records the acknowledgement of a publish; signals a waiting `stop` when none remain.

@@ -6,7 +6,7 @@ import Foundation
 ///
 /// All callbacks run on the client's own network thread (see `MQTTClientHandlers`).
 public final class MQTTClient: Sendable {
-    private let core: ClientCore
+    let core: ClientCore
 
     /// Validates `options` and prepares the client; nothing touches the network yet.
     public init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {

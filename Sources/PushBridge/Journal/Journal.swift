@@ -35,8 +35,9 @@ public final class Journal: Sendable {
     let store: Mutex<Store>
     private let open: Atomic<Int>
     private let doneMarks = Mutex<[Int64]>([])
-    private let window: Mutex<RedeliveryWindow>
-    private let windowOpen: Atomic<Bool>
+    /// The rows a broker redelivery may repeat (JournalRedelivery.swift).
+    let window: Mutex<RedeliveryWindow>
+    let windowOpen: Atomic<Bool>
 
     private let grouping = Atomic<Bool>(false)
     private let committed: CommittedMark
@@ -245,26 +246,7 @@ public final class Journal: Sendable {
         try store.withLock { s throws(SQLiteError) in Int(try s.db.scalar("SELECT count(*) FROM messages") ?? "0") ?? 0 }
     }
 
-    /// When `message` is the broker's redelivery of a message recorded before the last
-    /// stop (same mid, topic and payload, arriving before any new QoS>0 message), that
-    /// entry; the message must then be skipped. The first other QoS>0 message closes the window.
-    public func redelivery(of message: InboundMessage) -> JournalEntry? {
-        guard message.qos > 0, windowOpen.load(ordering: .relaxed) else { return nil }
-        return window.withLock { w in
-            if let entry = w.take(message) { return entry }
-            w.close()
-            windowOpen.store(false, ordering: .relaxed)
-            return nil
-        }
-    }
-
-    /// Ends redelivery matching (a connection without a session gets no redeliveries).
-    public func closeRedeliveryWindow() {
-        window.withLock { $0.close() }
-        windowOpen.store(false, ordering: .relaxed)
-    }
-
-    private static func entries(_ db: SQLiteDatabase, where condition: String) throws(SQLiteError) -> [JournalEntry] {
+    static func entries(_ db: SQLiteDatabase, where condition: String) throws(SQLiteError) -> [JournalEntry] {
         let q = try db.prepare("""
             SELECT seq, id, topic, payload, qos, retain, properties, received_at, mid
             FROM messages WHERE \(condition) ORDER BY seq
@@ -279,25 +261,4 @@ public final class Journal: Sendable {
         }
         return out
     }
-}
-
-/// The last rows recorded before a stop, by mid, to recognize the broker's redeliveries.
-struct RedeliveryWindow: ~Copyable {
-    private var byMid: [Int32: [JournalEntry]] = [:]
-
-    init(_ entries: [JournalEntry]) {
-        for e in entries where e.message.qos > 0 { byMid[e.message.mid, default: []].append(e) }
-    }
-
-    /// The entry `message` repeats, removed from the window.
-    mutating func take(_ message: InboundMessage) -> JournalEntry? {
-        guard var list = byMid[message.mid],
-              let i = list.lastIndex(where: { $0.message.topic == message.topic && $0.message.payload == message.payload })
-        else { return nil }
-        let entry = list.remove(at: i)
-        byMid[message.mid] = list.isEmpty ? nil : list
-        return entry
-    }
-
-    mutating func close() { byMid = [:] }
 }

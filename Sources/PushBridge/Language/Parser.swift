@@ -18,11 +18,11 @@ struct Parser {
         var height: Int
     }
 
-    private var lexer: Lexer
+    private(set) var lexer: Lexer
     private(set) var token: Token
     private var depth = 0
     /// Offset of the `{{` when parsing a template hole; `nil` for a bare expression.
-    private let holeStart: Int?
+    let holeStart: Int?
 
     init(bytes: [UInt8], start: Int, holeStart: Int?) throws(LanguageError) {
         lexer = Lexer(bytes: bytes, start: start)
@@ -270,22 +270,6 @@ struct Parser {
     mutating func expectClose(_ symbol: Symbol, opener: String) throws(LanguageError) {
         guard isSymbol(symbol) else { throw unexpected("expected '\(symbol.rawValue)' to close '\(opener)'") }
         try advance()
-    }
-
-    /// An error at the current token: `"<expected>, found '<token>'"`. Running out of
-    /// input inside a template hole reports the unclosed `{{` instead.
-    func unexpected(_ expected: String) -> LanguageError {
-        if token.kind == .end, let holeStart {
-            return LanguageError(message: "expected '}}' to close '{{'", offset: holeStart)
-        }
-        return LanguageError(message: "\(expected), found \(describe(token))", offset: token.start)
-    }
-
-    private func describe(_ token: Token) -> String {
-        if token.kind == .end { return "the end of input" }
-        var text = String(decoding: lexer.bytes[token.start..<token.end], as: UTF8.self)
-        if text.count > 20 { text = String(text.prefix(20)) + "…" }
-        return "'\(text)'"
     }
 
     /// The value of a number token; integers beyond Int64 stay exact (`bigInt`).

@@ -93,8 +93,8 @@ struct BrokerFaultTests {
         let got = try await display.waitForMessages(count: 1)
         #expect(got.map(\.topic) == ["display/\(prefix)/ok"])
         try await running.log.waitFor(line: "broker rejected publish")
-        try await eventually("nothing left open in the journal") { bridge.durability.journal?.openCount == 0 }
-        #expect(bridge.durability.counters.publishFailures.load(ordering: .relaxed) == 1)
+        try await eventually("nothing left open in the journal") { bridge.intake.journal?.openCount == 0 }
+        #expect(bridge.intake.counters.publishFailures.load(ordering: .relaxed) == 1)
         #expect(running.log.contains("publish to 'dead/"))
         try await running.stop()
         #expect(display.messages.count == 1)

@@ -6,7 +6,7 @@ import Testing
 /// is generated from it by scripts/embed-dashboard.py) and refers to nothing elsewhere.
 @Suite("Dashboard assets")
 struct DashboardAssetsTests {
-    static let stale = "Sources/PushBridge/Monitoring/DashboardAssets.swift is stale: run `python3 scripts/embed-dashboard.py`"
+    static let stale = "Sources/PushBridge/Monitoring/DashboardAssets*.swift are stale: run `python3 scripts/embed-dashboard.py`"
 
     func file(_ name: String) throws -> String {
         try String(contentsOfFile: repositoryRoot + "/dashboard/" + name, encoding: .utf8)

@@ -12,11 +12,11 @@ import Testing
 
     @Test func theRunningPartitionStaysUntilARestart() throws {
         let b = try bridge(Self.base + "partition: {index: 0, count: 2}\n")
-        #expect(b.partition == Partition(index: 0, count: 2))
+        #expect(b.flow.partition == Partition(index: 0, count: 2))
         let result = b.apply(try loadConfig(Self.base + "partition: {index: 1, count: 3}\n"))
         #expect(result == .applied(warnings: ["the partition changed; restart pushbridge to use it"]))
         #expect(b.pipeline.config.partition == PartitionConfig(index: 0, count: 2))
-        #expect(b.partition == Partition(index: 0, count: 2))
+        #expect(b.flow.partition == Partition(index: 0, count: 2))
         b.pipeline.shutdown()
     }
 

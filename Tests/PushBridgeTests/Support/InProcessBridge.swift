@@ -48,7 +48,7 @@ final class InProcessBridge: Sendable {
     /// The one place tests build a `Bridge` (running or not): a change to `Bridge.init` is
     /// one edit here. Declared `throws` for an initializer that may throw.
     static func make(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) throws -> Bridge {
-        Bridge(config: config, logger: logger, serviceExtension: serviceExtension)
+        try Bridge(config: config, logger: logger, serviceExtension: serviceExtension)
     }
 
     /// A test that fails before `stop()` still ends the bridge (it drains in the background).

@@ -15,6 +15,8 @@ public final class IntakeLimiter: Sendable {
     /// Places: at most this many messages in flight (unless a bounded wait ran out).
     public let limit: Int
     private let count = Atomic<Int>(0)
+    /// Wakes a waiting `enter` when a place is given back.
+    private let gate = WaitGate()
 
     /// A limiter with `limit` places (at least 1).
     public init(limit: Int) {
@@ -29,7 +31,7 @@ public final class IntakeLimiter: Sendable {
         var current = count.load(ordering: .relaxed)
         while current < limit {
             let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1,
-                                                              ordering: .acquiringAndReleasing)
+                                                              ordering: .sequentiallyConsistent)
             if exchanged { return true }
             current = original
         }
@@ -41,16 +43,15 @@ public final class IntakeLimiter: Sendable {
     /// have to overrun.
     @discardableResult
     public func enter(maxWait: Duration) -> Bool {
-        if tryEnter() { return true }
-        let deadline = ContinuousClock.now + maxWait
-        var pause: UInt32 = 100
-        while ContinuousClock.now < deadline {
-            usleep(pause)
-            pause = min(pause * 2, 5_000)
-            if tryEnter() { return true }
-        }
-        count.add(1, ordering: .acquiringAndReleasing)
+        if tryEnter() || gate.wait(until: .now + maxWait, for: tryEnter) { return true }
+        count.add(1, ordering: .sequentiallyConsistent)
         return false
+    }
+
+    /// Waits (on the same wake-ups as `enter`: a place given back) until `done()` holds or
+    /// `deadline` passes; returns whether it holds.
+    func wait(until deadline: ContinuousClock.Instant, for done: () -> Bool) -> Bool {
+        gate.wait(until: deadline, for: done)
     }
 
     /// Takes a place without waiting, even past the limit (replayed journal entries,
@@ -61,6 +62,7 @@ public final class IntakeLimiter: Sendable {
 
     /// Gives a place back.
     public func leave() {
-        count.subtract(1, ordering: .releasing)
+        count.subtract(1, ordering: .sequentiallyConsistent)
+        gate.notify()
     }
 }

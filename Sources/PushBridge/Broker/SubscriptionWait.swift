@@ -1,0 +1,20 @@
+import Dispatch
+
+extension MQTTClient {
+    /// Blocks until the broker has acknowledged every wanted subscription (`isSubscribed`),
+    /// the connection is down, or `timeout` passes; returns `isSubscribed`. Woken by the
+    /// SUBACK/UNSUBACK callbacks, not by polling. Call it off the cooperative pool.
+    @discardableResult
+    public func waitUntilSubscribed(timeout: Duration) -> Bool {
+        let waiter = DispatchSemaphore(value: 0)
+        let settled = core.state.withLock { s -> Bool in
+            if !s.connected || s.isSubscribed { return true }
+            s.subscribeWaiters.append(waiter)
+            return false
+        }
+        if !settled, waiter.wait(timeout: .now() + .nanoseconds(Int(min(timeout.seconds, 86_400) * 1e9))) == .timedOut {
+            core.state.withLock { s in s.subscribeWaiters.removeAll { $0 === waiter } }
+        }
+        return isSubscribed
+    }
+}

@@ -1,0 +1,22 @@
+/// What the message path tells monitoring, and all it tells it: monitoring sees the running
+/// bridge only through these calls (they must be quick; they run on the message path).
+protocol BridgeEvents: Sendable {
+    /// A message entered the pipeline (UNIX seconds); returns the slot `finished` gets back.
+    func received(topic: String, at time: Double) -> Int
+    /// A message's decision was handed to the publisher (`slot` from `received`).
+    func finished(slot: Int, topic: String, id: String, decision: Decision)
+    /// A display was acknowledged (QoS>0) or written (QoS 0), `seconds` after its message arrived.
+    func delivered(after seconds: Double)
+    /// A message was dropped before the pipeline.
+    func skipped(_ reason: SkipReason, topic: String)
+    /// The intake connection went up (`true`) or down.
+    func connection(up: Bool)
+}
+
+/// Why a message never reached the pipeline.
+enum SkipReason: Sendable {
+    /// It carries this bridge's hop property: one of its own displays (SPEC section 6).
+    case loop
+    /// Its topic belongs to another replica (`partition:`, SPEC section 10).
+    case partition
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Synchronization
+
+/// Publishes decisions (SPEC section 9) and owns the two broker connections: the intake
+/// connection (subscriptions, status, stats, QoS 0 displays) and the output connection
+/// (QoS>0 display and dead-letter publishes, whose PUBACKs finish journal rows and give
+/// intake places back on that connection's own network thread — the intake thread may be
+/// waiting for a place, so it must not be the one reading them).
+final class Publisher: Sendable {
+    /// The intake connection.
+    let intake: MQTTClient
+    /// The output connection.
+    let output: MQTTClient
+    private let tracking: PublishTracking
+    private let logger: Logger
+    /// Signalled by the output connection's first CONNACK or failed attempt.
+    private let outputSettled = DispatchSemaphore(value: 0)
+    /// The intake connection for its own end-of-batch callback, and its network thread.
+    private let intakeSide = IntakeSide()
+
+    /// What the intake connection's callbacks need of it.
+    private final class IntakeSide: Sendable {
+        /// Set at the end of `init`, before the connection can start.
+        let client = Mutex<MQTTClient?>(nil)
+        /// The intake connection's network thread (where `onReadsDone` runs).
+        let thread = Atomic<UInt>(0)
+    }
+
+    /// Makes both connections (not started). `handlers` are the intake connection's; its
+    /// end-of-batch step is the publisher's (commit, then the held displays).
+    init(intake options: MQTTClientOptions, output outputOptions: MQTTClientOptions, handlers: MQTTClientHandlers,
+         tracking: PublishTracking, logger: Logger) throws {
+        self.tracking = tracking
+        self.logger = logger
+        let settled = outputSettled, side = intakeSide
+        let output = try MQTTClient(options: outputOptions, handlers: MQTTClientHandlers(
+            onPublished: { [tracking] mid in tracking.acknowledged(mid) },
+            onConnection: { event in
+                if case .disconnected = event { return }
+                settled.signal()
+            },
+            log: handlers.log))
+        var intakeHandlers = handlers
+        intakeHandlers.onConnection = { [onConnection = handlers.onConnection] event in
+            side.thread.store(pthread_self(), ordering: .relaxed)
+            onConnection(event)
+        }
+        intakeHandlers.onReadsDone = { [tracking, logger] in
+            Self.commit(tracking, logger: logger, intake: side, output: output)
+            output.flushDeferredWake()
+        }
+        self.output = output
+        self.intake = try MQTTClient(options: options, handlers: intakeHandlers)
+        intakeSide.client.withLock { [intake] in $0 = intake }
+        if intake.groupsReads { tracking.journal?.groupCommits() }
+    }
+
+    /// Starts the output connection, waits (bounded) for its first CONNACK or failure so
+    /// that the first messages find it, then starts the intake connection. Blocks: call it
+    /// off the cooperative pool.
+    func start() {
+        output.start()
+        _ = outputSettled.wait(timeout: .now() + .seconds(5))
+        intake.start()
+    }
+
+    /// Publishes `decision`'s messages and arranges for the journal row to be finished.
+    ///
+    /// The message's place is given back here, unless a QoS>0 publish is waiting for its
+    /// acknowledgement: then that acknowledgement gives it back, so the publishes the broker
+    /// has not acknowledged yet stay within the limiter's bound.
+    ///
+    /// With the journal committing per read batch, a display must not leave before its
+    /// message's record is committed: the output connection writes on its own thread, and a
+    /// crash after the display but before the commit would make the broker's redelivery a
+    /// new message with a new id. Such an emit (and every emit after it, to keep the order)
+    /// is held and published right after the batch's commit.
+    func emit(_ decision: Decision, seq: Int64?, receivedAt: Double) {
+        if let journal = tracking.journal, journal.groupsCommits {
+            let isHeld = tracking.held.withLock { list -> Bool in
+                if list.isEmpty, seq.map(journal.isCommitted) ?? true { return false }
+                list.append(PublishTracking.Held(decision: decision, seq: seq, receivedAt: receivedAt))
+                return true
+            }
+            if isHeld { return }
+        }
+        Self.publish(decision, seq: seq, receivedAt: receivedAt, tracking: tracking, logger: logger,
+                     intake: intake, output: output, onIntakeThread: onIntakeThread)
+    }
+
+    private var onIntakeThread: Bool {
+        pthread_equal(pthread_self(), intakeSide.thread.load(ordering: .relaxed)) != 0
+    }
+
+    /// The end of a read batch (intake network thread, before the batch's PUBACKs are
+    /// written): commits the batch's journal records, then publishes what was held for them.
+    private static func commit(_ tracking: PublishTracking, logger: Logger, intake side: IntakeSide,
+                               output: MQTTClient) {
+        guard let journal = tracking.journal else { return }
+        tracking.held.withLock { list in
+            let intake = list.isEmpty ? nil : side.client.withLock { $0 }
+            do {
+                try journal.commitBatch()
+            } catch {
+                tracking.counters.journalErrors.add(1, ordering: .relaxed)
+                logger.error("journal: cannot commit the messages just received: \(error); processing them without the journal")
+            }
+            // Published under the lock: an emit that finds the list empty must not overtake these.
+            for h in list {
+                publish(h.decision, seq: h.seq, receivedAt: h.receivedAt, tracking: tracking, logger: logger,
+                        intake: intake, output: output, onIntakeThread: true)
+            }
+            list.removeAll()
+        }
+    }
+
+    /// QoS 0 publishes go out on the intake connection (no hand-over to another thread),
+    /// QoS>0 ones on the output connection; from the intake thread the output connection is
+    /// woken once per read batch, not once per publish.
+    private static func publish(_ decision: Decision, seq: Int64?, receivedAt: Double, tracking: PublishTracking,
+                                logger: Logger, intake: MQTTClient?, output: MQTTClient, onIntakeThread: Bool) {
+        // Whether a QoS>0 publish took over the journal row and the place (the first one does).
+        var handedOver = false
+        defer { if !handedOver { tracking.limiter.leave() } }
+        let delivered = decision.outcome == .delivered
+        for out in decision.publish {
+            do {
+                if out.qos == 0 {
+                    guard let intake else { throw MQTTError.notConnected }
+                    try intake.publish(topic: out.topic, payload: out.payload, qos: 0, retain: out.retain,
+                                       userProperties: out.userProperties)
+                    if delivered { tracking.events.delivered(after: Date().timeIntervalSince1970 - receivedAt) }
+                    continue
+                }
+                let mid = try output.publish(topic: out.topic, payload: out.payload, qos: out.qos, retain: out.retain,
+                                             userProperties: out.userProperties, deferWake: onIntakeThread)
+                tracking.register(mid, .init(seq: handedOver ? nil : seq, receivedAt: delivered ? receivedAt : nil,
+                                             holdsPlace: !handedOver))
+                handedOver = true
+            } catch {
+                tracking.counters.publishFailures.add(1, ordering: .relaxed)
+                logger.error("publish to '\(out.topic)' failed: \(error)")
+            }
+        }
+        if !handedOver, let seq { tracking.journal?.markDone(seq) }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Synchronization
+
+/// The per-message path of a running bridge: the intake connection's `on_message` →
+/// (Home Assistant, partition, loop check) → `Intake.admit` → `Pipeline.decide` →
+/// `TopicSequencer` → `Publisher.emit`, with every step reported through `BridgeEvents`.
+final class MessageFlow: Sendable {
+    /// The pipeline for the current config; a reload swaps it.
+    private let pipelineSlot: Mutex<Pipeline>
+    let intake: Intake
+    let events: any BridgeEvents
+    let homeAssistant: HomeAssistantLink?
+    /// The topics this replica handles (`partition:`); `nil`: every topic.
+    let partition: Partition?
+    private let hop: (name: String, value: String)
+    private let logger: Logger
+    private let sequencer: TopicSequencer<Finished>
+    /// Messages received and not yet handed to the publisher, and the drain's wake-up.
+    private let inFlight = FlightCount()
+
+    private final class FlightCount: Sendable {
+        let count = Atomic<Int>(0)
+        let drained = WaitGate()
+    }
+
+    /// A decided message on its way to the publisher.
+    struct Finished: Sendable {
+        var topic: String
+        /// The message's id (the decision feed shows it).
+        var id: String
+        var receivedAt: Double
+        var decision: Decision
+        /// The journal row, when the message was journaled.
+        var seq: Int64?
+        /// The slot `BridgeEvents.received` gave.
+        var slot: Int
+    }
+
+    init(pipeline: Pipeline, intake: Intake, publisher: Publisher, events: any BridgeEvents,
+         homeAssistant: HomeAssistantLink?, partition: Partition?, hop: (name: String, value: String), logger: Logger) {
+        pipelineSlot = Mutex(pipeline)
+        self.intake = intake
+        self.events = events
+        self.homeAssistant = homeAssistant
+        self.partition = partition
+        self.hop = hop
+        self.logger = logger
+        let inFlight = self.inFlight
+        sequencer = TopicSequencer { f in
+            publisher.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt)
+            if logger.enabled(.debug) { logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))") }
+            events.finished(slot: f.slot, topic: f.topic, id: f.id, decision: f.decision)
+            homeAssistant?.delivered(f.decision, sourceTopic: f.topic, client: publisher.intake)
+            if inFlight.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { inFlight.drained.notify() }
+        }
+    }
+
+    /// The pipeline messages arriving now go through.
+    var pipeline: Pipeline { pipelineSlot.withLock { $0 } }
+
+    /// Installs `new` for messages arriving from now on; returns the previous one.
+    func swapPipeline(_ new: Pipeline) -> Pipeline {
+        pipelineSlot.withLock { slot in
+            defer { slot = new }
+            return slot
+        }
+    }
+
+    /// Messages received and not yet handed to the publisher.
+    var messagesInFlight: Int { inFlight.count.load(ordering: .relaxed) }
+
+    /// Waits (blocking) until no message is in flight or `deadline` passes.
+    func waitUntilDrained(by deadline: ContinuousClock.Instant) {
+        _ = inFlight.drained.wait(until: deadline) { inFlight.count.load(ordering: .sequentiallyConsistent) == 0 }
+    }
+
+    /// A message from the intake connection (its network thread, inside `on_message`).
+    func receive(_ message: InboundMessage, client: MQTTClient) {
+        if let homeAssistant, homeAssistant.intercept(message, client: client) { return }
+        // Another partition's topic: dropped before the journal and the pipeline; returning
+        // lets libmosquitto send the QoS 1 PUBACK as for any message.
+        if let partition, !partition.handles(topic: message.topic) {
+            events.skipped(.partition, topic: message.topic)
+            return
+        }
+        if message.property(hop.name) == hop.value {
+            events.skipped(.loop, topic: message.topic)
+            return
+        }
+        guard let admitted = intake.admit(message) else { return }
+        // A live message is decided at its arrival time (one clock read fewer per message).
+        process(message, id: admitted.id, seq: admitted.seq, now: message.receivedAt)
+    }
+
+    /// Decides `message` (live, or replayed from the journal) and queues it on its topic.
+    func process(_ message: InboundMessage, id: String, seq: Int64?, now: Double = Date().timeIntervalSince1970) {
+        // `now` is the arrival time of a live message, a fresh clock read for a replayed one.
+        let slot = events.received(topic: message.topic, at: now)
+        inFlight.count.add(1, ordering: .relaxed)
+        switch pipeline.decide(message, id: id, now: now) {
+        case .decided(let decision):
+            // Decided here: no ticket, no lane, no closure (the common case).
+            sequencer.pass(message.topic, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
+                                                   decision: decision, seq: seq, slot: slot))
+        case .waiting(let waiting):
+            let ticket = sequencer.enter(message.topic)
+            let sequencer = self.sequencer
+            waiting.start { decision in
+                sequencer.complete(ticket, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
+                                                    decision: decision, seq: seq, slot: slot))
+            }
+        }
+    }
+}
