@@ -113,14 +113,17 @@ public final class Bridge: Sendable {
                 throw error
             }
         }
-        for entry in intake.replay() { flow.process(entry.message, id: entry.id, seq: entry.seq) }
-        intake.start()
-        memoryWriter?.start()
-        // Loading the config (YAML nodes, template sources) and the replay leave freed heap
-        // that glibc keeps mapped between live blocks; give it back before traffic starts
-        // (1.2 MB with 1 000 routes): the peak RSS is then what the running bridge needs.
-        _ = malloc_trim(0)
-        await Self.offPool { [publisher] in publisher.start() }
+        // Replaying (SQLite reads) and starting the connections block: not on the cooperative pool.
+        await Self.offPool { [self] in
+            for entry in intake.replay() { flow.process(entry.message, id: entry.id, seq: entry.seq) }
+            intake.start()
+            memoryWriter?.start()
+            // Loading the config (YAML nodes, template sources) and the replay leave freed heap
+            // that glibc keeps mapped between live blocks; give it back before traffic starts
+            // (1.2 MB with 1 000 routes): the peak RSS is then what the running bridge needs.
+            _ = malloc_trim(0)
+            publisher.start()
+        }
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
         status.start(through: publisher.intake)
         await stopRequested.wait()

@@ -151,8 +151,7 @@ public final class Pipeline: Sendable {
         decision.timedOut = result.timedOut
         decision.extensionFailed = result.extensionFailed
         decision.stageTrace = result.filterTrace
-        decision.stageSeconds = Double(result.duration.components.seconds)
-            + Double(result.duration.components.attoseconds) / 1e18
+        decision.stageSeconds = result.duration.seconds
         return decision
     }
 

@@ -21,7 +21,7 @@ enum HealthCommand {
             }
         } else if let http = config.monitoring.http {
             switch HealthTarget.parse(url: "http://\(http)/healthz") {
-            case .success(let parsed): target = parsed.probingLoopback()
+            case .success(let parsed): target = HealthTarget(address: parsed.address.connectable, path: parsed.path)
             case .failure(let problem):
                 printErr("pushbridge: error: invalid monitoring.http '\(http)': \(problem.reason)")
                 return 2
@@ -53,16 +53,12 @@ struct HealthProblem: Error {
     }
 }
 
-/// Where to send the GET: host (without brackets), port and path.
+/// Where to send the GET: host and port, and path.
 struct HealthTarget: CustomStringConvertible {
-    var host: String
-    var port: Int
+    var address: HostPort
     var path: String
 
-    var description: String {
-        let shown = host.contains(":") ? "[\(host)]" : host
-        return "http://\(shown):\(port)\(path)"
-    }
+    var description: String { "http://\(address)\(path)" }
 
     /// Parses `http://host[:port][/path]`; IPv6 hosts in brackets; the port defaults to 80.
     static func parse(url: String) -> Result<HealthTarget, HealthProblem> {
@@ -74,49 +70,12 @@ struct HealthTarget: CustomStringConvertible {
         var path = String(rest.dropFirst(authority.count))
         if path.isEmpty || !path.hasPrefix("/") { path = "/" + path }
         if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
-        var host: Substring
-        var portText: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else {
-                return .failure(HealthProblem(reason: "an IPv6 host needs a closing ']'"))
-            }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return .failure(HealthProblem(reason: "expected ':' after ']'")) }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-            if host.contains(":") {
-                return .failure(HealthProblem(reason: "write an IPv6 host in brackets, e.g. http://[::1]:9464/healthz"))
-            }
-        } else {
-            host = authority
+        if authority.contains("@") { return .failure(HealthProblem(reason: "user information is not supported")) }
+        do {
+            return .success(HealthTarget(address: try HostPort(parsing: authority, defaultPort: 80), path: path))
+        } catch {
+            return .failure(HealthProblem(reason: "\(error)"))
         }
-        if host.contains("@") { return .failure(HealthProblem(reason: "user information is not supported")) }
-        guard !host.isEmpty else { return .failure(HealthProblem(reason: "the host is empty")) }
-        var port = 80
-        if let portText {
-            guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = Int(portText), (1...65_535).contains(value) else {
-                return .failure(HealthProblem(reason: "the port must be 1 to 65535, got '\(portText)'"))
-            }
-            port = value
-        }
-        return .success(HealthTarget(host: String(host), port: port, path: path))
-    }
-
-    /// The same target with a wildcard bind address (`0.0.0.0`, `::`) replaced by loopback.
-    func probingLoopback() -> HealthTarget {
-        var copy = self
-        switch host {
-        case "0.0.0.0": copy.host = "127.0.0.1"
-        case "::", "::0": copy.host = "::1"
-        default: break
-        }
-        return copy
     }
 }
 
@@ -131,8 +90,7 @@ enum HealthProbe {
         case .failure(let problem): return .failure(problem)
         }
         defer { close(fd) }
-        let shownHost = target.host.contains(":") ? "[\(target.host)]" : target.host
-        let request = "GET \(target.path) HTTP/1.0\r\nHost: \(shownHost):\(target.port)\r\n"
+        let request = "GET \(target.path) HTTP/1.0\r\nHost: \(target.address)\r\n"
             + "User-Agent: pushbridge-health\r\nConnection: close\r\n\r\n"
         if let problem = send(Array(request.utf8), on: fd, deadline: deadline) { return .failure(problem) }
         switch readStatusLine(from: fd, deadline: deadline) {
@@ -173,25 +131,14 @@ enum HealthProbe {
 
     /// A connected non-blocking socket to the first address of `target` that accepts.
     private static func connect(to target: HealthTarget, deadline: UInt64) -> Result<Int32, HealthProblem> {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(target.host, String(target.port), &hints, &list)
-        guard rc == 0, let first = list else {
-            return .failure(HealthProblem(reason: "cannot resolve '\(target.host)': \(String(cString: gai_strerror(rc)))"))
-        }
-        defer { freeaddrinfo(first) }
-        var lastProblem = HealthProblem(reason: "no address for '\(target.host)'")
-        var cursor: UnsafeMutablePointer<addrinfo>? = first
-        while let info = cursor {
-            cursor = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
-                            info.pointee.ai_protocol)
+        let addresses: [SocketAddress]
+        do { addresses = try target.address.socketAddresses() } catch { return .failure(HealthProblem(reason: "\(error)")) }
+        var lastProblem = HealthProblem(reason: "no address for '\(target.address.host)'")
+        for address in addresses {
+            let fd = address.makeSocket()
             if fd < 0 { lastProblem = .errno(errno, "socket"); continue }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            if Glibc.connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 { return .success(fd) }
+            if address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 { return .success(fd) }
             guard errno == EINPROGRESS else { lastProblem = .errno(errno, "connect"); close(fd); continue }
             if let problem = wait(fd, for: Int32(POLLOUT), deadline: deadline, step: "connect") {
                 close(fd)

@@ -74,25 +74,21 @@ public enum InputMode: String, Sendable, CaseIterable {
     case json, text, apns
 }
 
-/// The `alert:` templates of a route.
+/// The `alert:` templates of a route, one per `ContentField`.
 public struct AlertTemplates: Sendable {
-    public var title: Template? = nil
-    public var subtitle: Template? = nil
-    public var body: Template? = nil
-    /// The sound's name (`alert.sound`, or its `name:` when written as a mapping).
-    public var sound: Template? = nil
+    /// By `ContentField.rawValue`; `nil` where the route writes none.
+    private var templates = [Template?](repeating: nil, count: ContentField.allCases.count)
     /// `alert.sound: {critical: true}`: Apple's critical-alert sound.
     public var soundCritical = false
     /// `alert.sound: {volume: 0.8}`: the critical sound's volume, 0…1.
     public var soundVolume: Double? = nil
-    public var badge: Template? = nil
-    public var threadID: Template? = nil
-    public var category: Template? = nil
-    public var interruptionLevel: Template? = nil
-    public var relevanceScore: Template? = nil
-    public var targetContentID: Template? = nil
-    public var filterCriteria: Template? = nil
     public init() {}
+
+    /// The template of `field` (the sound's is its name, also when written as a mapping).
+    public subscript(field: ContentField) -> Template? {
+        get { templates[field.rawValue] }
+        set { templates[field.rawValue] = newValue }
+    }
 }
 
 /// When a request expires.

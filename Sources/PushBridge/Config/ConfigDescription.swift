@@ -67,14 +67,7 @@ extension BridgeConfig {
             }
             extras.append("user_info=\(q(r.userInfo))")
             out.append("     " + extras.joined(separator: " "))
-            let a = r.alert
-            let fields: [(String, Template?)] = [
-                ("title", a.title), ("subtitle", a.subtitle), ("body", a.body), ("sound", a.sound),
-                ("badge", a.badge), ("thread_id", a.threadID), ("category", a.category),
-                ("interruption_level", a.interruptionLevel), ("relevance_score", a.relevanceScore),
-                ("target_content_id", a.targetContentID), ("filter_criteria", a.filterCriteria),
-            ]
-            let set = fields.compactMap { name, t in t.map { "\(name)=\(q($0))" } }
+            let set = ContentField.allCases.compactMap { f in r.alert[f].map { "\(f.key)=\(q($0))" } }
             if r.input == .apns {
                 out.append("     alert: from the APNs body")
             } else {

@@ -225,9 +225,7 @@ final class ConfigReader {
 
     /// A plain YAML integer: optional sign and decimal digits.
     static func integer(_ text: String) -> Int? {
-        var digits = Substring(text)
-        if digits.first == "-" || digits.first == "+" { digits = digits.dropFirst() }
-        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
-        return Int(text.hasPrefix("+") ? String(text.dropFirst()) : text)
+        guard case .int(let n)? = NumberText.parse(text) else { return nil }
+        return Int(exactly: n)
     }
 }

@@ -33,8 +33,7 @@ enum DurationParser {
 
     /// Renders a duration compactly for summaries: `250ms`, `30s`, `10m`, `1.5s`.
     static func format(_ d: Duration) -> String {
-        let (seconds, atto) = d.components
-        let ms = Double(seconds) * 1000 + Double(atto) / 1e15
+        let ms = Double(d.nanoseconds) / 1e6
         func trim(_ x: Double) -> String {
             x == x.rounded() ? String(Int64(x)) : String(x)
         }

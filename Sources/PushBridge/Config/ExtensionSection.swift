@@ -4,8 +4,8 @@ import Foundation
 extension ConfigReader {
     static let extensionKeys = ["time_limit", "expire_grace", "concurrency", "on_failure", "filters", "command"]
     static let filterActions = ["suppress", "set", "dedupe", "rate_limit", "changed", "quiet_hours"]
-    static let setFields = ["title", "subtitle", "body", "sound", "sound_critical", "sound_volume", "badge", "thread_id", "category",
-                            "interruption_level", "relevance_score", "target_content_id", "filter_criteria", "user_info"]
+    static let setFields = ContentField.allCases.flatMap { $0 == .sound ? ["sound", "sound_critical", "sound_volume"] : [$0.key] }
+        + ["user_info"]
 
     /// The section and, for each filter, the `routes:` names with their scalars (checked later).
     func readExtension(_ node: YAMLNode) -> (ExtensionConfig, [[(String, YAMLScalar)]]) {

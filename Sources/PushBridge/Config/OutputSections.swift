@@ -59,10 +59,8 @@ extension ConfigReader {
         if let n = f["interval"], let v = duration(n, key: "interval", minimum: .milliseconds(100)) { mon.interval = v }
         if let n = f["max_topics"], let v = int(n, key: "max_topics", range: 1...Int.max) { mon.maxTopics = v }
         if let n = f["http"], let v = string(n, key: "http") {
-            if let problem = Self.hostPortProblem(v) {
-                error("invalid 'http' \(show(n)): \(problem)", at: n.mark)
-            } else {
-                mon.http = v
+            do { _ = try HostPort(parsing: v); mon.http = v } catch {
+                self.error("invalid 'http' \(show(n)): \(error)", at: n.mark)
             }
         }
         if let n = f["log_level"], let v = word(n, key: "log_level", allowed: LogLevel.allCases.map(\.rawValue)) {
@@ -86,24 +84,5 @@ extension ConfigReader {
             return nil
         }
         return t
-    }
-
-    /// Why `text` is not `host:port` (IPv6 hosts in brackets), or `nil` when it is.
-    static func hostPortProblem(_ text: String) -> String? {
-        guard let colon = text.lastIndex(of: ":") else { return "expected \"host:port\", e.g. \"127.0.0.1:9464\"" }
-        var host = Substring(text[..<colon])
-        let portText = text[text.index(after: colon)...]
-        if host.hasPrefix("[") {
-            guard host.hasSuffix("]"), host.count > 2 else { return "an IPv6 host needs closing ']'" }
-            host = host.dropFirst().dropLast()
-        } else if host.contains(":") {
-            return "write an IPv6 host in brackets, e.g. \"[::1]:9464\""
-        }
-        if host.isEmpty { return "the host is empty; use 0.0.0.0 for every interface" }
-        if host.contains(where: { $0 == " " || $0 == "/" }) { return "'\(host)' is not a host name or address" }
-        guard let port = Int(portText), portText.allSatisfy(\.isNumber), (1...65_535).contains(port) else {
-            return "the port must be 1 to 65535, got '\(portText)'"
-        }
-        return nil
     }
 }

@@ -2,8 +2,7 @@
 extension ConfigReader {
     static let routeKeys = ["name", "topic", "qos", "share", "retained", "input", "push_type", "priority",
                             "mutable_content", "collapse_id", "expiration", "alert", "user_info"]
-    static let alertKeys = ["title", "subtitle", "body", "sound", "badge", "thread_id", "category",
-                            "interruption_level", "relevance_score", "target_content_id", "filter_criteria"]
+    static let alertKeys = ContentField.allCases.map(\.key)
 
     /// The route, with the marks of its name (or topic) and its topic, for later checks.
     func readRoute(_ node: YAMLNode) -> (route: RouteConfig, nameMark: YAMLMark, topicMark: YAMLMark)? {
@@ -69,7 +68,7 @@ extension ConfigReader {
         if route.input != .apns, f["alert"].map({ alertNode in
             fields(quietly: alertNode)?.has("body") ?? false
         }) != true {
-            route.alert.body = try? compiler.template("{{ raw }}")
+            route.alert[.body] = try? compiler.template("{{ raw }}")
         }
         if let n = f["user_info"] {
             route.userInfo = template(n, key: "user_info")
@@ -94,21 +93,13 @@ extension ConfigReader {
             if !t.hasHoles, case .scalar(let s) = n { checkConstant(key: key, value: s.value, node: n) }
             return t
         }
-        alert.title = read("title")
-        alert.subtitle = read("subtitle")
-        alert.body = read("body")
-        if let n = f["sound"], case .mapping = n {
-            readSoundMapping(n, into: &alert)
-        } else {
-            alert.sound = read("sound")
+        for field in ContentField.allCases {
+            if field == .sound, let n = f["sound"], case .mapping = n {
+                readSoundMapping(n, into: &alert)
+            } else {
+                alert[field] = read(field.key)
+            }
         }
-        alert.badge = read("badge")
-        alert.threadID = read("thread_id")
-        alert.category = read("category")
-        alert.interruptionLevel = read("interruption_level")
-        alert.relevanceScore = read("relevance_score")
-        alert.targetContentID = read("target_content_id")
-        alert.filterCriteria = read("filter_criteria")
         return alert
     }
 
@@ -116,9 +107,9 @@ extension ConfigReader {
     private func readSoundMapping(_ node: YAMLNode, into alert: inout AlertTemplates) {
         guard let f = fields(node, key: "sound", context: "sound", known: ["name", "critical", "volume"]) else { return }
         if let n = f["name"] {
-            alert.sound = template(n, key: "name")
+            alert[.sound] = template(n, key: "name")
         } else {
-            alert.sound = try? Template.parse("default")
+            alert[.sound] = try? Template.parse("default")
         }
         if let n = f["critical"], let v = bool(n, key: "critical") { alert.soundCritical = v }
         if let n = f["volume"] {
@@ -132,19 +123,19 @@ extension ConfigReader {
 
     /// Checks a constant (hole-free) content field value: level, score, badge.
     func checkConstant(key: String, value: String, node: YAMLNode) {
-        switch key {
-        case "interruption_level":
+        switch ContentField(key: key)?.kind {
+        case .level?:
             if InterruptionLevel(rawValue: value) == nil {
                 _ = word(node, key: key, allowed: InterruptionLevel.allCases.map(\.rawValue))
             }
-        case "relevance_score":
-            if let score = Double(value.trimmingSpaces), (0...1).contains(score) { return }
-            error("'relevance_score' must be a number from 0 to 1, got \(show(node))", at: node.mark)
-        case "badge":
-            if Self.integer(value.trimmingSpaces) == nil {
-                error("'badge' must be an integer, got \(show(node))", at: node.mark)
+        case .score?:
+            if let score = NumberText.parse(value)?.numberValue, (0...1).contains(score) { return }
+            error("'\(key)' must be a number from 0 to 1, got \(show(node))", at: node.mark)
+        case .integer?:
+            guard case .int? = NumberText.parse(value) else {
+                return error("'\(key)' must be an integer, got \(show(node))", at: node.mark)
             }
-        default:
+        case .text?, nil:
             break
         }
     }

@@ -60,19 +60,18 @@ public struct DisplayRenderer: Sendable {
         w.add("push_type", r.pushTypeName)
         w.add("priority", .int(Int64(r.priority)))
         w.add("collapse_id", r.collapseID)
-        w.add("title", c.title ?? "")
-        w.add("subtitle", c.subtitle)
-        w.add("body", c.body ?? "")
-        w.add("sound", c.sound)
-        if c.soundCritical { w.add("sound_critical", .bool(true)) }
-        if let v = c.soundVolume { w.add("sound_volume", .double(v)) }
-        if let b = c.badge { w.add("badge", .int(Int64(b))) }
-        w.add("thread_id", c.threadID)
-        w.add("category", c.category)
-        w.add("interruption_level", c.interruptionLevel)
-        if let s = c.relevanceScore { w.add("relevance_score", .double(s)) }
-        w.add("target_content_id", c.targetContentID)
-        w.add("filter_criteria", c.filterCriteria)
+        for field in ContentField.allCases {
+            if field.slot != nil {
+                // `title` and `body` are always there (SPEC section 8), `""` when absent.
+                w.add(field.key, field == .title || field == .body ? c[text: field] ?? "" : c[text: field])
+            } else if let value = field.value(in: c) {
+                w.add(field.key, value)
+            }
+            if field == .sound {
+                if c.soundCritical { w.add("sound_critical", .bool(true)) }
+                if let v = c.soundVolume { w.add("sound_volume", .double(v)) }
+            }
+        }
         if let e = r.expiration { w.add("expiration", .int(e)) }
         if case .object(let o) = c.userInfo, !o.isEmpty { w.add("user_info", c.userInfo) }
         w.add("modified", .bool(modified))

@@ -1,58 +1,90 @@
 import Foundation
 import Synchronization
 
-/// One running child: its process and stdin, written on a serial queue.
+/// One running child of `extension.command`: its process, its stdin (written on a serial
+/// queue, so no caller blocks on a full pipe) and one thread per output pipe doing blocking reads.
 ///
-/// `@unchecked Sendable`: `Process` is not `Sendable`; this class only reads its
-/// `processIdentifier`, `isRunning`, `terminate()` and exit status, which Foundation guards
-/// internally, and every use of `stdin` happens on `writeQueue`.
+/// `@unchecked Sendable`: `Process` is not `Sendable`; once started this class only reads its
+/// `processIdentifier`, `isRunning` and exit status and calls `terminate()`, which Foundation
+/// guards internally; `stdin` and `inputOpen` are touched only on `writeQueue`.
 final class ChildConnection: @unchecked Sendable {
-    let process: Process
+    let process = Process()
     let generation: UInt64
     let startedAt = ContinuousClock.now
-    private let stdin: FileHandle
+    private let stdin = Foundation.Pipe(), stdout = Foundation.Pipe(), stderr = Foundation.Pipe()
     private let writeQueue = DispatchQueue(label: "pushbridge.extension.stdin")
-    private let inputOpen = Mutex(true)
+    private var inputOpen = true
+    /// Waiting for the exit and for stdout's end, then `read`'s `exited`.
+    private let exit = Mutex<(waiting: Int, exited: (@Sendable (String) -> Void)?)>((2, nil))
 
-    init(process: Process, stdin: FileHandle, generation: UInt64) {
-        self.process = process
-        self.stdin = stdin
-        self.generation = generation
+    private init(generation: UInt64) { self.generation = generation }
+
+    /// Starts `command` (through `/usr/bin/env` unless its program is a path); throws when it cannot be started.
+    static func spawn(_ command: [String], generation: UInt64) throws -> ChildConnection {
+        let child = ChildConnection(generation: generation)
+        let process = child.process
+        let isPath = command.first?.contains("/") == true
+        process.executableURL = URL(fileURLWithPath: isPath ? command[0] : "/usr/bin/env")
+        process.arguments = isPath ? Array(command.dropFirst()) : command
+        (process.standardInput, process.standardOutput, process.standardError) = (child.stdin, child.stdout, child.stderr)
+        process.terminationHandler = { _ in child.ended() }
+        do { try process.run() } catch {
+            process.terminationHandler = nil   // it holds the child
+            throw error
+        }
+        return child
     }
 
-    /// Writes `line` and a newline; errors (a dead child) are ignored — its exit fails the requests.
+    /// Starts the reading threads: `line` gets each stdout line, `log` each stderr line;
+    /// `exited` runs once with how the child ended, when its stdout has ended and it has exited.
+    func read(line: @escaping @Sendable (String) -> Void, log: @escaping @Sendable (String) -> Void,
+              exited: @escaping @Sendable (String) -> Void) {
+        exit.withLock { $0.exited = exited }
+        Self.thread("stdout", stdout.fileHandleForReading, line) { [self] in
+            stop()   // a child that closed its stdout is done
+            ended()
+        }
+        Self.thread("stderr", stderr.fileHandleForReading, log) {}
+    }
+
+    /// One of the two ends `exited` waits for (the count reaches zero only after `read`).
+    private func ended() {
+        guard let exited = exit.withLock({ e in
+            e.waiting -= 1
+            return e.waiting == 0 ? e.exited : nil
+        }) else { return }
+        process.terminationHandler = nil   // it held this child
+        let status = process.terminationStatus
+        exited(process.terminationReason == .uncaughtSignal ? "signal \(status)" : "status \(status)")
+    }
+
+    /// Writes `line` and a newline; errors (a dead child) are ignored: its exit fails the requests.
     func write(_ line: String) {
-        let bytes = Array((line + "\n").utf8)
+        let bytes = Data((line + "\n").utf8)
         writeQueue.async { [self] in
-            guard inputOpen.withLock({ $0 }) else { return }
-            let fd = stdin.fileDescriptor
-            bytes.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if n < 0, errno == EINTR { continue }
-                    if n <= 0 { return }
-                    offset += n
-                }
-            }
+            if inputOpen { try? stdin.fileHandleForWriting.write(contentsOf: bytes) }
         }
     }
 
-    /// Closes stdin (after pending writes).
-    func closeInput() {
-        writeQueue.async { [self] in
-            let wasOpen = inputOpen.withLock { open in
-                defer { open = false }
-                return open
-            }
-            if wasOpen { try? stdin.close() }
-        }
-    }
-
-    /// Closes stdin and sends SIGTERM.
+    /// Closes stdin (after the pending writes) and sends SIGTERM.
     func stop() {
-        closeInput()
+        writeQueue.async { [self] in
+            if inputOpen { try? stdin.fileHandleForWriting.close() }
+            inputOpen = false
+        }
         if process.isRunning { process.terminate() }
+    }
+
+    private static func thread(_ name: String, _ handle: FileHandle, _ line: @escaping @Sendable (String) -> Void,
+                               then: @escaping @Sendable () -> Void) {
+        // The thread holds the handle: a FileHandle closes its descriptor when freed.
+        let thread = Thread {
+            LineReader.read(fd: handle.fileDescriptor, line: line)
+            try? handle.close()
+            then()
+        }
+        thread.name = "pushbridge.extension.\(name)"
+        thread.start()
     }
 }
 
@@ -60,26 +92,23 @@ final class ChildConnection: @unchecked Sendable {
 enum LineReader {
     /// Calls `line` for each line (without the newline, a trailing CR dropped; invalid UTF-8 replaced).
     static func read(fd: Int32, line: (String) -> Void) {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536), pending: [UInt8] = []
         while true {
             let n = buffer.withUnsafeMutableBytes { Foundation.read(fd, $0.baseAddress!, $0.count) }
             if n < 0, errno == EINTR { continue }
-            if n <= 0 { break }
+            guard n > 0 else { break }
+            pending.append(contentsOf: buffer[..<n])
             var start = 0
-            for i in 0..<n where buffer[i] == 0x0A {
-                pending.append(contentsOf: buffer[start..<i])
-                emit(&pending, line)
-                start = i + 1
+            while let end = pending[start...].firstIndex(of: 0x0A) {
+                emit(pending[start..<end], line)
+                start = end + 1
             }
-            pending.append(contentsOf: buffer[start..<n])
+            pending.removeFirst(start)
         }
-        if !pending.isEmpty { emit(&pending, line) }
+        if !pending.isEmpty { emit(pending[...], line) }
     }
 
-    private static func emit(_ bytes: inout [UInt8], _ line: (String) -> Void) {
-        if bytes.last == 0x0D { bytes.removeLast() }
-        line(String(decoding: bytes, as: UTF8.self))
-        bytes.removeAll(keepingCapacity: true)
+    private static func emit(_ bytes: ArraySlice<UInt8>, _ line: (String) -> Void) {
+        line(String(decoding: bytes.last == 0x0D ? bytes.dropLast() : bytes, as: UTF8.self))
     }
 }

@@ -25,61 +25,9 @@ enum ContentSetter {
             }
             let text = template.render(in: context)
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            let optionalText: String? = text.isEmpty ? nil : text
-            switch field {
-            case "title": content.title = optionalText
-            case "subtitle": content.subtitle = optionalText
-            case "body": content.body = optionalText
-            case "sound": content.sound = optionalText
-            case "thread_id": content.threadID = optionalText
-            case "category": content.category = optionalText
-            case "target_content_id": content.targetContentID = optionalText
-            case "filter_criteria": content.filterCriteria = optionalText
-            case "badge":
-                if trimmed.isEmpty {
-                    content.badge = nil
-                } else if let badge = integer(trimmed) {
-                    content.badge = badge
-                } else {
-                    problems.append("badge '\(text)' is not an integer"); continue
-                }
-            case "relevance_score":
-                if trimmed.isEmpty {
-                    content.relevanceScore = nil
-                } else if let score = Double(trimmed), score.isFinite {
-                    content.relevanceScore = min(1, max(0, score))
-                } else {
-                    problems.append("relevance_score '\(text)' is not a number"); continue
-                }
-            case "sound_critical":
-                switch trimmed.lowercased() {
-                case "true", "1", "yes":
-                    content.soundCritical = true
-                    if content.sound == nil { content.sound = "default" }
-                case "false", "0", "no", "":
-                    content.soundCritical = false
-                default:
-                    problems.append("sound_critical '\(text)' is not true or false"); continue
-                }
-            case "sound_volume":
-                if trimmed.isEmpty {
-                    content.soundVolume = nil
-                } else if let v = Double(trimmed), v >= 0, v <= 1 {
-                    content.soundVolume = v
-                } else {
-                    problems.append("sound_volume '\(text)' is not a number from 0 to 1"); continue
-                }
-            case "interruption_level":
-                if trimmed.isEmpty {
-                    content.interruptionLevel = nil
-                } else if InterruptionLevel(rawValue: trimmed) != nil {
-                    content.interruptionLevel = trimmed
-                } else {
-                    problems.append("interruption_level '\(text)' is not passive, active, time-sensitive or critical")
-                    continue
-                }
-            default:
-                problems.append("unknown field '\(field)'"); continue
+            if let problem = assign(field, text: text, trimmed: trimmed, in: &content) {
+                problems.append(problem)
+                continue
             }
             set.append(field)
         }
@@ -88,10 +36,46 @@ enum ContentSetter {
         return (content, verdict)
     }
 
-    /// An integer from `text`: `3`, `-1`, or a float with no fraction (`3.0`).
-    static func integer(_ text: String) -> Int? {
-        if let i = Int(text) { return i }
-        if let d = Double(text), d.isFinite, d.rounded() == d, let i = Int(exactly: d) { return i }
+    /// Sets `field` from its rendered text; what is wrong with the text, or `nil`.
+    private static func assign(_ field: String, text: String, trimmed: String,
+                               in content: inout NotificationContent) -> String? {
+        guard let row = ContentField(key: field) else {
+            switch (field, trimmed.lowercased()) {
+            case ("sound_critical", "true"), ("sound_critical", "1"), ("sound_critical", "yes"):
+                content.soundCritical = true
+                if content.sound == nil { content.sound = "default" }
+            case ("sound_critical", "false"), ("sound_critical", "0"), ("sound_critical", "no"), ("sound_critical", ""):
+                content.soundCritical = false
+            case ("sound_critical", _): return "sound_critical '\(text)' is not true or false"
+            case ("sound_volume", ""): content.soundVolume = nil
+            case ("sound_volume", _):
+                guard let v = NumberText.parse(trimmed)?.numberValue, (0...1).contains(v) else {
+                    return "sound_volume '\(text)' is not a number from 0 to 1"
+                }
+                content.soundVolume = v
+            default: return "unknown field '\(field)'"
+            }
+            return nil
+        }
+        let value: JSONValue?
+        switch row.kind {
+        case .text: value = text.isEmpty ? nil : .string(text)
+        case _ where trimmed.isEmpty: value = nil
+        case .level:
+            guard InterruptionLevel(rawValue: trimmed) != nil else {
+                return "\(field) '\(text)' is not passive, active, time-sensitive or critical"
+            }
+            value = .string(trimmed)
+        case .integer:
+            guard let n = NumberText.parse(trimmed)?.exactInteger, Int(exactly: n) != nil else {
+                return "\(field) '\(text)' is not an integer"
+            }
+            value = .int(n)
+        case .score:
+            guard let score = NumberText.parse(trimmed)?.numberValue else { return "\(field) '\(text)' is not a number" }
+            value = .double(min(1, max(0, score)))
+        }
+        row.set(value, in: &content)
         return nil
     }
 }

@@ -1,21 +1,20 @@
 import Foundation
 import Synchronization
 
-/// The long-lived child process of `extension.command` (SPEC section 6).
+/// The long-lived child process of `extension.command` (SPEC section 6), made by `make`.
 ///
-/// Requests go out as JSON lines on the child's stdin (written on a serial queue, so no
-/// caller blocks on a full pipe); answers are read from its stdout on a dedicated thread and
-/// may come in any order. Stderr lines are logged at info with an `extension:` prefix.
-/// When the child exits, the requests it had been sent fail (they follow `on_failure`);
-/// requests arriving while it restarts wait for the next child (their time limit still
-/// runs). Restarts back off exponentially from 100 ms to 10 s; a child that lived 10 s
-/// resets the backoff. A child that cannot be started fails the requests waiting for it.
+/// Requests go out as JSON lines on the child's stdin; answers come back on its stdout in
+/// any order. Stderr lines are logged at info with an `extension:` prefix. When the child
+/// exits, the requests it had been sent fail (they follow `on_failure`); requests arriving
+/// while it restarts wait for the next child (their time limit still runs). Restarts back
+/// off exponentially from 100 ms to 10 s; a child that lived 10 s resets the backoff; a
+/// restart that cannot start the child fails the requests waiting for it and backs off again.
 /// SIGPIPE is ignored process-wide once a child is started (a write to a dead child must
 /// be an error, not a signal).
 final class ExtensionProcess: Sendable {
     private struct Pending {
-        var attempt: StepAttempt?
-        var line: String?
+        let attempt: StepAttempt
+        let line: String
         /// The child generation the line was written to.
         var sentTo: UInt64?
     }
@@ -25,7 +24,7 @@ final class ExtensionProcess: Sendable {
         var child: ChildConnection?
         var generation: UInt64 = 0
         var stopped = false
-        var backoff: Duration = .milliseconds(100)
+        var backoff = ExtensionProcess.minBackoff
         var sequence: UInt64 = 0
     }
 
@@ -37,44 +36,34 @@ final class ExtensionProcess: Sendable {
     static let maxBackoff: Duration = .seconds(10)
     static let healthyLifetime: Duration = .seconds(10)
 
-    init(command: [String], logger: Logger) {
+    private init(command: [String], logger: Logger) {
         self.command = command
         self.logger = logger
     }
 
-    /// Starts the first child.
-    func start() { launch() }
-
-    /// Reserves a unique wire id for a request: its apns-id, suffixed when already in flight.
-    func reserveID(for requestID: String) -> String {
-        state.withLock { s in
-            var id = requestID
-            while s.pending[id] != nil {
-                s.sequence += 1
-                id = "\(requestID)#\(s.sequence)"
-            }
-            s.pending[id] = Pending()
-            return id
-        }
+    /// Starts the first child of `command`; throws when it cannot be started.
+    static func make(command: [String], logger: Logger) throws -> ExtensionProcess {
+        let process = ExtensionProcess(command: command, logger: logger)
+        try process.launch()
+        return process
     }
 
-    /// Sends `line` for the reserved `id`; `attempt` receives the answer or the failure.
-    func submit(id: String, line: String, attempt: StepAttempt) {
-        enum Action { case write(ChildConnection), wait, stopped }
-        let action: Action = state.withLock { s in
-            guard !s.stopped else { s.pending[id] = nil; return .stopped }
-            guard s.pending[id] != nil else { return .wait }   // already ended (timed out)
-            s.pending[id]!.attempt = attempt
-            s.pending[id]!.line = line
-            guard let child = s.child else { return .wait }
-            s.pending[id]!.sentTo = child.generation
-            return .write(child)
+    /// Sends `request` (with `context`) to the child, or to the next one while it restarts;
+    /// `attempt` gets the answer or the failure. Returns the request's wire id: its apns-id,
+    /// suffixed when that is already in flight.
+    func send(_ request: NotificationRequest, context: MessageContext, to attempt: StepAttempt) -> String {
+        let (id, line, child): (String, String, ChildConnection?) = state.withLock { s in
+            var id = request.id
+            while s.pending[id] != nil {
+                s.sequence += 1
+                id = "\(request.id)#\(s.sequence)"
+            }
+            let line = ExtensionWire.requestLine(id: id, request: request, context: context, content: request.content)
+            s.pending[id] = Pending(attempt: attempt, line: line, sentTo: s.child?.generation)
+            return (id, line, s.child)
         }
-        switch action {
-        case .write(let child): child.write(line)
-        case .stopped: attempt.fail("extension process is stopped")
-        case .wait: break
-        }
+        child?.write(line)
+        return id
     }
 
     /// Tells the child that time is running out for `id`.
@@ -88,29 +77,23 @@ final class ExtensionProcess: Sendable {
 
     /// Forgets `id` once its step has ended.
     func forget(id: String) {
-        state.withLock { _ = $0.pending.removeValue(forKey: id) }
+        _ = state.withLock { $0.pending.removeValue(forKey: id) }
     }
 
-    /// Stops the child (SIGTERM, stdin closed) and fails every open request; no restart.
+    /// Stops the child (stdin closed, SIGTERM); no restart. The stage fails the open requests.
     func shutdown() {
-        let (child, attempts): (ChildConnection?, [StepAttempt]) = state.withLock { s in
+        let child: ChildConnection? = state.withLock { s in
             s.stopped = true
-            let child = s.child
-            s.child = nil
-            let attempts = s.pending.values.compactMap(\.attempt)
-            s.pending = [:]
-            return (child, attempts)
+            defer { s.child = nil }
+            return s.child
         }
         child?.stop()
-        for attempt in attempts { attempt.fail("extension process stopped") }
     }
-
-    /// The running child's process id, if any (for tests and logs).
-    var childPID: Int32? { state.withLock { $0.child?.process.processIdentifier } }
 
     // MARK: - Child lifecycle
 
-    private func launch() {
+    /// Starts a child and writes it the requests waiting for one.
+    private func launch() throws {
         let generation: UInt64? = state.withLock { s in
             guard !s.stopped else { return nil }
             s.generation += 1
@@ -118,64 +101,22 @@ final class ExtensionProcess: Sendable {
         }
         guard let generation else { return }
         signal(SIGPIPE, SIG_IGN)
-        let process = Process()
-        if let first = command.first, first.contains("/") {
-            process.executableURL = URL(fileURLWithPath: first)
-            process.arguments = Array(command.dropFirst())
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = command
-        }
-        let input = Foundation.Pipe(), output = Foundation.Pipe(), errors = Foundation.Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        do {
-            try process.run()
-        } catch {
-            logger.error("extension: cannot start \(command.joined(separator: " ")): \(error)")
-            let waiting: [StepAttempt] = state.withLock { s in
-                let ids = s.pending.filter { $0.value.line != nil && $0.value.sentTo == nil }.map(\.key)
-                return ids.compactMap { s.pending.removeValue(forKey: $0)?.attempt }
-            }
-            for attempt in waiting { attempt.fail("extension process could not be started") }
-            scheduleRestart(afterExitOf: nil)
-            return
-        }
-        let child = ChildConnection(process: process, stdin: input.fileHandleForWriting, generation: generation)
+        let child = try ChildConnection.spawn(command, generation: generation)
         let lines: [String]? = state.withLock { s in
             guard !s.stopped else { return nil }
             s.child = child
             var lines: [String] = []
             for (id, pending) in s.pending where pending.sentTo == nil {
-                guard let line = pending.line else { continue }
                 s.pending[id]!.sentTo = generation
-                lines.append(line)
+                lines.append(pending.line)
             }
             return lines
         }
-        guard let lines else {
-            child.stop()
-            return
-        }
-        logger.info("extension: started \(command.joined(separator: " ")) (pid \(process.processIdentifier))")
+        child.read(line: { [self] in received($0) }, log: { [logger] in logger.info("extension: \($0)") },
+                   exited: { [self] in exited(child, how: $0) })
+        guard let lines else { return child.stop() }
+        logger.info("extension: started \(command.joined(separator: " ")) (pid \(child.process.processIdentifier))")
         for line in lines { child.write(line) }
-        // The threads hold the read handles: a FileHandle closes its descriptor when freed.
-        let stdout = output.fileHandleForReading
-        let stderr = errors.fileHandleForReading
-        let readerOut = Thread { [self] in
-            LineReader.read(fd: stdout.fileDescriptor) { line in self.received(line) }
-            try? stdout.close()
-            self.exited(child)
-        }
-        readerOut.name = "pushbridge.extension.stdout"
-        readerOut.start()
-        let readerErr = Thread { [logger] in
-            LineReader.read(fd: stderr.fileDescriptor) { line in logger.info("extension: \(line)") }
-            try? stderr.close()
-        }
-        readerErr.name = "pushbridge.extension.stderr"
-        readerErr.start()
     }
 
     private func received(_ line: String) {
@@ -201,39 +142,46 @@ final class ExtensionProcess: Sendable {
 
     private func takeAttempt(_ id: String) -> StepAttempt? {
         state.withLock { s in
-            guard let attempt = s.pending[id]?.attempt, s.pending[id]?.sentTo != nil else { return nil }
-            s.pending[id] = nil
-            return attempt
+            guard s.pending[id]?.sentTo != nil else { return nil }
+            return s.pending.removeValue(forKey: id)?.attempt
         }
     }
 
-    /// The child's stdout closed: reap it, fail what it had, restart.
-    private func exited(_ child: ChildConnection) {
-        if child.process.isRunning { child.process.terminate() }
-        child.process.waitUntilExit()
-        child.closeInput()
-        let status = child.process.terminationStatus
-        let how = child.process.terminationReason == .uncaughtSignal ? "signal \(status)" : "status \(status)"
-        let failed: [StepAttempt] = state.withLock { s in
-            if s.child === child { s.child = nil }
-            let ids = s.pending.filter { $0.value.sentTo == child.generation }.map(\.key)
+    /// The child has exited and its stdout has ended: fail what it had, restart.
+    private func exited(_ child: ChildConnection, how: String) {
+        let failed = removeAll { $0.sentTo == child.generation } also: { s in if s.child === child { s.child = nil } }
+        for attempt in failed { attempt.fail("extension process exited (\(how))") }
+        restart(lived: ContinuousClock.now - child.startedAt, how: how)
+    }
+
+    /// Removes and returns the attempts whose entry matches, after `also` ran under the same lock.
+    private func removeAll(where match: (Pending) -> Bool, also: (inout State) -> Void = { _ in }) -> [StepAttempt] {
+        state.withLock { s in
+            also(&s)
+            let ids = s.pending.filter { match($0.value) }.map(\.key)
             return ids.compactMap { s.pending.removeValue(forKey: $0)?.attempt }
         }
-        for attempt in failed { attempt.fail("extension process exited (\(how))") }
-        scheduleRestart(afterExitOf: child, how: how)
     }
 
-    private func scheduleRestart(afterExitOf child: ChildConnection?, how: String = "") {
-        let lived = child.map { ContinuousClock.now - $0.startedAt } ?? .zero
+    /// The documented backoff: one timer per restart, never a loop.
+    private func restart(lived: Duration?, how: String) {
         let delay: Duration? = state.withLock { s in
             guard !s.stopped else { return nil }
-            if lived >= Self.healthyLifetime { s.backoff = Self.minBackoff }
-            let delay = s.backoff
-            s.backoff = min(s.backoff * 2, Self.maxBackoff)
-            return delay
+            if let lived, lived >= Self.healthyLifetime { s.backoff = Self.minBackoff }
+            defer { s.backoff = min(s.backoff * 2, Self.maxBackoff) }
+            return s.backoff
         }
         guard let delay else { return }
-        if child != nil { logger.warning("extension: process exited (\(how)); restarting in \(delay)") }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [self] in launch() }
+        if lived != nil { logger.warning("extension: process exited (\(how)); restarting in \(delay)") }
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [self] in
+            do {
+                try launch()
+            } catch {
+                logger.error("extension: cannot start \(command.joined(separator: " ")): \(error)")
+                let waiting = removeAll { $0.sentTo == nil }
+                for attempt in waiting { attempt.fail("extension process could not be started") }
+                restart(lived: nil, how: "")
+            }
+        }
     }
 }

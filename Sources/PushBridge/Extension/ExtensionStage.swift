@@ -15,17 +15,21 @@ import Synchronization
 /// `alert` nor absent are returned unmodified without running anything. When no
 /// asynchronous step is configured the filters run in the caller's thread and `completion`
 /// is called before `process` returns. Otherwise at most `extension.concurrency` requests
-/// are in the asynchronous part at once; the rest wait in arrival order. `completion` is
-/// called exactly once per request, from any thread.
+/// are in the asynchronous steps at once (one task each, `runSteps`, on the stage's own
+/// executor); the rest wait in arrival order. `completion` is called exactly once per
+/// request, from any thread.
 public final class ExtensionStage: Sendable {
     private enum Step: Sendable {
-        case inProcess(ExtensionFactory)
+        case native(any NotificationServiceExtension)
+        case apple(@Sendable () throws -> UNNotificationServiceExtension)
         case command(ExtensionProcess)
+        /// `extension.command` could not be started: every request fails with this reason.
+        case unstarted(String)
 
         var name: String {
             switch self {
-            case .inProcess: "extension"
-            case .command: "command"
+            case .native, .apple: "extension"
+            case .command, .unstarted: "command"
             }
         }
     }
@@ -37,14 +41,18 @@ public final class ExtensionStage: Sendable {
         case failed(String, reason: String)
     }
 
-    /// One request travelling through the asynchronous steps.
-    struct Run: Sendable {
+    /// A request that passed the filters and goes on to the asynchronous steps.
+    private struct Run: Sendable {
         let request: NotificationRequest
         let context: MessageContext
         let start: Duration
-        var trace: [FilterTrace]
-        var admitted = false
-        let completion: @Sendable (StageResult) -> Void
+        let trace: [FilterTrace]
+        let content: NotificationContent
+    }
+
+    private enum Begun {
+        case decided(StageResult)
+        case steps(Run)
     }
 
     let config: ExtensionConfig
@@ -56,12 +64,15 @@ public final class ExtensionStage: Sendable {
     /// Rule 5's suppression text for each filter and step name, made once (not per message).
     let suppressedRules: [String: String]
     let admission: Admission
-    private let workQueue = DispatchQueue(label: "pushbridge.extension.work", attributes: .concurrent)
-    private let timerQueue = DispatchQueue(label: "pushbridge.extension.timers")
+    /// Runs the Apple-style instances (one serial queue per request on it) and the time limits.
+    private let queue = DispatchQueue(label: "pushbridge.extension", attributes: .concurrent)
+    private let executor: StageExecutor
+    /// The steps waiting for an answer, failed by `shutdown`.
     private let open = Mutex<[ObjectIdentifier: StepAttempt]>([:])
     private let stopped = Atomic<Bool>(false)
 
-    /// A stage for `config`; starts the external process when `config.command` is set.
+    /// A stage for `config`; starts the external process when `config.command` is set (one
+    /// that cannot be started is logged, and fails each request that reaches it).
     /// `memory` holds the remembering filters' state (a reload passes the previous one).
     public init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
                 logger: Logger, clock: StageClock = .system, memory: FilterMemory = FilterMemory()) {
@@ -76,14 +87,22 @@ public final class ExtensionStage: Sendable {
         }
         suppressedRules = rules
         var steps: [Step] = []
-        if let serviceExtension { steps.append(.inProcess(serviceExtension)) }
+        switch serviceExtension?.kind {
+        case .native(let serviceExtension): steps.append(.native(serviceExtension))
+        case .apple(let make): steps.append(.apple(make))
+        case nil: break
+        }
         if let command = config.command, !command.isEmpty {
-            let process = ExtensionProcess(command: command, logger: logger)
-            process.start()
-            steps.append(.command(process))
+            do {
+                steps.append(.command(try ExtensionProcess.make(command: command, logger: logger)))
+            } catch {
+                logger.error("extension: cannot start \(command.joined(separator: " ")): \(error)")
+                steps.append(.unstarted("extension process could not be started"))
+            }
         }
         self.steps = steps
-        admission = Admission(limit: config.concurrency, queue: workQueue)
+        admission = Admission(limit: config.concurrency, queue: queue)
+        executor = StageExecutor(queue: queue)
     }
 
     /// Retained state: the `changed` filters that apply record the message's value.
@@ -94,50 +113,48 @@ public final class ExtensionStage: Sendable {
     /// Runs `request` through the stage; `completion` receives the result exactly once.
     public func process(_ request: NotificationRequest, context: MessageContext,
                         completion: @escaping @Sendable (StageResult) -> Void) {
-        if let result = begin(request, context: context, completion: completion) { completion(result) }
+        switch begin(request, context: context) {
+        case .decided(let result):
+            completion(result)
+        case .steps(let run):
+            admission.enter(Admission.Waiter(
+                start: { [self] in Task(executorPreference: executor) { [self] in completion(await runSteps(run)) } },
+                abandon: { [self] in
+                    completion(result(run.request, start: run.start, trace: run.trace, admitted: false,
+                                      .failed("stage", reason: "the extension stage is shut down")))
+                }))
+        }
     }
 
     /// The result `process` would hand its completion, decided in the caller's thread, when
     /// no asynchronous step is configured; otherwise `nil` and nothing ran (use `process`).
     /// Spares the per-request completion closure on the common, synchronous path.
     func processSynchronously(_ request: NotificationRequest, context: MessageContext) -> StageResult? {
-        guard steps.isEmpty else { return nil }
-        return begin(request, context: context, completion: { _ in })
+        guard steps.isEmpty, case .decided(let result) = begin(request, context: context) else { return nil }
+        return result
     }
 
-    /// Everything up to the asynchronous steps: the result when the request is decided
-    /// here, or `nil` once it was handed to the steps (which call `completion`).
-    private func begin(_ request: NotificationRequest, context: MessageContext,
-                       completion: @escaping @Sendable (StageResult) -> Void) -> StageResult? {
+    /// Everything up to the asynchronous steps: the result when the request is decided here.
+    private func begin(_ request: NotificationRequest, context: MessageContext) -> Begun {
         let start = clock.monotonic()
         if let reason = Self.notRunReason(request) {
-            return StageResult(verdict: .deliver(request.content, modified: false),
-                               rule: "extension not run: \(reason); original delivered",
-                               duration: clock.monotonic() - start)
+            return .decided(StageResult(verdict: .deliver(request.content, modified: false),
+                                        rule: "extension not run: \(reason); original delivered",
+                                        duration: clock.monotonic() - start))
         }
         var context = context
         context.content = request.content
         let filtered = filters.run(request.content, context: context)
         if stopped.load(ordering: .acquiring) {
-            return result(request, start: start, trace: filtered.trace, admitted: false,
-                          .failed("stage", reason: "the extension stage is shut down"))
+            return .decided(result(request, start: start, trace: filtered.trace, admitted: false,
+                                   .failed("stage", reason: "the extension stage is shut down")))
         }
         guard filtered.content.hasAlertText, !steps.isEmpty else {
-            return result(request, start: start, trace: filtered.trace, admitted: false,
-                          .content(filtered.content, decidedBy: filtered.stoppedBy))
+            return .decided(result(request, start: start, trace: filtered.trace, admitted: false,
+                                   .content(filtered.content, decidedBy: filtered.stoppedBy)))
         }
-        // Only a request going on to the asynchronous steps needs its `Run`.
-        var run = Run(request: request, context: context, start: start, trace: filtered.trace, completion: completion)
-        run.admitted = true
-        let content = filtered.content
-        let admittedRun = run
-        var abandonedRun = run
-        abandonedRun.admitted = false   // never took a place
-        let notAdmitted = abandonedRun
-        admission.enter(Admission.Waiter(
-            start: { [self] in runStep(0, content: content, run: admittedRun) },
-            abandon: { [self] in finish(notAdmitted, .failed("stage", reason: "the extension stage is shut down")) }))
-        return nil
+        return .steps(Run(request: request, context: context, start: start, trace: filtered.trace,
+                          content: filtered.content))
     }
 
     deinit { shutdown() }
@@ -148,8 +165,7 @@ public final class ExtensionStage: Sendable {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         admission.close()
         for case .command(let process) in steps { process.shutdown() }
-        let attempts = open.withLock { Array($0.values) }
-        for attempt in attempts { attempt.fail("the extension stage is shut down") }
+        for attempt in open.withLock({ Array($0.values) }) { attempt.fail("the extension stage is shut down") }
     }
 
     /// Why the stage does not run for `request`, or `nil` when it does.
@@ -162,129 +178,84 @@ public final class ExtensionStage: Sendable {
 
     // MARK: - Asynchronous steps
 
-    private func runStep(_ index: Int, content: NotificationContent, run: Run) {
-        guard index < steps.count else {
-            finish(run, .content(content, decidedBy: nil))
-            return
-        }
-        let step = steps[index]
-        let name = step.name
-        let logger = self.logger
-        let holder = AttemptHolder()
-        let attempt = StepAttempt(
-            timeLimit: config.timeLimit, grace: config.expireGrace, queue: timerQueue,
-            ignored: { note in logger.debug("extension: \(name) for \(run.request.id): \(note); ignored") },
-            onFinish: { [self] outcome in
-                // Taking the attempt out breaks the holder <-> attempt cycle (this closure holds the holder).
-                if let attempt = holder.takeAttempt() { _ = open.withLock { $0.removeValue(forKey: ObjectIdentifier(attempt)) } }
-                holder.runCleanUp()
-                var run = run
-                switch outcome {
-                case .answered(let answer, let afterExpire):
-                    run.trace.append(FilterTrace(name: name, verdict: afterExpire ? "answered after time_will_expire" : "answered"))
-                    if answer.hasAlertText {
-                        runStep(index + 1, content: answer, run: run)
-                    } else {
-                        finish(run, .content(answer, decidedBy: name))
-                    }
-                case .timedOut:
-                    run.trace.append(FilterTrace(name: name, verdict: "timed out"))
-                    finish(run, .timedOut(name))
-                case .failed(let reason):
-                    run.trace.append(FilterTrace(name: name, verdict: "failed: \(reason)"))
-                    finish(run, .failed(name, reason: reason))
-                }
-            })
-        holder.attempt = attempt
-        open.withLock { $0[ObjectIdentifier(attempt)] = attempt }
-        if stopped.load(ordering: .acquiring) {
-            attempt.fail("the extension stage is shut down")
-            return
-        }
-        var request = run.request
-        request.content = content
-        switch step {
-        case .inProcess(let factory):
-            startInProcess(factory, request: request, attempt: attempt, holder: holder)
-        case .command(let process):
-            let id = process.reserveID(for: request.id)
-            holder.setCleanUp({ process.forget(id: id) }, ifFinished: attempt)
-            var context = run.context
-            context.content = content
-            process.submit(id: id, line: ExtensionWire.requestLine(id: id, request: request, context: context, content: content),
-                           attempt: attempt)
-            attempt.arm(onExpire: { process.timeWillExpire(id: id) })
-        }
+    /// The asynchronous steps for one admitted request, then rule 5.
+    private func runSteps(_ run: Run) async -> StageResult {
+        var trace = run.trace
+        let end = await chain(run, trace: &trace)
+        return result(run.request, start: run.start, trace: trace, admitted: true, end)
     }
 
-    private func startInProcess(_ factory: ExtensionFactory, request: NotificationRequest,
-                                attempt: StepAttempt, holder: AttemptHolder) {
-        switch factory.kind {
+    /// The steps in order, each within its time limit, until one ends the chain.
+    private func chain(_ run: Run, trace: inout [FilterTrace]) async -> ChainEnd {
+        var request = run.request
+        request.content = run.content
+        for step in steps {
+            switch await attempt(step, request, context: run.context) {
+            case .answered(let answer, let afterExpire):
+                trace.append(FilterTrace(name: step.name, verdict: afterExpire ? "answered after time_will_expire" : "answered"))
+                guard answer.hasAlertText else { return .content(answer, decidedBy: step.name) }
+                request.content = answer
+            case .timedOut:
+                trace.append(FilterTrace(name: step.name, verdict: "timed out"))
+                return .timedOut(step.name)
+            case .failed(let reason):
+                trace.append(FilterTrace(name: step.name, verdict: "failed: \(reason)"))
+                return .failed(step.name, reason: reason)
+            }
+        }
+        return .content(request.content, decidedBy: nil)
+    }
+
+    /// One step for `request`: started, then awaited until it answers, fails or runs out of time.
+    private func attempt(_ step: Step, _ request: NotificationRequest, context: MessageContext) async -> StepAttempt.Outcome {
+        let attempt = StepAttempt()
+        let key = ObjectIdentifier(attempt)
+        open.withLock { $0[key] = attempt }
+        defer { _ = open.withLock { $0.removeValue(forKey: key) } }
+        if stopped.load(ordering: .acquiring) { attempt.fail("the extension stage is shut down") }
+        let (timeLimit, grace, queue) = (config.timeLimit, config.expireGrace, queue)
+        switch step {
         case .native(let serviceExtension):
             let task = Task {
                 do {
                     attempt.answer(try await serviceExtension.didReceive(request))
-                } catch is CancellationError where attempt.isFinished == false && Task.isCancelled {
+                } catch is CancellationError where Task.isCancelled {
                     attempt.gaveUp()
                 } catch {
                     attempt.fail("threw \(error)")
                 }
             }
-            holder.setCleanUp({ task.cancel() }, ifFinished: attempt)
-            attempt.arm(onExpire: { task.cancel() })
+            defer { task.cancel() }
+            return await attempt.outcome(timeLimit: timeLimit, grace: grace, queue: queue) { task.cancel() }
         case .apple(let make):
             // One serial queue per request: the instance is only ever touched there.
-            let queue = DispatchQueue(label: "pushbridge.extension.instance", target: workQueue)
+            let instanceQueue = DispatchQueue(label: "pushbridge.extension.instance", target: queue)
             let box = InstanceBox()
-            holder.setCleanUp({ queue.async { box.instance = nil } }, ifFinished: attempt)
-            queue.async {
-                let instance: UNNotificationServiceExtension
+            instanceQueue.async {
                 do {
-                    instance = try make()
+                    box.instance = try make()
                 } catch {
-                    attempt.fail("could not be created: \(error)")
-                    return
+                    return attempt.fail("could not be created: \(error)")
                 }
-                box.instance = instance
                 let unRequest = UNNotificationRequest(identifier: request.identifier,
                                                       content: UNNotificationContent(request.content))
-                instance.didReceive(unRequest) { content in attempt.answer(content.notificationContent) }
+                box.instance?.didReceive(unRequest) { attempt.answer($0.notificationContent) }
             }
-            attempt.arm(onExpire: { queue.async { box.instance?.serviceExtensionTimeWillExpire() } })
+            defer { instanceQueue.async { box.instance = nil } }
+            return await attempt.outcome(timeLimit: timeLimit, grace: grace, queue: queue) {
+                instanceQueue.async { box.instance?.serviceExtensionTimeWillExpire() }
+            }
+        case .command(let process):
+            var context = context
+            context.content = request.content
+            let id = process.send(request, context: context, to: attempt)
+            defer { process.forget(id: id) }
+            return await attempt.outcome(timeLimit: timeLimit, grace: grace, queue: queue) {
+                process.timeWillExpire(id: id)
+            }
+        case .unstarted(let reason):
+            return .failed(reason)
         }
-    }
-}
-
-/// Late-bound links between a step's attempt and its clean-up, set after the attempt exists.
-private final class AttemptHolder: Sendable {
-    private let links = Mutex<(attempt: StepAttempt?, cleanUp: (@Sendable () -> Void)?)>((nil, nil))
-
-    var attempt: StepAttempt? {
-        get { links.withLock { $0.attempt } }
-        set { links.withLock { $0.attempt = newValue } }
-    }
-
-    /// The attempt, cleared: once the step has ended nothing may keep it (it holds the holder).
-    func takeAttempt() -> StepAttempt? {
-        links.withLock { links in
-            defer { links.attempt = nil }
-            return links.attempt
-        }
-    }
-
-    /// Sets the clean-up run when the step ends; runs it at once if it already has.
-    func setCleanUp(_ cleanUp: @escaping @Sendable () -> Void, ifFinished attempt: StepAttempt) {
-        links.withLock { $0.cleanUp = cleanUp }
-        if attempt.isFinished { runCleanUp() }
-    }
-
-    /// Runs the clean-up once.
-    func runCleanUp() {
-        let cleanUp = links.withLock { links in
-            defer { links.cleanUp = nil }
-            return links.cleanUp
-        }
-        cleanUp?()
     }
 }
 

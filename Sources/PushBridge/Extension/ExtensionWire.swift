@@ -5,9 +5,8 @@
 /// child -> bridge  {"id":"…","content":{…}}        ({} means empty content)
 /// bridge -> child  {"id":"…","event":"time_will_expire"}
 /// ```
-/// Content members: `title`, `subtitle`, `body`, `sound`, `badge`, `thread_id`, `category`,
-/// `interruption_level`, `relevance_score`, `target_content_id`, `filter_criteria`,
-/// `attachments` (strings) and `user_info`; absent members are left out. An answer's
+/// Content members: the `ContentField` keys (`title`, `thread_id`, …), `attachments` (strings)
+/// and `user_info`; absent members are left out. An answer's
 /// content replaces the content as a whole (a member it leaves out is gone); `null` is absent.
 enum ExtensionWire {
     /// Why an answer line could not be used.
@@ -64,39 +63,24 @@ enum ExtensionWire {
     /// Content from its wire form; wrong member types are garbage.
     static func content(from value: JSONValue) throws(Garbage) -> NotificationContent {
         guard case .object(let o) = value else { throw Garbage(id: nil, description: "'content' is not an object") }
-        func text(_ key: String) throws(Garbage) -> String? {
-            switch o[key] {
-            case nil, .null?: return nil
-            case .string(let s)?: return s
-            default: throw Garbage(id: nil, description: "'\(key)' is not a string")
-            }
-        }
         var c = NotificationContent()
-        c.title = try text("title")
-        c.subtitle = try text("subtitle")
-        c.body = try text("body")
         if let problem = c.setSound(o["sound"]) { throw Garbage(id: nil, description: "'sound' \(problem)") }
-        c.threadID = try text("thread_id")
-        c.category = try text("category")
-        c.targetContentID = try text("target_content_id")
-        c.filterCriteria = try text("filter_criteria")
-        if let level = try text("interruption_level") {
-            guard InterruptionLevel(rawValue: level) != nil else {
-                throw Garbage(id: nil, description: "'interruption_level' \"\(level)\" is not an APNs level")
+        for field in ContentField.allCases where field != .sound {
+            let key = field.key, value = o[key]
+            if value == nil || value == .null { continue }
+            switch (field.kind, value) {
+            case (.text, .string?): field.set(value, in: &c)
+            case (.level, .string(let level)?):
+                guard InterruptionLevel(rawValue: level) != nil else {
+                    throw Garbage(id: nil, description: "'\(key)' \"\(level)\" is not an APNs level")
+                }
+                field.set(value, in: &c)
+            case (.text, _), (.level, _): throw Garbage(id: nil, description: "'\(key)' is not a string")
+            case (.integer, let n?) where n.exactInteger != nil: field.set(n, in: &c)
+            case (.integer, _): throw Garbage(id: nil, description: "'\(key)' is not an integer")
+            case (.score, let n?) where n.numberValue != nil: field.set(.double(min(1, max(0, n.numberValue!))), in: &c)
+            case (.score, _): throw Garbage(id: nil, description: "'\(key)' is not a number")
             }
-            c.interruptionLevel = level
-        }
-        switch o["badge"] {
-        case nil, .null?: break
-        case .int(let i)?: c.badge = Int(exactly: i)
-        case .double(let d)? where d.rounded() == d && abs(d) < 1e15: c.badge = Int(d)
-        default: throw Garbage(id: nil, description: "'badge' is not an integer")
-        }
-        switch o["relevance_score"] {
-        case nil, .null?: break
-        case .int(let i)?: c.relevanceScore = min(1, max(0, Double(i)))
-        case .double(let d)? where d.isFinite: c.relevanceScore = min(1, max(0, d))
-        default: throw Garbage(id: nil, description: "'relevance_score' is not a number")
         }
         switch o["attachments"] {
         case nil, .null?: break

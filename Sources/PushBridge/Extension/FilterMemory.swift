@@ -166,7 +166,7 @@ public struct ClockReading: Sendable {
     /// UNIX seconds of the monotonic instant `t`.
     func wall(of t: Duration) -> Double {
         let delta = monotonic - t
-        return wall - (Double(delta.components.seconds) + Double(delta.components.attoseconds) / 1e18)
+        return wall - delta.seconds
     }
 
     /// The monotonic instant of UNIX seconds `seconds` (in the past: before `monotonic`).

@@ -27,13 +27,3 @@ public struct StageClock: Sendable {
 
     private static let processOrigin = ContinuousClock.now
 }
-
-extension Duration {
-    /// This duration as a Dispatch interval (nanoseconds, saturating; negatives are zero).
-    var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        if seconds < 0 { return .nanoseconds(0) }
-        if seconds >= Int64(Int.max / 1_000_000_000) - 1 { return .never }
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-    }
-}

@@ -1,9 +1,5 @@
 /// SPEC section 2 rule 5: how the end of the chain becomes the stage's result.
 extension ExtensionStage {
-    func finish(_ run: Run, _ end: ChainEnd) {
-        run.completion(result(run.request, start: run.start, trace: run.trace, admitted: run.admitted, end))
-    }
-
     /// The stage's result for `request` ending in `end`; leaves the admission place it held.
     func result(_ request: NotificationRequest, start: Duration, trace: [FilterTrace], admitted: Bool,
                 _ end: ChainEnd) -> StageResult {

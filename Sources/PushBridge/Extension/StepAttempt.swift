@@ -1,13 +1,12 @@
 import Dispatch
 import Synchronization
 
-/// One asynchronous step (Swift extension or external command) for one request.
+/// One asynchronous step's answer for one request, raced against its time limit.
 ///
-/// It ends exactly once: with the first answer, a failure, or a timeout. It arms one
-/// Dispatch timer (monotonic): at `timeLimit` the step is told time will expire
-/// (`onExpire`) and the timer is re-armed for `grace`; an answer before that second firing
-/// still counts (`afterExpire: true`), none is a timeout. Later answers are ignored and
-/// reported to `ignored` (for a debug log line).
+/// The step reports with `answer`, `fail` or `gaveUp`, from any thread; only the first
+/// report counts. `outcome` waits for it on one Dispatch timer (monotonic): at `timeLimit`
+/// it runs `onExpire` (Apple's `serviceExtensionTimeWillExpire()`) and waits `grace` more;
+/// an answer within it counts (`afterExpire: true`), none is a timeout.
 final class StepAttempt: Sendable {
     /// How the step ended.
     enum Outcome: Sendable {
@@ -16,109 +15,70 @@ final class StepAttempt: Sendable {
         case failed(String)
     }
 
-    private enum Phase { case running, expiring, finished }
-
     private struct State {
-        var phase = Phase.running
+        var ended = false
+        var expiring = false
+        /// Reported before `outcome` began to wait.
+        var early: Outcome?
+        var waiter: CheckedContinuation<Outcome, Never>?
         var timer: DispatchSourceTimer?
-        var onExpire: (@Sendable () -> Void)?
     }
 
     private let state = Mutex(State())
-    private let timeLimit: Duration
-    private let grace: Duration
-    private let queue: DispatchQueue
-    private let onFinish: @Sendable (Outcome) -> Void
-    private let ignored: @Sendable (String) -> Void
 
-    init(timeLimit: Duration, grace: Duration, queue: DispatchQueue,
-         ignored: @escaping @Sendable (String) -> Void,
-         onFinish: @escaping @Sendable (Outcome) -> Void) {
-        self.timeLimit = timeLimit
-        self.grace = grace
-        self.queue = queue
-        self.ignored = ignored
-        self.onFinish = onFinish
-    }
-
-    /// Starts the time limit; `onExpire` runs once when it passes without an answer.
-    func arm(onExpire: @escaping @Sendable () -> Void) {
-        let deadline = DispatchTime.now() + timeLimit.dispatchInterval
-        let queue = self.queue
-        state.withLock { s in
-            guard s.phase == .running, s.timer == nil else { return }
-            // Made inside the lock: the timer (not Sendable) lives in the state's region.
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.setEventHandler { [weak self] in self?.timerFired() }
-            s.onExpire = onExpire
-            s.timer = timer
-            timer.schedule(deadline: deadline)
-            timer.activate()
-        }
-    }
-
-    /// The step's answer; only the first answer (or failure) counts.
-    func answer(_ content: NotificationContent) {
-        let outcome: Outcome? = state.withLock { s in
-            guard s.phase != .finished else { return nil }
-            let late = s.phase == .expiring
-            Self.close(&s)
-            return .answered(content, afterExpire: late)
-        }
-        if let outcome { onFinish(outcome) } else { ignored("answer after the step had ended") }
-    }
+    /// The step's answer.
+    func answer(_ content: NotificationContent) { end { .answered(content, afterExpire: $0) } }
 
     /// The step failed (threw, crashed, answered garbage).
-    func fail(_ reason: String) {
-        let finished: Bool = state.withLock { s in
-            guard s.phase != .finished else { return false }
-            Self.close(&s)
-            return true
-        }
-        if finished { onFinish(.failed(reason)) } else { ignored("failure after the step had ended: \(reason)") }
-    }
+    func fail(_ reason: String) { end { _ in .failed(reason) } }
 
-    /// The step stopped without answering after being told time will expire (a cancelled
-    /// task): end as a timeout now instead of waiting out the grace.
-    func gaveUp() {
-        let finished: Bool = state.withLock { s in
-            guard s.phase == .expiring else { return false }
-            Self.close(&s)
-            return true
-        }
-        if finished { onFinish(.timedOut) }
-    }
+    /// The step stopped without answering once told time will expire (a cancelled task):
+    /// a timeout now, without waiting out the grace.
+    func gaveUp() { end { $0 ? .timedOut : nil } }
 
-    /// `true` once the step has ended.
-    var isFinished: Bool { state.withLock { $0.phase == .finished } }
-
-    private func timerFired() {
-        enum Action { case expire((@Sendable () -> Void)?), timeout, none }
-        let grace = self.grace
-        let action: Action = state.withLock { s in
-            switch s.phase {
-            case .running:
-                s.phase = .expiring
-                s.timer?.schedule(deadline: DispatchTime.now() + grace.dispatchInterval)
-                return .expire(s.onExpire)
-            case .expiring:
-                Self.close(&s)
-                return .timeout
-            case .finished:
-                return .none
+    /// The outcome: the first report, or a timeout. The time limit starts now.
+    func outcome(timeLimit: Duration, grace: Duration, queue: DispatchQueue,
+                 onExpire: @escaping @Sendable () -> Void) async -> Outcome {
+        await withCheckedContinuation { continuation in
+            let early: Outcome? = state.withLock { s in
+                if let early = s.early { return early }
+                s.waiter = continuation
+                // Made inside the lock: the timer (not Sendable) lives in the state's region.
+                let timer = DispatchSource.makeTimerSource(queue: queue)
+                timer.setEventHandler { [weak self] in self?.timerFired(grace: grace, onExpire: onExpire) }
+                timer.schedule(deadline: .now() + timeLimit.dispatchInterval)
+                timer.activate()
+                s.timer = timer
+                return nil
             }
-        }
-        switch action {
-        case .expire(let onExpire): onExpire?()
-        case .timeout: onFinish(.timedOut)
-        case .none: break
+            if let early { continuation.resume(returning: early) }
         }
     }
 
-    private static func close(_ s: inout State) {
-        s.phase = .finished
-        s.timer?.cancel()
-        s.timer = nil
-        s.onExpire = nil
+    private func timerFired(grace: Duration, onExpire: @Sendable () -> Void) {
+        let first: Bool = state.withLock { s in
+            guard !s.ended, !s.expiring else { return false }
+            s.expiring = true
+            s.timer?.schedule(deadline: .now() + grace.dispatchInterval)
+            return true
+        }
+        if first { onExpire() } else { end { _ in .timedOut } }
+    }
+
+    /// Ends the step with `make(afterExpire)`, unless it has ended or `make` gives `nil`.
+    private func end(_ make: (_ afterExpire: Bool) -> Outcome?) {
+        let resume: (CheckedContinuation<Outcome, Never>, Outcome)? = state.withLock { s in
+            guard !s.ended, let outcome = make(s.expiring) else { return nil }
+            s.ended = true
+            s.timer?.cancel()
+            s.timer = nil
+            guard let waiter = s.waiter else {
+                s.early = outcome
+                return nil
+            }
+            s.waiter = nil
+            return (waiter, outcome)
+        }
+        if let (waiter, outcome) = resume { waiter.resume(returning: outcome) }
     }
 }

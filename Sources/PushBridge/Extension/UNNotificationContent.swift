@@ -74,66 +74,40 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying {
 
 /// The editable content of a notification, shaped like Apple's `UNMutableNotificationContent`.
 open class UNMutableNotificationContent: UNNotificationContent {
-    /// Stores `text`, keeping an absent field absent when it is set to `""`.
-    private static func text(_ text: String, replacing old: String?) -> String? {
-        text.isEmpty && old == nil ? nil : text
+    /// Stores `text` in `field`, keeping an absent field absent when it is set to `""`.
+    private func store(_ field: ContentField, _ text: String) {
+        notificationContent[text: field] = text.isEmpty && notificationContent[text: field] == nil ? nil : text
     }
 
-    open override var title: String {
-        get { notificationContent.title ?? "" }
-        set { notificationContent.title = Self.text(newValue, replacing: notificationContent.title) }
-    }
-    open override var subtitle: String {
-        get { notificationContent.subtitle ?? "" }
-        set { notificationContent.subtitle = Self.text(newValue, replacing: notificationContent.subtitle) }
-    }
-    open override var body: String {
-        get { notificationContent.body ?? "" }
-        set { notificationContent.body = Self.text(newValue, replacing: notificationContent.body) }
-    }
-    open override var badge: NSNumber? {
-        get { notificationContent.badge.map { NSNumber(value: $0) } }
-        set { notificationContent.badge = newValue?.intValue }
-    }
+    open override var title: String { get { super.title } set { store(.title, newValue) } }
+    open override var subtitle: String { get { super.subtitle } set { store(.subtitle, newValue) } }
+    open override var body: String { get { super.body } set { store(.body, newValue) } }
+    open override var badge: NSNumber? { get { super.badge } set { notificationContent.badge = newValue?.intValue } }
     open override var sound: UNNotificationSound? {
-        get { UNNotificationSound(content: notificationContent) }
+        get { super.sound }
         set {
             notificationContent.sound = newValue?.storedName
             notificationContent.soundCritical = newValue?.isCritical ?? false
             notificationContent.soundVolume = newValue?.criticalVolume
         }
     }
-    open override var threadIdentifier: String {
-        get { notificationContent.threadID ?? "" }
-        set { notificationContent.threadID = Self.text(newValue, replacing: notificationContent.threadID) }
-    }
-    open override var categoryIdentifier: String {
-        get { notificationContent.category ?? "" }
-        set { notificationContent.category = Self.text(newValue, replacing: notificationContent.category) }
-    }
+    open override var threadIdentifier: String { get { super.threadIdentifier } set { store(.threadID, newValue) } }
+    open override var categoryIdentifier: String { get { super.categoryIdentifier } set { store(.category, newValue) } }
     open override var targetContentIdentifier: String? {
-        get { notificationContent.targetContentID }
-        set { notificationContent.targetContentID = newValue }
+        get { super.targetContentIdentifier } set { notificationContent.targetContentID = newValue }
     }
     open override var interruptionLevel: UNNotificationInterruptionLevel {
-        get { UNNotificationInterruptionLevel(name: notificationContent.interruptionLevel) ?? .active }
-        set { notificationContent.interruptionLevel = newValue.name }
+        get { super.interruptionLevel } set { notificationContent.interruptionLevel = newValue.name }
     }
     open override var relevanceScore: Double {
-        get { notificationContent.relevanceScore ?? 0 }
-        set { notificationContent.relevanceScore = min(1, max(0, newValue)) }
+        get { super.relevanceScore } set { notificationContent.relevanceScore = min(1, max(0, newValue)) }
     }
-    open override var filterCriteria: String? {
-        get { notificationContent.filterCriteria }
-        set { notificationContent.filterCriteria = newValue }
-    }
+    open override var filterCriteria: String? { get { super.filterCriteria } set { notificationContent.filterCriteria = newValue } }
     open override var attachments: [UNNotificationAttachment] {
-        get { notificationContent.attachments.map(UNNotificationAttachment.init(stored:)) }
-        set { notificationContent.attachments = newValue.map(\.url.absoluteString) }
+        get { super.attachments } set { notificationContent.attachments = newValue.map(\.url.absoluteString) }
     }
     open override var userInfo: [AnyHashable: Any] {
-        get { UserInfoBridge.dictionary(from: notificationContent.userInfo) }
-        set { notificationContent.userInfo = UserInfoBridge.json(from: newValue) }
+        get { super.userInfo } set { notificationContent.userInfo = UserInfoBridge.json(from: newValue) }
     }
 }
 
@@ -142,14 +116,7 @@ public enum UNNotificationInterruptionLevel: UInt, Sendable, CaseIterable {
     case passive = 0, active = 1, timeSensitive = 2, critical = 3
 
     /// The APNs spelling: `passive`, `active`, `time-sensitive`, `critical`.
-    public var name: String {
-        switch self {
-        case .passive: "passive"
-        case .active: "active"
-        case .timeSensitive: "time-sensitive"
-        case .critical: "critical"
-        }
-    }
+    public var name: String { InterruptionLevel.allCases[Int(rawValue)].rawValue }
 
     /// The level for an APNs spelling; `nil` for `nil` or an unknown name.
     public init?(name: String?) {

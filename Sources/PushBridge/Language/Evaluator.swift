@@ -48,11 +48,8 @@ extension Node {
     /// `value[index]`: list position (negative counts from the end) or object key.
     static func subscripted(_ value: JSONValue, by index: JSONValue) -> JSONValue {
         switch (value, index) {
-        case (.array(let elements), .int(let position)):
-            return element(of: elements, at: position)
-        case (.array(let elements), .double(let position)):
-            guard position.rounded(.towardZero) == position, position.magnitude < 9.0e15 else { return .null }
-            return element(of: elements, at: Int64(position))
+        case (.array(let elements), _):
+            return index.exactInteger.map { element(of: elements, at: $0) } ?? .null
         case (.object(let members), .string(let key)):
             return members[key] ?? .null
         default:

@@ -172,14 +172,7 @@ public struct MessageContext: EvaluationContext, Sendable {
 
     /// `levels[position]` found in the topic without building the list.
     public func levelsElement(_ position: JSONValue) -> JSONValue {
-        let p: Int64
-        switch position {
-        case .int(let n): p = n
-        case .double(let d):
-            guard d.rounded(.towardZero) == d, d.magnitude < 9.0e15 else { return .null }
-            p = Int64(d)
-        default: return .null
-        }
+        guard let p = position.exactInteger else { return .null }
         let slash = UInt8(ascii: "/")
         func find(_ utf8: UnsafeBufferPointer<UInt8>) -> JSONValue {
             var wanted = p
@@ -204,26 +197,6 @@ public struct MessageContext: EvaluationContext, Sendable {
         }
         var topic = storage.topic
         return topic.withUTF8(find)
-    }
-}
-
-extension NotificationContent {
-    /// The content as expressions see it (`content.title`, …); absent fields are left out.
-    public var jsonValue: JSONValue {
-        var o: JSONObject = [:]
-        if let title { o["title"] = .string(title) }
-        if let subtitle { o["subtitle"] = .string(subtitle) }
-        if let body { o["body"] = .string(body) }
-        if let sound { o["sound"] = .string(sound) }
-        if let badge { o["badge"] = .int(Int64(badge)) }
-        if let threadID { o["thread_id"] = .string(threadID) }
-        if let category { o["category"] = .string(category) }
-        if let interruptionLevel { o["interruption_level"] = .string(interruptionLevel) }
-        if let relevanceScore { o["relevance_score"] = .double(relevanceScore) }
-        if let targetContentID { o["target_content_id"] = .string(targetContentID) }
-        if let filterCriteria { o["filter_criteria"] = .string(filterCriteria) }
-        o["user_info"] = userInfo
-        return .object(o)
     }
 }
 

@@ -73,7 +73,7 @@ public struct RequestMapper: Sendable {
         if request.expiration == nil, let spec = entry.route.expiration {
             switch spec {
             case .after(let d):
-                request.expiration = Int64(message.receivedAt.rounded(.down)) + d.components.seconds
+                request.expiration = Int64(message.receivedAt.rounded(.down)) + d.nanoseconds / 1_000_000_000
             case .template(let t):
                 let v = t.value(in: context)
                 guard let e = Self.integer(v) else {
@@ -122,50 +122,35 @@ public struct RequestMapper: Sendable {
 
     private func renderContent(_ entry: RouteTable.Entry, _ context: MessageContext) throws(Rejection) -> NotificationContent {
         var c = NotificationContent()
-        // Templates are read in place from the route (no copy of `alert` or of a template).
-        func text(_ t: borrowing Template?) -> String? {
-            switch t {
-            case .none: return nil
-            case .some(let t):
-                let s = t.render(in: context)
-                return s.isEmpty ? nil : s
+        for field in ContentField.allCases {
+            guard let t = entry.route.alert[field] else { continue }
+            switch field.kind {
+            case .text, .level:
+                let text = t.render(in: context)
+                if text.isEmpty { continue }
+                if field.kind == .level && InterruptionLevel(rawValue: text) == nil {
+                    throw Rejection(.templateError, "\(field.key) template gave \"\(text)\"; expected passive, active, time-sensitive or critical")
+                }
+                field.set(.string(text), in: &c)
+            case .integer, .score:
+                let v = t.value(in: context)
+                if Self.isBlank(v) { continue }
+                if field.kind == .integer {
+                    guard let n = Self.integer(v), Int(exactly: n) != nil else {
+                        throw Rejection(.templateError, "\(field.key) template gave \(Self.describe(v)), not an integer")
+                    }
+                    field.set(.int(n), in: &c)
+                } else {
+                    guard let d = Self.number(v), d >= 0, d <= 1 else {
+                        throw Rejection(.templateError, "\(field.key) template gave \(Self.describe(v)), not a number from 0 to 1")
+                    }
+                    field.set(.double(d), in: &c)
+                }
             }
         }
-        c.title = text(entry.route.alert.title)
-        c.subtitle = text(entry.route.alert.subtitle)
-        c.body = text(entry.route.alert.body)
-        c.sound = text(entry.route.alert.sound)
         if c.sound != nil {
             c.soundCritical = entry.route.alert.soundCritical
             c.soundVolume = entry.route.alert.soundVolume
-        }
-        c.threadID = text(entry.route.alert.threadID)
-        c.category = text(entry.route.alert.category)
-        c.targetContentID = text(entry.route.alert.targetContentID)
-        c.filterCriteria = text(entry.route.alert.filterCriteria)
-        if let t = entry.route.alert.badge {
-            let v = t.value(in: context)
-            if !Self.isBlank(v) {
-                guard let n = Self.integer(v), let b = Int(exactly: n) else {
-                    throw Rejection(.templateError, "badge template gave \(Self.describe(v)), not an integer")
-                }
-                c.badge = b
-            }
-        }
-        if let level = text(entry.route.alert.interruptionLevel) {
-            guard InterruptionLevel(rawValue: level) != nil else {
-                throw Rejection(.templateError, "interruption_level template gave \"\(level)\"; expected passive, active, time-sensitive or critical")
-            }
-            c.interruptionLevel = level
-        }
-        if let t = entry.route.alert.relevanceScore {
-            let v = t.value(in: context)
-            if !Self.isBlank(v) {
-                guard let d = Self.number(v), d >= 0, d <= 1 else {
-                    throw Rejection(.templateError, "relevance_score template gave \(Self.describe(v)), not a number from 0 to 1")
-                }
-                c.relevanceScore = d
-            }
         }
         let info = entry.route.userInfo?.value(in: context) ?? context.payload
         switch info {
@@ -184,24 +169,16 @@ public struct RequestMapper: Sendable {
         }
     }
 
-    /// An integer from a number or a numeric string.
+    /// An integer from a number or a string holding an integer (`"3"`, not `"3.0"`).
     static func integer(_ v: JSONValue) -> Int64? {
-        switch v {
-        case .int(let n): return n
-        case .double(let d) where d.rounded() == d && abs(d) < 9.2e18: return Int64(d)
-        case .string(let s): return Int64(s.trimmingCharacters(in: .whitespaces))
-        default: return nil
-        }
+        if case .string(let s) = v, case .int(let n)? = NumberText.parse(s) { return n }
+        return v.exactInteger
     }
 
     /// A number from a number or a numeric string.
     static func number(_ v: JSONValue) -> Double? {
-        switch v {
-        case .int(let n): return Double(n)
-        case .double(let d): return d
-        case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces))
-        default: return nil
-        }
+        if case .string(let s) = v { return NumberText.parse(s)?.numberValue }
+        return v.numberValue
     }
 
     static func describe(_ v: JSONValue) -> String {

@@ -13,7 +13,7 @@ public struct ServerSentEvent: Sendable, Equatable {
 
 /// Why an event stream could not be read.
 public enum EventStreamError: Error, Equatable, CustomStringConvertible {
-    /// Not an IPv4 `host:port`.
+    /// Not a `host:port`.
     case invalidAddress(String)
     /// The TCP connection failed; `reason` is `strerror`'s text.
     case connectFailed(String, reason: String)
@@ -24,7 +24,7 @@ public enum EventStreamError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .invalidAddress(let a): "'\(a)' is not an IPv4 host:port"
+        case .invalidAddress(let a): "'\(a)' is not a host:port"
         case .connectFailed(let a, let reason): "cannot connect to \(a): \(reason)"
         case .badResponse(let line): "unexpected answer: \(line)"
         case .closed: "the event stream was closed"
@@ -42,23 +42,20 @@ public final class EventStreamClient {
     private var event = ""
     private var data: [String] = []
 
-    /// Connects to `address` (`host:port`; `0.0.0.0` and `localhost` mean 127.0.0.1) and
+    /// Connects to `address` (`host:port`; a wildcard such as `0.0.0.0` means loopback) and
     /// requests `path`.
     public init(address: String, path: String = "/api/events") throws(EventStreamError) {
-        let loopback = address.hasPrefix("0.0.0.0:") ? "127.0.0.1" + address.dropFirst("0.0.0.0".count) : address
-        guard var sa = MetricsServer.parse(loopback) else { throw .invalidAddress(address) }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard let target = (try? HostPort(parsing: address))?.connectable else { throw .invalidAddress(address) }
+        let sa: SocketAddress
+        do { sa = try target.socketAddresses()[0] } catch { throw .connectFailed(address, reason: "\(error)") }
+        let fd = sa.makeSocket()
         guard fd >= 0 else { throw .connectFailed(address, reason: String(cString: strerror(errno))) }
-        let ok = withUnsafePointer(to: &sa) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard ok else {
+        guard sa.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
             let reason = String(cString: strerror(errno))
             close(fd)
             throw .connectFailed(address, reason: reason)
         }
+        let loopback = target.description
         let request = Array("GET \(path) HTTP/1.0\r\nHost: \(loopback)\r\nAccept: text/event-stream\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         self.fd = fd

@@ -59,7 +59,7 @@ final class EventStreams: Sendable {
     }
 
     private func pump() {
-        let micros = UInt32(tick.components.seconds * 1_000_000 + tick.components.attoseconds / 1_000_000_000_000)
+        let micros = UInt32(tick.nanoseconds / 1_000)
         var lastStats = ContinuousClock.now
         while !stopping.load(ordering: .relaxed) {
             usleep(micros)

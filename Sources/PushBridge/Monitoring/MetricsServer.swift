@@ -4,7 +4,7 @@ import Synchronization
 
 /// Why the metrics endpoint could not start.
 public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
-    /// Not an IPv4 `host:port` (e.g. `127.0.0.1:9464`).
+    /// Not a `host:port` (e.g. `127.0.0.1:9464`, `[::1]:9464`).
     case invalidAddress(String)
     /// The socket could not be bound or listened on; `reason` is `strerror`'s text.
     case bindFailed(address: String, reason: String)
@@ -16,7 +16,7 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     /// One line for the log, naming the address.
     public var description: String {
         switch self {
-        case .invalidAddress(let a): "metrics address '\(a)' is not an IPv4 host:port such as 127.0.0.1:9464"
+        case .invalidAddress(let a): "metrics address '\(a)' is not a host:port such as 127.0.0.1:9464 or [::1]:9464"
         case .bindFailed(let a, let reason): "metrics endpoint \(a): \(reason)"
         case .startFailed(let a): "metrics endpoint \(a): libmicrohttpd could not start"
         case .libraryMissing(let a, let reason):
@@ -41,11 +41,11 @@ public final class MetricsServer: Sendable {
     /// The daemon handle; `nil` once stopped.
     private let daemon: Mutex<OpaquePointer?>
 
-    /// Binds exactly `address` (IPv4 `host:port`, port 0 picks a free one) and starts serving.
+    /// Binds exactly `address` (`host:port`, IPv6 in brackets; port 0 picks a free one) and starts serving.
     public init(address: String, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool,
                 dashboard: DashboardEndpoints? = nil) throws(MetricsServerError) {
-        guard let socketAddress = Self.parse(address) else { throw .invalidAddress(address) }
+        let socketAddress = try Self.bindAddress(address)
         let mhd: pb_mhd
         switch MicroHTTPD.functions {
         case .success(let table): mhd = table.functions
@@ -102,31 +102,26 @@ public final class MetricsServer: Sendable {
 
     deinit { stop() }
 
-    /// `host:port` with an IPv4 host (or `localhost`) to a socket address; `nil` when invalid.
-    static func parse(_ address: String) -> sockaddr_in? {
-        guard let colon = address.lastIndex(of: ":") else { return nil }
-        var host = String(address[..<colon])
-        if host == "localhost" { host = "127.0.0.1" }
-        guard let port = UInt16(address[address.index(after: colon)...]) else { return nil }
-        var sa = sockaddr_in()
-        sa.sin_family = sa_family_t(AF_INET)
-        sa.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &sa.sin_addr) == 1 else { return nil }
-        return sa
+    /// The socket address to bind for `address` (`host:port`, parsed as the config parses
+    /// it; port 0 picks a free one): the resolver's first answer, IPv4 or IPv6.
+    static func bindAddress(_ address: String) throws(MetricsServerError) -> SocketAddress {
+        guard let hostPort = try? HostPort(parsing: address, ports: 0...65_535) else { throw .invalidAddress(address) }
+        do { return try hostPort.socketAddresses(passive: true)[0] } catch {
+            throw .bindFailed(address: address, reason: "\(error)")
+        }
     }
 
     /// A bound, listening TCP socket and its port.
-    private static func listen(on socketAddress: sockaddr_in,
+    private static func listen(on socketAddress: SocketAddress,
                                address: String) throws(MetricsServerError) -> (Int32, Int) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socketAddress.makeSocket()
         guard fd >= 0 else { throw .bindFailed(address: address, reason: String(cString: strerror(errno))) }
         var yes: Int32 = 1
         _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
-        var sa = socketAddress
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &sa) { p in
+        var bound = socketAddress
+        let ok = withUnsafeMutablePointer(to: &bound.storage) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sp in
-                bind(fd, sp, length) == 0 && Glibc.listen(fd, 64) == 0 && getsockname(fd, sp, &length) == 0
+                bind(fd, sp, bound.length) == 0 && Glibc.listen(fd, 64) == 0 && getsockname(fd, sp, &bound.length) == 0
             }
         }
         guard ok else {
@@ -134,7 +129,7 @@ public final class MetricsServer: Sendable {
             close(fd)   // not handed to libmicrohttpd yet: ours to close
             throw .bindFailed(address: address, reason: reason)
         }
-        return (fd, Int(UInt16(bigEndian: sa.sin_port)))
+        return (fd, bound.port)
     }
 }
 

@@ -2,25 +2,15 @@
 extension NotificationRequest {
     /// The `aps` dictionary and the custom keys as APNs would receive them.
     public var apnsBody: JSONValue {
-        var aps: JSONObject = [:]
+        var aps: JSONObject = [:], alert: JSONObject = [:]
         let c = content
-        if c.hasAlertText || c.title != nil || c.subtitle != nil || c.body != nil {
-            var alert: JSONObject = [:]
-            if let t = c.title { alert["title"] = .string(t) }
-            if let s = c.subtitle { alert["subtitle"] = .string(s) }
-            if let b = c.body { alert["body"] = .string(b) }
-            aps["alert"] = .object(alert)
+        for field in ContentField.allCases {
+            guard let value = field == .sound ? c.soundJSON : field.value(in: c) else { continue }
+            if field.inAlert { alert[field.apsKey] = value } else { aps[field.apsKey] = value }
         }
-        if let badge = c.badge { aps["badge"] = .int(Int64(badge)) }
-        if let sound = c.soundJSON { aps["sound"] = sound }
-        if let v = c.threadID { aps["thread-id"] = .string(v) }
-        if let v = c.category { aps["category"] = .string(v) }
+        if !alert.isEmpty { aps["alert"] = .object(alert) }
         if contentAvailable { aps["content-available"] = .int(1) }
         if mutableContent { aps["mutable-content"] = .int(1) }
-        if let v = c.targetContentID { aps["target-content-id"] = .string(v) }
-        if let v = c.interruptionLevel { aps["interruption-level"] = .string(v) }
-        if let v = c.relevanceScore { aps["relevance-score"] = .double(v) }
-        if let v = c.filterCriteria { aps["filter-criteria"] = .string(v) }
         var body: JSONObject = [:]
         if case .object(let custom) = c.userInfo {
             for (k, v) in custom where k != "aps" { body[k] = v }
@@ -58,38 +48,33 @@ public enum APNsBodyReader {
             throw Rejection(.invalidPayload, "an APNs body needs an 'aps' dictionary")
         }
         var c = NotificationContent()
+        var alert: JSONObject = [:]
         switch aps["alert"] {
         case nil, .null?: break
         case .string(let s)?: c.body = s
-        case .object(let alert)?:
-            c.title = try string(alert, "title", in: "aps.alert")
-            c.subtitle = try string(alert, "subtitle", in: "aps.alert")
-            c.body = try string(alert, "body", in: "aps.alert")
+        case .object(let o)?: alert = o
         default: throw Rejection(.invalidPayload, "'aps.alert' must be a string or a dictionary")
-        }
-        switch aps["badge"] {
-        case nil, .null?: break
-        case .int(let n)? where n >= Int64(Int32.min) && n <= Int64(Int32.max): c.badge = Int(n)
-        default: throw Rejection(.invalidPayload, "'aps.badge' must be an integer")
         }
         if let problem = c.setSound(aps["sound"]) {
             throw Rejection(.invalidPayload, "'aps.sound' \(problem)")
         }
-        c.threadID = try string(aps, "thread-id", in: "aps")
-        c.category = try string(aps, "category", in: "aps")
-        c.targetContentID = try string(aps, "target-content-id", in: "aps")
-        c.filterCriteria = try string(aps, "filter-criteria", in: "aps")
-        if let level = try string(aps, "interruption-level", in: "aps") {
-            guard InterruptionLevel(rawValue: level) != nil else {
-                throw Rejection(.invalidPayload, "'aps.interruption-level' must be passive, active, time-sensitive or critical, got \"\(level)\"")
+        for field in ContentField.allCases where field != .sound {
+            let place = field.inAlert ? "aps.alert.\(field.apsKey)" : "aps.\(field.apsKey)"
+            let value = (field.inAlert ? alert : aps)[field.apsKey]
+            if value == nil || value == .null { continue }
+            switch (field.kind, value) {
+            case (.text, .string?): break
+            case (.level, .string(let level)?):
+                guard InterruptionLevel(rawValue: level) != nil else {
+                    throw Rejection(.invalidPayload, "'\(place)' must be passive, active, time-sensitive or critical, got \"\(level)\"")
+                }
+            case (.text, _), (.level, _): throw Rejection(.invalidPayload, "'\(place)' must be a string")
+            case (.integer, .int(let n)?) where n >= Int64(Int32.min) && n <= Int64(Int32.max): break
+            case (.integer, _): throw Rejection(.invalidPayload, "'\(place)' must be an integer")
+            case (.score, let number?) where (0...1).contains(number.numberValue ?? -1): break
+            case (.score, _): throw Rejection(.invalidPayload, "'\(place)' must be a number from 0 to 1")
             }
-            c.interruptionLevel = level
-        }
-        switch aps["relevance-score"] {
-        case nil, .null?: break
-        case .int(let n)? where n >= 0 && n <= 1: c.relevanceScore = Double(n)
-        case .double(let d)? where d >= 0 && d <= 1: c.relevanceScore = d
-        default: throw Rejection(.invalidPayload, "'aps.relevance-score' must be a number from 0 to 1")
+            field.set(value, in: &c)
         }
         var custom = top
         custom["aps"] = nil
@@ -103,14 +88,6 @@ public enum APNsBodyReader {
         case .int(let n)?: return n == 1
         case .bool(let b)?: return b
         default: return false
-        }
-    }
-
-    private static func string(_ d: JSONObject, _ key: String, in place: String) throws(Rejection) -> String? {
-        switch d[key] {
-        case nil, .null?: return nil
-        case .string(let s)?: return s
-        default: throw Rejection(.invalidPayload, "'\(place).\(key)' must be a string")
         }
     }
 }

@@ -10,12 +10,9 @@ extension NotificationRequest {
         let member = Self.apsMemberOverhead
         // {"aps":{"alert":{}}} and commas
         var total = 32
-        // One call per field, not a list of them (this runs for every request).
-        func add(_ text: String?) {
-            if let text { total += member + JSONValue.stringSizeBound(text) }
+        for field in ContentField.allCases {
+            if let text = c[text: field] { total += member + JSONValue.stringSizeBound(text) }
         }
-        add(c.title); add(c.subtitle); add(c.body); add(c.sound); add(c.threadID); add(c.category)
-        add(c.targetContentID); add(c.interruptionLevel); add(c.filterCriteria)
         if c.soundCritical || c.soundVolume != nil { total += 64 }  // {"critical":1,"name":,"volume":}
         if c.badge != nil { total += member + 20 }
         if c.relevanceScore != nil { total += member + 32 }

@@ -4,123 +4,93 @@
 /// in one shared buffer that is copied on the first write to a shared value, so passing
 /// content along the pipeline costs one reference count, not one per field.
 public struct NotificationContent: Sendable, Equatable {
-    /// The fields. `@unchecked Sendable`: a buffer is only written while uniquely
-    /// referenced (copy on write), so a buffer shared between threads is never mutated.
-    private final class Storage: @unchecked Sendable {
-        var title: String? = nil
-        var subtitle: String? = nil
-        var body: String? = nil
-        var sound: String? = nil
+    /// The fields as stored: the text ones in the slots `ContentField` gives them.
+    struct Fields: Equatable {
+        /// One slot per text field of `ContentField` (a new one adds a slot here).
+        var texts = InlineArray<9, String?>(repeating: nil)
         var soundCritical = false
-        var soundVolume: Double? = nil
-        var badge: Int? = nil
-        var threadID: String? = nil
-        var category: String? = nil
-        var interruptionLevel: String? = nil
-        var relevanceScore: Double? = nil
-        var targetContentID: String? = nil
-        var filterCriteria: String? = nil
+        var soundVolume: Double?
+        var badge: Int?
+        var relevanceScore: Double?
         var attachments: [String] = []
         var userInfo: JSONValue = .object([:])
 
-        init() {}
-
-        init(copying other: Storage) {
-            title = other.title
-            subtitle = other.subtitle
-            body = other.body
-            sound = other.sound
-            soundCritical = other.soundCritical
-            soundVolume = other.soundVolume
-            badge = other.badge
-            threadID = other.threadID
-            category = other.category
-            interruptionLevel = other.interruptionLevel
-            relevanceScore = other.relevanceScore
-            targetContentID = other.targetContentID
-            filterCriteria = other.filterCriteria
-            attachments = other.attachments
-            userInfo = other.userInfo
+        static func == (a: Fields, b: Fields) -> Bool {
+            a.texts.indices.allSatisfy { a.texts[$0] == b.texts[$0] } && a.soundCritical == b.soundCritical
+                && a.soundVolume == b.soundVolume && a.badge == b.badge && a.relevanceScore == b.relevanceScore
+                && a.attachments == b.attachments && a.userInfo == b.userInfo
         }
     }
 
+    /// The fields' buffer. `@unchecked Sendable`: a buffer is only written while uniquely
+    /// referenced (copy on write), so a buffer shared between threads is never mutated.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
     /// The buffer of every content that was never written to (`NotificationContent()`).
-    private static let emptyStorage = Storage()
+    private static let emptyStorage = Storage(Fields())
     private var storage: Storage
 
     /// The buffer, made unique first (copy on write).
     private mutating func uniqueStorage() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
         return storage
     }
 
-    public var title: String? {
-        get { storage.title }
-        set { uniqueStorage().title = newValue }
+    /// A text field (`nil` for `badge` and `relevance_score`, which are not text).
+    subscript(text field: ContentField) -> String? {
+        get {
+            guard let slot = field.slot else { return nil }
+            return storage.fields.texts[slot]
+        }
+        set { if let slot = field.slot { uniqueStorage().fields.texts[slot] = newValue } }
     }
-    public var subtitle: String? {
-        get { storage.subtitle }
-        set { uniqueStorage().subtitle = newValue }
-    }
-    public var body: String? {
-        get { storage.body }
-        set { uniqueStorage().body = newValue }
-    }
+
+    public var title: String? { get { self[text: .title] } set { self[text: .title] = newValue } }
+    public var subtitle: String? { get { self[text: .subtitle] } set { self[text: .subtitle] = newValue } }
+    public var body: String? { get { self[text: .body] } set { self[text: .body] = newValue } }
     /// `"default"` or a sound name.
-    public var sound: String? {
-        get { storage.sound }
-        set { uniqueStorage().sound = newValue }
-    }
+    public var sound: String? { get { self[text: .sound] } set { self[text: .sound] = newValue } }
     /// `true` for Apple's critical-alert sound (`aps.sound` as `{"critical": 1, …}`).
     public var soundCritical: Bool {
-        get { storage.soundCritical }
-        set { uniqueStorage().soundCritical = newValue }
+        get { storage.fields.soundCritical }
+        set { uniqueStorage().fields.soundCritical = newValue }
     }
     /// The critical sound's volume, 0…1 (`aps.sound.volume`).
     public var soundVolume: Double? {
-        get { storage.soundVolume }
-        set { uniqueStorage().soundVolume = newValue }
+        get { storage.fields.soundVolume }
+        set { uniqueStorage().fields.soundVolume = newValue }
     }
-    public var badge: Int? {
-        get { storage.badge }
-        set { uniqueStorage().badge = newValue }
-    }
-    public var threadID: String? {
-        get { storage.threadID }
-        set { uniqueStorage().threadID = newValue }
-    }
-    public var category: String? {
-        get { storage.category }
-        set { uniqueStorage().category = newValue }
-    }
+    public var badge: Int? { get { storage.fields.badge } set { uniqueStorage().fields.badge = newValue } }
+    public var threadID: String? { get { self[text: .threadID] } set { self[text: .threadID] = newValue } }
+    public var category: String? { get { self[text: .category] } set { self[text: .category] = newValue } }
     /// `passive`, `active`, `time-sensitive` or `critical`.
     public var interruptionLevel: String? {
-        get { storage.interruptionLevel }
-        set { uniqueStorage().interruptionLevel = newValue }
+        get { self[text: .interruptionLevel] }
+        set { self[text: .interruptionLevel] = newValue }
     }
     /// 0…1.
     public var relevanceScore: Double? {
-        get { storage.relevanceScore }
-        set { uniqueStorage().relevanceScore = newValue }
+        get { storage.fields.relevanceScore }
+        set { uniqueStorage().fields.relevanceScore = newValue }
     }
     public var targetContentID: String? {
-        get { storage.targetContentID }
-        set { uniqueStorage().targetContentID = newValue }
+        get { self[text: .targetContentID] }
+        set { self[text: .targetContentID] = newValue }
     }
     public var filterCriteria: String? {
-        get { storage.filterCriteria }
-        set { uniqueStorage().filterCriteria = newValue }
+        get { self[text: .filterCriteria] }
+        set { self[text: .filterCriteria] = newValue }
     }
     /// Attachment identifiers or URLs (kept for Apple API parity; never rendered).
     public var attachments: [String] {
-        get { storage.attachments }
-        set { uniqueStorage().attachments = newValue }
+        get { storage.fields.attachments }
+        set { uniqueStorage().fields.attachments = newValue }
     }
     /// Custom keys beside `aps` (an object), or any JSON value for non-apns inputs.
-    public var userInfo: JSONValue {
-        get { storage.userInfo }
-        set { uniqueStorage().userInfo = newValue }
-    }
+    public var userInfo: JSONValue { get { storage.fields.userInfo } set { uniqueStorage().fields.userInfo = newValue } }
 
     /// Empty content: no alert text, no sound, `userInfo` an empty object.
     public init() { storage = Self.emptyStorage }
@@ -128,28 +98,12 @@ public struct NotificationContent: Sendable, Equatable {
     /// `true` when both share one buffer, so they are equal without comparing fields
     /// (unless a NaN relevance score makes a content unequal to itself).
     func isIdentical(to other: NotificationContent) -> Bool {
-        storage === other.storage && !(storage.relevanceScore?.isNaN ?? false)
+        storage === other.storage && !(storage.fields.relevanceScore?.isNaN ?? false)
     }
 
     /// Field-by-field equality.
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
-        if a.isIdentical(to: b) { return true }
-        let x = a.storage, y = b.storage
-        return x.title == y.title
-            && x.subtitle == y.subtitle
-            && x.body == y.body
-            && x.sound == y.sound
-            && x.soundCritical == y.soundCritical
-            && x.soundVolume == y.soundVolume
-            && x.badge == y.badge
-            && x.threadID == y.threadID
-            && x.category == y.category
-            && x.interruptionLevel == y.interruptionLevel
-            && x.relevanceScore == y.relevanceScore
-            && x.targetContentID == y.targetContentID
-            && x.filterCriteria == y.filterCriteria
-            && x.attachments == y.attachments
-            && x.userInfo == y.userInfo
+        a.isIdentical(to: b) || a.storage.fields == b.storage.fields
     }
 
     /// `aps.sound` as APNs carries it: the name, or Apple's critical-alert dictionary

@@ -170,9 +170,8 @@ struct EventStreamTests {
         let stuck = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var small: Int32 = 4096
         setsockopt(stuck, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        var sa = try #require(MetricsServer.parse("127.0.0.1:\(server.port)"))
-        let connected = withUnsafePointer(to: &sa) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            connect(stuck, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let sa = try HostPort(host: "127.0.0.1", port: server.port).socketAddresses()[0]
+        let connected = sa.withSockaddr { connect(stuck, $0, $1) }
         try #require(connected == 0)
         defer { close(stuck) }
         let request = Array("GET /api/events HTTP/1.0\r\n\r\n".utf8)

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import PushBridge
 
 /// Loopback TCP helpers for tests: a free port, and whether a port accepts connections.
 enum LoopbackPorts {
@@ -32,19 +33,15 @@ enum LoopbackPorts {
         } == 0
     }
 
-    /// A TCP socket connected to 127.0.0.1:`port`, with a receive timeout; the caller closes it.
-    static func connect(port: Int, receiveTimeout seconds: Int = 5) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// A TCP socket connected to `host`:`port` (127.0.0.1 unless told), with a receive
+    /// timeout; the caller closes it.
+    static func connect(port: Int, host: String = "127.0.0.1", receiveTimeout seconds: Int = 5) -> Int32? {
+        guard let address = try? HostPort(host: host, port: port).socketAddresses()[0] else { return nil }
+        let fd = address.makeSocket()
         guard fd >= 0 else { return nil }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = loopback(port: port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else {
+        guard address.withSockaddr({ Glibc.connect(fd, $0, $1) }) == 0 else {
             close(fd)
             return nil
         }
