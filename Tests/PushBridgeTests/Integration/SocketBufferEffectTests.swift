@@ -42,7 +42,7 @@ struct SocketBufferEffectTests {
     func burstThroughTheExecutable() async throws {
         let broker = try TestBroker()
         let prefix = uniqueName("buffers")
-        let config = try FaultSupport.writeTemp("""
+        let config = try writeTempFile("""
             broker:
               host: 127.0.0.1
               port: \(broker.port)
@@ -65,7 +65,7 @@ struct SocketBufferEffectTests {
 
             """)
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 0)])
-        let bridge = try await FaultSupport.startBridge(config: config)
+        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try await TestClient.connected(to: broker)
         let sent = 2000
         for n in 0..<sent { try publisher.publish("\(prefix)/t", "\(n)", qos: 0) }
