@@ -27,6 +27,10 @@ final class ClientCore: Sendable {
     let refusedPublishes = Atomic<Int>(0)
     /// Set by `MQTTClient.pauseReads()`: the network thread writes but reads nothing more.
     let readsPaused = Atomic<Bool>(false)
+    /// Signalled once by the network thread when it has seen `readsPaused` between two turns
+    /// (the read batch in progress, with its callbacks and `onReadsDone`, is over).
+    let readsPausedSeen = DispatchSemaphore(value: 0)
+    let readsPausedSignalled = Atomic<Bool>(false)
     /// The executable's socket buffers, for a client on our own loop (`nil`: packet by packet).
     let socketBuffers: SocketBufferHooks?
     /// Set once in `init`; `nil` only while `init` runs.

@@ -64,6 +64,7 @@ extension ClientCore {
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
                     if readsPaused.load(ordering: .acquiring) {
+                        if !readsPausedSignalled.exchange(true, ordering: .acquiringAndReleasing) { readsPausedSeen.signal() }
                         ended = writeOnlyTurn(ownLoop: ownLoop)
                     } else {
                         ended = ownLoop ? serviceTurn() : libraryTurn()
