@@ -27,16 +27,18 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // read(2), write(2) and close(2) with per-thread buffers for the network thread's MQTT socket (see its header).
+        // read(2), write(2), close(2) and socketpair(2) with per-thread buffers for the network
+        // thread's MQTT socket (see its header). Programs only: the executable lends them to the
+        // library through SocketBufferHooks; the library never depends on this target.
         .target(name: "CSocketBuffers"),
         .systemLibrary(name: "CMalloc"),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CSocketBuffers", "CMalloc"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc"]
         ),
         .executableTarget(
             name: "pushbridge",
-            dependencies: ["PushBridge"]
+            dependencies: ["PushBridge", "CSocketBuffers"]
         ),
         .executableTarget(
             name: "pushbridge-example-extension",

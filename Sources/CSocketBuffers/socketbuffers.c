@@ -1,6 +1,8 @@
-// See include/socketbuffers.h. The definitions of read(), write() and close() below take the
-// place of the C library's for every caller in the process (the executable's symbols come
-// first in the dynamic linker's search, so libmosquitto's references bind here too).
+// See include/socketbuffers.h. The definitions of read(), write(), close() and socketpair()
+// below take the place of the C library's for every caller in the program that links this
+// target (the `pushbridge` executable and the tests; never the PushBridge library): the
+// executable's symbols come first in the dynamic linker's search, so libmosquitto's
+// references bind here too.
 #define _GNU_SOURCE
 #include "socketbuffers.h"
 
@@ -31,7 +33,8 @@ int pb_socketbuffers_active(void) { return 0; }
 int pb_readahead_attach(int fd) { (void)fd; return 0; }
 void pb_readahead_detach(void) {}
 size_t pb_readahead_buffered(void) { return 0; }
-void pb_readahead_counts(unsigned long *served, unsigned long *refills) { *served = 0; *refills = 0; }
+void pb_socketbuffers_counts(unsigned long counts[4]) { for (int i = 0; i < 4; i++) counts[i] = 0; }
+unsigned long pb_muted_writes(int fd) { (void)fd; return 0; }
 void pb_writebehind_begin(void) {}
 int pb_writebehind_end(void) { return 0; }
 int pb_writebehind_flush(void) { return 0; }
@@ -53,7 +56,6 @@ struct socketbuffers {
     int fd;
     // read-ahead
     size_t start, end;
-    unsigned long served, refills;
     unsigned char *bytes;
     // write-behind
     int collecting;
@@ -63,6 +65,11 @@ struct socketbuffers {
 
 // One per thread; only the thread that attached a socket ever sees it attached.
 static _Thread_local struct socketbuffers state = { .fd = -1 };
+
+// The calling thread's totals for its attached sockets, over all its attaches: reads asked,
+// read(2) calls made for them, writes asked, write(2) calls made for them.
+enum { count_reads, count_kernel_reads, count_writes, count_kernel_writes };
+static _Thread_local unsigned long counts[4];
 
 static ssize_t kernel_read(int fd, void *buffer, size_t count) {
     return syscall(SYS_read, fd, buffer, count);
@@ -74,18 +81,18 @@ static ssize_t kernel_write(int fd, const void *buffer, size_t count) {
 
 ssize_t read(int fd, void *buffer, size_t count) {
     if (fd < 0 || fd != state.fd || count == 0) return kernel_read(fd, buffer, count);
+    counts[count_reads]++;
     if (state.start == state.end) {
+        counts[count_kernel_reads]++;
         ssize_t got = kernel_read(fd, state.bytes, read_capacity);
         if (got <= 0) return got;  // end of stream, or an error with errno set (EAGAIN)
         state.start = 0;
         state.end = (size_t)got;
-        state.refills++;
     }
     size_t n = state.end - state.start;
     if (n > count) n = count;
     memcpy(buffer, state.bytes + state.start, n);
     state.start += n;
-    state.served++;
     return (ssize_t)n;
 }
 
@@ -93,30 +100,26 @@ static size_t pending(void) {
     return state.out_end - state.out_start;
 }
 
-// Muted descriptors (stored as fd + 1; 0 is a free slot): libmosquitto's wake-up socket
-// pairs of clients whose loop never reads them. Any thread may write to them.
-enum { muted_slots = 64 };
-static _Atomic int muted[muted_slots];
-static _Atomic int muted_count;
+// Muted descriptors, by number: 0 is not muted, n > 0 is muted with n - 1 writes answered.
+// libmosquitto's wake-up socket pairs of clients whose loop never reads them; any thread may
+// write to them. One relaxed load per write of the process decides.
+enum { muted_limit = 1024 };
+static _Atomic unsigned long muted[muted_limit];
 
-static int muted_slot(int fd) {
-    if (atomic_load_explicit(&muted_count, memory_order_acquire) == 0) return -1;
-    for (int i = 0; i < muted_slots; i++) {
-        if (atomic_load_explicit(&muted[i], memory_order_acquire) == fd + 1) return i;
-    }
-    return -1;
+static int is_muted(int fd) {
+    return fd >= 0 && fd < muted_limit && atomic_load_explicit(&muted[fd], memory_order_relaxed) != 0;
 }
 
 int pb_mute_writes(int fd) {
-    if (fd < 0) return -1;
-    for (int i = 0; i < muted_slots; i++) {
-        int expected = 0;
-        if (atomic_compare_exchange_strong(&muted[i], &expected, fd + 1)) {
-            atomic_fetch_add(&muted_count, 1);
-            return 0;
-        }
-    }
-    return -1;
+    if (fd < 0 || fd >= muted_limit) return -1;
+    atomic_store_explicit(&muted[fd], 1, memory_order_relaxed);
+    return 0;
+}
+
+unsigned long pb_muted_writes(int fd) {
+    if (fd < 0 || fd >= muted_limit) return 0;
+    unsigned long n = atomic_load_explicit(&muted[fd], memory_order_relaxed);
+    return n > 0 ? n - 1 : 0;
 }
 
 static _Thread_local int capturing;
@@ -141,8 +144,18 @@ int pb_socketpair_capture_end(void) {
 }
 
 ssize_t write(int fd, const void *buffer, size_t count) {
-    if (fd >= 0 && fd != state.fd && muted_slot(fd) >= 0) return (ssize_t)count;
-    if (fd < 0 || fd != state.fd || !state.collecting) return kernel_write(fd, buffer, count);
+    if (fd < 0 || fd != state.fd) {
+        if (is_muted(fd)) {
+            atomic_fetch_add_explicit(&muted[fd], 1, memory_order_relaxed);
+            return (ssize_t)count;
+        }
+        return kernel_write(fd, buffer, count);
+    }
+    counts[count_writes]++;
+    if (!state.collecting) {
+        counts[count_kernel_writes]++;
+        return kernel_write(fd, buffer, count);
+    }
     if (count == 0) return 0;
     if (pending() > 0 && pending() + count > write_limit) {
         errno = EAGAIN;
@@ -173,6 +186,7 @@ ssize_t write(int fd, const void *buffer, size_t count) {
 
 int pb_writebehind_flush(void) {
     while (pending() > 0) {
+        counts[count_kernel_writes]++;
         ssize_t sent = kernel_write(state.fd, state.out + state.out_start, pending());
         if (sent > 0) {
             state.out_start += (size_t)sent;
@@ -208,11 +222,8 @@ size_t pb_writebehind_pending(void) {
 }
 
 int close(int fd) {
-    int slot = fd >= 0 ? muted_slot(fd) : -1;
-    if (slot >= 0) {  // free the slot before the number can be handed out again
-        atomic_store(&muted[slot], 0);
-        atomic_fetch_sub(&muted_count, 1);
-    }
+    // Unmute before the number can be handed out again.
+    if (is_muted(fd)) atomic_store_explicit(&muted[fd], 0, memory_order_relaxed);
     if (fd >= 0 && fd == state.fd) {
         state.collecting = 0;
         (void)pb_writebehind_flush();  // best effort: the socket is going away
@@ -245,9 +256,8 @@ size_t pb_readahead_buffered(void) {
     return state.fd < 0 ? 0 : state.end - state.start;
 }
 
-void pb_readahead_counts(unsigned long *served, unsigned long *refills) {
-    *served = state.served;
-    *refills = state.refills;
+void pb_socketbuffers_counts(unsigned long out[4]) {
+    for (int i = 0; i < 4; i++) out[i] = counts[i];
 }
 
 #endif  // PB_SOCKETBUFFERS_COMPILED_OUT

@@ -27,9 +27,10 @@ extension Bridge {
     /// no will.
     func drain() async {
         let client = publisher.intake, output = publisher.output
-        client.pauseReads()
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
+        // Every message read is in flight once the read batch in progress is over.
+        await Self.offPool { client.pauseReads() }
         logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
         await Self.offPool { [flow] in flow.waitUntilDrained(by: deadline) }
         pipeline.shutdown()

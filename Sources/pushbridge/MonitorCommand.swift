@@ -1,6 +1,5 @@
 import Foundation
 import PushBridge
-import Synchronization
 
 /// `pushbridge monitor`: a live per-topic table read from the bridge's live event stream
 /// (`/api/events`, when `monitoring.http` is set and answers), else from the stats topic.
@@ -12,7 +11,8 @@ enum MonitorCommand {
         }
         let once = args.flags.contains("--once") || args.flags.contains("--json")
         let json = args.flags.contains("--json")
-        let latest = Mutex<(bytes: [UInt8], seq: Int)?>(nil)
+        // Everything the command waits for, in order: snapshots, its timers, Ctrl-C.
+        let (events, post) = AsyncStream.makeStream(of: Event.self)
         let logger = Logger(level: .error)
         var options = MQTTClientOptions(config: config.broker, will: nil,
                                         subscriptions: [MQTTSubscription(filter: statsTopic, qos: 0, noLocal: false)])
@@ -20,7 +20,7 @@ enum MonitorCommand {
         options.cleanStart = true
         options.sessionExpiry = .zero
         let handlers = MQTTClientHandlers(
-            onMessage: { m in latest.withLock { $0 = (m.payload, ($0?.seq ?? 0) + 1) } },
+            onMessage: { m in post.yield(.snapshot(m.payload)) },
             onPublished: { _ in },
             onConnection: { event in
                 if case .connectFailed(let reason) = event { logger.error("monitor: \(reason)") }
@@ -28,7 +28,7 @@ enum MonitorCommand {
             log: { level, text in logger.log(level, text) })
         // The live stream first: a snapshot every second, so RATE/S is live.
         let live = config.monitoring.http.map { address in
-            MonitorStream.start(address: address) { bytes in latest.withLock { $0 = (bytes, ($0?.seq ?? 0) + 1) } }
+            MonitorStream.start(address: address) { bytes in post.yield(.snapshot(bytes)) }
         } ?? false
         var client: MQTTClient?
         if !live {
@@ -45,74 +45,86 @@ enum MonitorCommand {
 
         if once {
             // The stats topic is retained: a running bridge's snapshot arrives right after SUBACK.
-            let deadline = ContinuousClock.now + .seconds(10)
+            // A second live snapshot (a second later) gives RATE/S: waited for during 3 s.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(3)) { post.yield(.tick) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(10)) { post.finish() }
             var first: [UInt8]?
-            while ContinuousClock.now < deadline {
-                if first == nil, let got = latest.withLock({ $0 }) { first = got.bytes }
-                if let got = latest.withLock({ $0 }) {
-                    if live && !json && got.seq < 2 && ContinuousClock.now < deadline - .seconds(7) {
-                        // A second live snapshot (a second later) gives RATE/S.
-                        try? await Task.sleep(for: .milliseconds(50))
-                        continue
-                    }
-                    if json {
-                        printOut(String(decoding: got.bytes, as: UTF8.self))
-                        return 0
-                    }
-                    guard let snapshot = parse(got.bytes) else {
-                        printErr("pushbridge: error: the stats topic '\(statsTopic)' holds no pushbridge snapshot")
-                        return 1
-                    }
-                    printOut(MonitorTable.render(current: snapshot, previous: live ? first.flatMap(parse) : nil,
-                                                 width: terminalWidth(), now: Date().timeIntervalSince1970))
+            var latest: [UInt8]?
+            var count = 0
+            var waitedForSecond = !live || json
+            for await event in events {
+                switch event {
+                case .snapshot(let bytes):
+                    count += 1
+                    if first == nil { first = bytes }
+                    latest = bytes
+                case .tick: waitedForSecond = true
+                case .interrupted: continue
+                }
+                guard let got = latest, count >= 2 || waitedForSecond else { continue }
+                if json {
+                    printOut(String(decoding: got, as: UTF8.self))
                     return 0
                 }
-                try? await Task.sleep(for: .milliseconds(50))
+                guard let snapshot = parse(got) else {
+                    printErr("pushbridge: error: the stats topic '\(statsTopic)' holds no pushbridge snapshot")
+                    return 1
+                }
+                printOut(MonitorTable.render(current: snapshot, previous: live ? first.flatMap(parse) : nil,
+                                             width: terminalWidth(), now: Date().timeIntervalSince1970))
+                return 0
             }
             printErr("pushbridge: error: no snapshot on \(sourceName) at \(config.broker.host):\(config.broker.effectivePort) within 10 s (is the bridge running?)")
             return 1
         }
 
-        // Live: redraw on every new snapshot and once a second (for "last seen"); Ctrl-C exits.
-        signal(SIGINT, SIG_IGN)
-        let interrupted = Atomic<Bool>(false)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
-        source.setEventHandler { interrupted.store(true, ordering: .relaxed) }
-        source.resume()
-        let term = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
-        signal(SIGTERM, SIG_IGN)
-        term.setEventHandler { interrupted.store(true, ordering: .relaxed) }
-        term.resume()
+        // Live: redraw on every new snapshot and on a one-second timer (for "last seen"); Ctrl-C exits.
+        var sources: [any DispatchSourceProtocol] = []
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { post.yield(.interrupted) }
+            source.resume()
+            sources.append(source)
+        }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        timer.schedule(deadline: .now(), repeating: .seconds(1))
+        timer.setEventHandler { post.yield(.tick) }
+        timer.resume()
+        sources.append(timer)
+        defer { sources.forEach { $0.cancel() } }
         var session = MonitorSession()
-        var shownSeq = -1
         var current: StatsSnapshot?
-        var lastDraw = ContinuousClock.now - .seconds(10)
         FileHandle.standardOutput.write(Data(MonitorSession.enter.utf8))
-        while !interrupted.load(ordering: .relaxed) {
-            if let got = latest.withLock({ $0 }), got.seq != shownSeq {
-                shownSeq = got.seq
-                current = parse(got.bytes)
-                lastDraw = ContinuousClock.now - .seconds(10)
+        loop: for await event in events {
+            switch event {
+            case .snapshot(let bytes): current = parse(bytes)
+            case .tick: break
+            case .interrupted: break loop
             }
-            if ContinuousClock.now - lastDraw >= .seconds(1) {
-                lastDraw = ContinuousClock.now
-                let size = terminalSize()
-                let frame: String
-                if let current {
-                    frame = session.frame(for: current, width: size.width, height: size.height,
-                                          now: Date().timeIntervalSince1970)
-                } else {
-                    frame = MonitorSession.frame(["waiting for a snapshot on \(sourceName) at \(config.broker.host):\(config.broker.effectivePort)…",
-                                                  "(Ctrl-C to quit)"])
-                }
-                FileHandle.standardOutput.write(Data(frame.utf8))
+            let size = terminalSize()
+            let frame: String
+            if let current {
+                frame = session.frame(for: current, width: size.width, height: size.height,
+                                      now: Date().timeIntervalSince1970)
+            } else {
+                frame = MonitorSession.frame(["waiting for a snapshot on \(sourceName) at \(config.broker.host):\(config.broker.effectivePort)…",
+                                              "(Ctrl-C to quit)"])
             }
-            try? await Task.sleep(for: .milliseconds(100))
+            FileHandle.standardOutput.write(Data(frame.utf8))
         }
         FileHandle.standardOutput.write(Data(MonitorSession.leave.utf8))
-        source.cancel()
-        term.cancel()
         return 0
+    }
+
+    /// What `run` waits for.
+    enum Event: Sendable {
+        /// A stats snapshot's JSON arrived.
+        case snapshot([UInt8])
+        /// A timer fired.
+        case tick
+        /// SIGINT or SIGTERM.
+        case interrupted
     }
 
     static func parse(_ bytes: [UInt8]) -> StatsSnapshot? {

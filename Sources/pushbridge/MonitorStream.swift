@@ -4,6 +4,10 @@ import PushBridge
 /// `pushbridge monitor`'s live source when `monitoring.http` is set: the `stats` events of
 /// `/api/events` (one snapshot a second, so `RATE/S` is per second between live snapshots).
 enum MonitorStream {
+    /// The reconnect backoff after a lost stream or a refused connection: one attempt a
+    /// second (a restarting bridge answers again within seconds; nothing signals it sooner).
+    static let reconnectDelay: TimeInterval = 1
+
     /// Connects to the bridge at `address` and, on a thread, hands each snapshot's JSON to
     /// `onSnapshot`; reconnects after a lost stream. Returns `false` when the first
     /// connection fails (the caller falls back to the stats topic).
@@ -13,18 +17,16 @@ enum MonitorStream {
         let thread = Thread {
             var current: EventStreamClient? = client
             while true {
-                if current == nil {
-                    current = try? EventStreamClient(address: address)
-                    if current == nil { sleep(1); continue }
-                }
-                do {
-                    if let e = try current?.next(timeout: 5), e.event == "stats" {
-                        onSnapshot(Array(e.data.utf8))
+                // Blocks until the next event arrives (or 5 s pass); a lost stream ends the client.
+                while let stream = current {
+                    do {
+                        if let e = try stream.next(timeout: 5), e.event == "stats" { onSnapshot(Array(e.data.utf8)) }
+                    } catch {
+                        current = nil
                     }
-                } catch {
-                    current = nil
-                    sleep(1)
                 }
+                Thread.sleep(forTimeInterval: reconnectDelay)  // the documented reconnect backoff
+                current = try? EventStreamClient(address: address)
             }
         }
         thread.name = "pushbridge-monitor-stream"

@@ -1,7 +1,19 @@
+import CSocketBuffers
 import Foundation
 import PushBridge
 
 // The CLI: argument parsing and the commands; the pipeline lives in the PushBridge library.
+
+// This executable, not the library, carries the socket buffers (Sources/CSocketBuffers):
+// lent to every client made from now on, unless compiled out (a sanitizer build) or the
+// linked libmosquitto is not one they were checked against.
+if pb_socketbuffers_active() != 0 {
+    SocketBufferHooks.install(SocketBufferHooks(
+        attach: pb_readahead_attach, detach: pb_readahead_detach, buffered: pb_readahead_buffered,
+        beginWrites: pb_writebehind_begin, endWrites: pb_writebehind_end, pending: pb_writebehind_pending,
+        captureBegin: pb_socketpair_capture_begin, captureEnd: pb_socketpair_capture_end, mute: pb_mute_writes,
+        counts: pb_socketbuffers_counts, mutedWrites: pb_muted_writes))
+}
 
 func printOut(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
 func printErr(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }

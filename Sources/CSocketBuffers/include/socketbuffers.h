@@ -7,8 +7,11 @@
 ///
 /// libmosquitto 2.0 reads a packet with three read(2) calls (the command byte, the remaining
 /// length one byte at a time, the rest) and writes every packet with its own write(2). This
-/// file defines read(2), write(2) and close(2) for the whole process. For the socket a thread
-/// attached, on that thread only:
+/// target defines read(2), write(2), close(2) and socketpair(2) for the program that links
+/// it: only the `pushbridge` executable (and the test runner) do; the PushBridge library
+/// never depends on it and reaches the functions below only through the `SocketBufferHooks`
+/// that `Sources/pushbridge/main.swift` installs (gated on the libmosquitto version they were
+/// checked against). For the socket a thread attached, on that thread only:
 /// - read is served from a buffer filled by one read(2) of up to 64 KiB. Bytes in the buffer
 ///   are invisible to poll(2): consult pb_readahead_buffered() before waiting.
 /// - write, between pb_writebehind_begin() and pb_writebehind_end(), appends to a buffer that
@@ -22,7 +25,7 @@
 ///   a descriptor succeed without a system call, from any thread, until it is closed. For
 ///   libmosquitto's wake-up pair (made in mosquitto_new): it writes one byte to it per queued
 ///   packet, for mosquitto_loop's select; a client on our own loop never reads the pair.
-/// Every other call goes straight to the kernel.
+/// Every other call goes straight to the kernel (a write first loads one flag: is it muted?).
 ///
 /// Built with AddressSanitizer or ThreadSanitizer, none of this replaces the C library (the
 /// sanitizers intercept those calls themselves): the functions below then attach nothing,
@@ -42,9 +45,10 @@ void pb_readahead_detach(void);
 /// Bytes read from the kernel and not yet handed out, for the calling thread.
 size_t pb_readahead_buffered(void);
 
-/// Reads served from the buffer and reads that went to the kernel for the attached socket,
-/// on the calling thread since its first attach (for tests and measurements).
-void pb_readahead_counts(unsigned long *served, unsigned long *refills);
+/// The calling thread's totals for the sockets it attached, over its whole life (for logs,
+/// tests and measurements): [0] reads asked, [1] read(2) calls they cost (failing ones
+/// too), [2] writes asked, [3] write(2) calls they cost.
+void pb_socketbuffers_counts(unsigned long counts[4]);
 
 /// From now on the calling thread's writes of its attached socket are collected.
 void pb_writebehind_begin(void);
@@ -67,7 +71,11 @@ void pb_socketpair_capture_begin(void);
 int pb_socketpair_capture_end(void);
 
 /// Makes writes to `fd` succeed without a system call until `fd` is closed. Returns 0, or -1
-/// when all 64 slots are taken (then the writes go to the kernel as before).
+/// for a descriptor number of 1024 or more (then the writes go to the kernel as before).
 int pb_mute_writes(int fd);
+
+/// Writes to the muted `fd` answered without a system call so far, from any thread (0 when
+/// `fd` is not muted).
+unsigned long pb_muted_writes(int fd);
 
 #endif

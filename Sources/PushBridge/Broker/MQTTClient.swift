@@ -109,9 +109,14 @@ public final class MQTTClient: Sendable {
     /// a persistent session it is delivered again on the next connect). What a stop uses to
     /// stop taking new messages before it finishes those in flight (SPEC section 9).
     /// Publishes made after this are written, but their acknowledgements are not read.
+    /// Returns when the read batch in progress is over (bounded): call it off the cooperative pool.
     public func pauseReads() {
         core.readsPaused.store(true, ordering: .releasing)
         core.wakeup.signal()
+        // The batch being read when this is called still runs its callbacks: wait (bounded)
+        // until the network thread is past it, so that every message read is known to the
+        // caller when this returns. Not connected: the thread reads nothing anyway.
+        if isConnected { _ = core.readsPausedSeen.wait(timeout: .now() + .seconds(5)) }
     }
 
     /// Wakes the network thread if a `publish(deferWake: true)` left it asleep.

@@ -23,7 +23,10 @@ enum StaleConfigSweep {
     static func retainedConfigs(broker: BrokerConfig, filter: String, logger: Logger) -> Set<String>? {
         final class Seen: Sendable {
             let topics = Mutex<Set<String>>([])
-            let lastArrival = Mutex<ContinuousClock.Instant>(.now)
+            /// Signalled at every accepted CONNACK.
+            let connected = DispatchSemaphore(value: 0)
+            /// Signalled at every message.
+            let arrived = DispatchSemaphore(value: 0)
         }
         let seen = Seen()
         var options = MQTTClientOptions(config: broker, will: nil,
@@ -33,23 +36,22 @@ enum StaleConfigSweep {
         options.sessionExpiry = .zero
         let handlers = MQTTClientHandlers(
             onMessage: { message in
-                seen.lastArrival.withLock { $0 = .now }
                 if message.retain, !message.payload.isEmpty { seen.topics.withLock { _ = $0.insert(message.topic) } }
+                seen.arrived.signal()
             },
+            onConnection: { if case .connected = $0 { seen.connected.signal() } },
             log: { level, text in if level >= .warning { logger.debug("Home Assistant sweep: \(text)") } })
         guard let client = try? MQTTClient(options: options, handlers: handlers) else { return nil }
         client.start()
         defer { client.stop(flushTimeout: .zero) }
-        let deadline = ContinuousClock.now + budget
-        while !client.isSubscribed {
-            guard ContinuousClock.now < deadline else { return nil }
-            usleep(10_000)
-        }
-        seen.lastArrival.withLock { $0 = .now }
-        while ContinuousClock.now < deadline {
-            if ContinuousClock.now - seen.lastArrival.withLock({ $0 }) >= quiet { break }
-            usleep(20_000)
-        }
+        let end = ContinuousClock.now + budget
+        // Connected, then the SUBACK (the retained store follows it); a connection lost in
+        // between is waited for again.
+        repeat {
+            guard seen.connected.wait(timeout: .now() + (end - .now).dispatchInterval) == .success else { return nil }
+        } while !client.waitUntilSubscribed(timeout: end - .now)
+        // Every message restarts the quiet period.
+        while ContinuousClock.now < end, seen.arrived.wait(timeout: .now() + min(quiet, end - .now).dispatchInterval) == .success {}
         return seen.topics.withLock { $0 }
     }
 }

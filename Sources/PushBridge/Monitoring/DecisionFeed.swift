@@ -25,6 +25,8 @@ public final class DecisionFeed: Sendable {
     private let readerCount = Atomic<Int>(0)
     private let readers = Mutex<[FeedReader]>([])
     private let droppedTotal = Atomic<Int>(0)
+    /// Signalled when a parked reader gets its first frame (the event streams' pump waits on it).
+    let readerWake = DispatchSemaphore(value: 0)
 
     /// A feed; `traceProperties` go on every trace publish (the bridge's hop property).
     public init(includeText: Bool, traceTopic: String?, traceProperties: [(name: String, value: String)] = [],
@@ -77,7 +79,7 @@ public final class DecisionFeed: Sendable {
     func attach() -> FeedReader? {
         readers.withLock { list in
             guard list.count < Self.maxReaders else { return nil }
-            let reader = FeedReader(capacity: ringCapacity, maxBytes: ringBytes)
+            let reader = FeedReader(capacity: ringCapacity, maxBytes: ringBytes, wake: readerWake)
             list.append(reader)
             readerCount.store(list.count, ordering: .relaxed)
             return reader
@@ -118,25 +120,26 @@ final class FeedReader: Sendable {
         var missed = 0
     }
     private let state: Mutex<State>
+    private let wake: DispatchSemaphore?
 
-    init(capacity: Int, maxBytes: Int) {
+    /// A reader; `wake` is signalled when a frame lands while it is parked with nothing to send.
+    init(capacity: Int, maxBytes: Int, wake: DispatchSemaphore? = nil) {
         state = Mutex(State(ring: EventRing(capacity: capacity, maxBytes: maxBytes)))
+        self.wake = wake
     }
 
     /// Appends `record` (encoded when read); returns the frames forgotten to make room.
-    func push(_ record: DecisionRecord) -> Int {
-        state.withLock { s in
-            let forgotten = s.ring.push(decision: record)
-            s.missed += forgotten
-            return forgotten
-        }
-    }
+    func push(_ record: DecisionRecord) -> Int { push { $0.push(decision: record) } }
 
     /// Appends `frame`; returns the frames forgotten to make room.
-    func push(_ frame: [UInt8]) -> Int {
+    func push(_ frame: [UInt8]) -> Int { push { $0.push(frame) } }
+
+    private func push(_ append: (inout EventRing) -> Int) -> Int {
         state.withLock { s in
-            let forgotten = s.ring.push(frame)
+            let wasEmpty = s.ring.isEmpty
+            let forgotten = append(&s.ring)
             s.missed += forgotten
+            if s.parked, wasEmpty, !s.ring.isEmpty { wake?.signal() }
             return forgotten
         }
     }

@@ -7,10 +7,12 @@ import Synchronization
 ///
 /// The content reader copies what the reader's `EventRing` holds; with nothing to send it
 /// suspends its connection and returns 0 (the documented way in internal-polling mode). A
-/// pump thread wakes every `tick`: it resumes parked readers that have frames and, once a
-/// second, samples the totals for the rate chart's history (`RateHistory`) and broadcasts
-/// the `stats` snapshot. The bridge's emit step therefore never makes a
-/// system call for a reader. A reader whose socket takes nothing (a stuck client) holds its
+/// pump thread waits for a parked reader's first frame (`DecisionFeed.readerWake`, signalled
+/// by the push) or for the next second: it resumes parked readers that have frames, at most
+/// once per `tick` while frames keep coming (they are sent in rounds), and once a second
+/// samples the totals for the rate chart's history (`RateHistory`) and broadcasts the
+/// `stats` snapshot. The bridge's emit step makes at most one semaphore signal per reader
+/// round, never a libmicrohttpd call. A reader whose socket takes nothing (a stuck client) holds its
 /// frames in the ring, misses the newer ones, and is closed by libmicrohttpd's connection
 /// timeout (10 s without progress); the browser's `EventSource` reconnects on its own.
 final class EventStreams: Sendable {
@@ -23,6 +25,10 @@ final class EventStreams: Sendable {
     func historyJSON() -> [UInt8] { history.withLock { $0.json() } }
     private let tick: Duration
     private let stopping = Atomic<Bool>(false)
+    /// Signalled by `stop()` (ends the pump's wait between rounds).
+    private let stopSignal = DispatchSemaphore(value: 0)
+    /// Signalled each time a reader's response is freed (its connection ended) during `stop()`.
+    private let readerEnded = DispatchSemaphore(value: 0)
     private let pumpDone = DispatchSemaphore(value: 0)
     private let pumpStarted = Atomic<Bool>(false)
 
@@ -59,12 +65,12 @@ final class EventStreams: Sendable {
     }
 
     private func pump() {
-        let micros = UInt32(tick.nanoseconds / 1_000)
-        var lastStats = ContinuousClock.now
+        var nextSample = ContinuousClock.now + .seconds(1)
         while !stopping.load(ordering: .relaxed) {
-            usleep(micros)
-            if ContinuousClock.now - lastStats >= .seconds(1) {
-                lastStats = ContinuousClock.now
+            let woken = feed.readerWake.wait(timeout: .now() + (nextSample - .now).dispatchInterval) == .success
+            if stopping.load(ordering: .relaxed) { break }
+            if ContinuousClock.now >= nextSample {
+                nextSample = .now + .seconds(1)
                 if let totals {
                     let c = totals()
                     history.withLock { $0.append(at: Date().timeIntervalSince1970, c) }
@@ -72,6 +78,8 @@ final class EventStreams: Sendable {
                 if feed.readersAttached > 0 { feed.broadcast(DecisionFeed.frame(event: "stats", data: snapshot())) }
             }
             if feed.readersAttached > 0 { wakeReaders() }
+            // Rounds at most `tick` apart: one resume per reader per round, not one per frame.
+            if woken { _ = stopSignal.wait(timeout: .now() + tick.dispatchInterval) }
         }
         pumpDone.signal()
     }
@@ -102,6 +110,8 @@ final class EventStreams: Sendable {
         _ = reader.push(DecisionFeed.frame(event: "stats", data: snapshot()))
         let context = Context(reader: reader, connection: connection, streams: self)
         contexts.withLock { $0[ObjectIdentifier(reader)] = context }
+        // A stop that took its list of contexts before this one ends it at the first read.
+        if stopping.load(ordering: .relaxed) { reader.close() }
         let cls = Unmanaged.passRetained(context).toOpaque()
         let response = mhd.create_response_from_callback(pb_mhd_size_unknown, 64 * 1024, { cls, _, buf, max in
             guard let cls, let buf else { return pb_mhd_reader_end_with_error }
@@ -135,15 +145,22 @@ final class EventStreams: Sendable {
     private func ended(_ context: Context) {
         contexts.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context.reader)) }
         feed.detach(context.reader)
+        if stopping.load(ordering: .relaxed) { readerEnded.signal() }
     }
 
     /// Ends every stream (each connection is resumed and closed by its reader) and the pump;
     /// returns once no connection is suspended (libmicrohttpd must not stop with one), bounded.
     func stop() {
         guard !stopping.exchange(true, ordering: .relaxed) else { return }
-        if pumpStarted.load(ordering: .relaxed) { pumpDone.wait() }
-        let deadline = ContinuousClock.now + .seconds(3)
-        repeat {
+        if pumpStarted.load(ordering: .relaxed) {
+            feed.readerWake.signal()
+            stopSignal.signal()
+            pumpDone.wait()
+        }
+        // Each closed reader ends at its next read (a parked one is resumed for it); wait for
+        // the ends, each signalled by `ended`.
+        let deadline = DispatchTime.now() + .seconds(3)
+        while true {
             let all = contexts.withLock { Array($0.values) }
             if all.isEmpty { break }
             for context in all {
@@ -152,7 +169,7 @@ final class EventStreams: Sendable {
                     context.reader.wakeIfNeeded { table.functions.resume_connection(context.connection) }
                 }
             }
-            usleep(10_000)
-        } while ContinuousClock.now < deadline
+            if readerEnded.wait(timeout: deadline) == .timedOut { break }
+        }
     }
 }

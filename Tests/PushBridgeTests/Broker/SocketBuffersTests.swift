@@ -29,11 +29,11 @@ struct SocketBuffersTests {
         return (n, Array(buffer.prefix(max(n, 0))), errno)
     }
 
-    func counts() -> (served: UInt, refills: UInt) {
-        var served: UInt = 0
-        var refills: UInt = 0
-        pb_readahead_counts(&served, &refills)
-        return (served, refills)
+    /// The calling thread's (reads, read(2), writes, write(2)) on its attached sockets.
+    func counts() -> (reads: UInt, kernelReads: UInt, writes: UInt, kernelWrites: UInt) {
+        var c = [UInt](repeating: 0, count: 4)
+        pb_socketbuffers_counts(&c)
+        return (c[0], c[1], c[2], c[3])
     }
 
     /// Runs `body` on a thread of its own (the buffer is per thread) and waits for it.
@@ -64,8 +64,8 @@ struct SocketBuffersTests {
             let (n, _, error) = readBytes(a, 1)
             #expect(n == -1 && error == EAGAIN)
             let after = counts()
-            #expect(after.refills - before.refills == 1)
-            #expect(after.served - before.served == 3)
+            #expect(after.kernelReads - before.kernelReads == 2, "one refill, then the EAGAIN")
+            #expect(after.reads - before.reads == 4)
         }
     }
 
@@ -124,6 +124,7 @@ struct SocketBuffersTests {
         onOwnThread { [self] in
             #expect(pb_readahead_attach(a) == 0)
             defer { pb_readahead_detach() }
+            let before = counts()
             pb_writebehind_begin()
             send(a, Array("one ".utf8))
             send(a, Array("two ".utf8))
@@ -133,6 +134,8 @@ struct SocketBuffersTests {
             #expect(pb_writebehind_end() == 0)
             #expect(pb_writebehind_pending() == 0)
             #expect(drain(b) == Array("one two three".utf8))
+            let after = counts()
+            #expect(after.writes - before.writes == 3 && after.kernelWrites - before.kernelWrites == 1)
             send(a, Array("direct".utf8))  // not collecting: straight to the kernel
             #expect(drain(b) == Array("direct".utf8))
         }
@@ -185,12 +188,15 @@ struct SocketBuffersTests {
         #expect(pb_socketpair_capture_end() == w)
         #expect(pb_mute_writes(w) == 0)
         send(w, [1, 2, 3])           // succeeds without reaching the peer
+        send(w, [4])
         #expect(drain(r).isEmpty)
+        #expect(pb_muted_writes(w) == 2)
         close(w)                      // unmutes before the number can be reused
         let (r2, w2) = try socketPair()
         defer { close(r); close(r2); close(w2) }
         send(w2, [4])                 // maybe the same number as w: not muted any more
         #expect(drain(r2) == [4])
+        #expect(pb_muted_writes(w2) == 0)
         #expect(pb_socketpair_capture_end() == -1, "nothing captured outside begin/end")
     }
 }

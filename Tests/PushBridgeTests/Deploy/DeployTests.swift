@@ -8,7 +8,7 @@ import Testing
     /// on the shipped configs, the health command, the compose services run natively (one
     /// message through), and three `partition:` replicas handling 3 000 QoS 1 messages exactly once, in order per room.
     @Test func deploymentChecksPass() async throws {
-        let p = try ManagedProcess("/bin/bash", [repositoryRoot + "/tests/deploy/run.sh", pushbridgeBinary])
+        let p = try ManagedProcess("/bin/bash", [repositoryRoot + "/tests/deploy/run.sh", PushbridgeBinary.path])
         let result = await p.waitForExit(timeout: .seconds(300))
         let r = try #require(result, "tests/deploy/run.sh did not finish in 300 s")
         #expect(r.status == 0, "tests/deploy/run.sh failed:\n\(r.stdout.suffix(4000))\n\(r.stderr.suffix(4000))")
@@ -18,8 +18,7 @@ import Testing
 
 @Suite("Hot reload") struct ReloadTests {
     func config(_ routes: String, broker: TestBroker, clientID: String) -> String {
-        """
-        broker: {host: 127.0.0.1, port: \(broker.port), client_id: \(clientID), reconnect: {min: 100ms, max: 1s}}
+        brokerSection(broker, clientID: clientID) + """
         routes:
         \(routes)
         display: {topic: "shown/{{ topic }}"}
@@ -30,20 +29,14 @@ import Testing
     @Test func sighupMovesTrafficToTheNewRouteAndABrokenFileKeepsTheOld() async throws {
         let broker = try TestBroker()
         let id = uniqueName("reload")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(id).path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let path = dir + "/bridge.yml"
-        try config("  - {name: old, topic: \(id)/a/#, alert: {title: \"old {{ raw }}\"}}", broker: broker, clientID: id)
-            .write(toFile: path, atomically: true, encoding: .utf8)
-        let bridgeProcess = try ManagedProcess(pushbridgeBinary, ["run", "-c", path])
-        defer { bridgeProcess.send(SIGKILL) }
+        let path = try writeTempFile(config("  - {name: old, topic: \(id)/a/#, alert: {title: \"old {{ raw }}\"}}",
+                                            broker: broker, clientID: id))
         let sink = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "shown/\(id)/#", qos: 1)])
         defer { sink.stop() }
         let publisher = try await TestClient.connected(to: broker)
         defer { publisher.stop() }
-        try await eventually("bridge connected", timeout: .seconds(10)) { bridgeProcess.stderr.contains("started") }
-        try await Task.sleep(for: .milliseconds(300))
+        let bridgeProcess = try await PushbridgeBinary.start(configFile: path, broker: broker)
+        defer { bridgeProcess.send(SIGKILL) }
 
         // A steady QoS 1 stream on the old route while the file changes: nothing lost, nothing twice.
         for i in 0..<100 { _ = try publisher.publish("\(id)/a/x", "m\(i)") }
@@ -53,7 +46,7 @@ import Testing
         """, broker: broker, clientID: id).write(toFile: path, atomically: true, encoding: .utf8)
         bridgeProcess.send(SIGHUP)
         for i in 100..<200 { _ = try publisher.publish("\(id)/a/x", "m\(i)") }
-        try await eventually("reloaded", timeout: .seconds(10)) { bridgeProcess.stderr.contains("reloaded: 2 route(s)") }
+        try await bridgeProcess.errorLines.waitFor(line: "reloaded: 2 route(s)")
         _ = try publisher.publish("\(id)/b/y", "first")
         let got = try await sink.waitForMessages(count: 201, timeout: .seconds(20))
         let bodies = got.compactMap { try? JSONValue.parse($0.payload)["title"]?.stringValue }
@@ -64,7 +57,7 @@ import Testing
         // A broken file is refused with its errors logged; the bridge keeps the routes it had.
         try "routes: [\n  - {topic: \"a/#\", qos: two}\n".write(toFile: path, atomically: true, encoding: .utf8)
         bridgeProcess.send(SIGHUP)
-        try await eventually("refused", timeout: .seconds(10)) { bridgeProcess.stderr.contains("reload refused") }
+        try await bridgeProcess.errorLines.waitFor(line: "reload refused")
         #expect(bridgeProcess.isRunning)
         _ = try publisher.publish("\(id)/b/y", "second")
         let more = try await sink.waitForMessages(count: 202, timeout: .seconds(10))

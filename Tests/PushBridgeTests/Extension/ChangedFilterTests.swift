@@ -82,13 +82,13 @@ struct ChangedFilterTests {
 
     @Test("max_keys bounds the memory; evictions are counted and the first is logged once")
     func evictions() {
-        let lines = LineLog()
-        let memory = FilterMemory(logger: lines.logger)
+        let lines = LogCollector()
+        let memory = FilterMemory(logger: lines.logger())
         let filter = Self.changed(maxKeys: 3)
         let stage = Self.stage([filter], memory: memory)
         for i in 0..<10 { _ = Self.outcome(stage, Self.state("on"), topic: "t/\(i)") }
         #expect(memory.evictions == ["once": 7])
-        #expect(lines.all.filter { $0.contains("filter 'once' remembers at most 3 keys") }.count == 1, "\(lines.all)")
+        #expect(lines.lines.filter { $0.contains("filter 'once' remembers at most 3 keys") }.count == 1, "\(lines.lines)")
         // the oldest keys were forgotten: t/0 passes again, t/9 is still remembered
         #expect(Self.outcome(stage, Self.state("on"), topic: "t/9") == "suppressed")
         #expect(Self.outcome(stage, Self.state("on"), topic: "t/0") == "passed")

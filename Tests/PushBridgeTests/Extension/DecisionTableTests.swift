@@ -16,12 +16,15 @@ enum ScriptedTiming: String, CaseIterable, Sendable {
 final class ScriptedExtension: UNNotificationServiceExtension {
     let answer: ScriptedAnswer
     let timing: ScriptedTiming
+    /// Counts the requests received, for a test that waits until one is inside.
+    let received: Watched<Int>?
     private var pending: ((UNNotificationContent) -> Void)?
     private var bestAttempt: UNNotificationContent?
 
-    init(answer: ScriptedAnswer, timing: ScriptedTiming) {
+    init(answer: ScriptedAnswer, timing: ScriptedTiming, received: Watched<Int>? = nil) {
         self.answer = answer
         self.timing = timing
+        self.received = received
     }
 
     private func make(from request: UNNotificationRequest, title: String) -> UNNotificationContent {
@@ -41,6 +44,7 @@ final class ScriptedExtension: UNNotificationServiceExtension {
 
     override func didReceive(_ request: UNNotificationRequest,
                              withContentHandler contentHandler: @escaping (UNNotificationContent) -> Void) {
+        received?.update { $0 += 1 }
         switch timing {
         case .onTime:
             contentHandler(make(from: request, title: "Changed"))

@@ -14,9 +14,9 @@ struct ExtensionProcessMakeTests {
 
     @Test(arguments: [FailurePolicy.deliver, .drop])
     func aStageWhoseCommandCannotStartFailsEachRequest(onFailure: FailurePolicy) async {
-        let log = LogCapture()
+        let log = LogCollector()
         let stage = ExtensionStage(config: StageFixtures.config(onFailure: onFailure, command: Self.missing),
-                                   filteringGranted: true, logger: log.logger)
+                                   filteringGranted: true, logger: log.logger())
         defer { stage.shutdown() }
         let request = StageFixtures.request()
         let result = await stage.run(request)

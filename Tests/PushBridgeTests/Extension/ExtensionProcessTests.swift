@@ -39,7 +39,8 @@ for line in sys.stdin:
     if body == "suppress":
         send({"id": req["id"], "content": {}})
     elif body == "never":
-        pass
+        sys.stderr.write("holding never\n")   # the test waits for this line, not for a time
+        sys.stderr.flush()
     elif body == "expire":
         waiting[req["id"]] = req
     elif body == "crash":
@@ -65,17 +66,22 @@ for line in sys.stdin:
 
 @Suite("External extension process")
 struct ExtensionProcessTests {
-    /// A stage running the scripted child from a fresh temp directory.
+    /// A stage running the scripted child, once the child has said it is ready (so a
+    /// request's time limit never includes starting Python on a loaded machine).
     static func stage(timeLimit: Duration = .seconds(3), grace: Duration = .milliseconds(300),
                       onFailure: FailurePolicy = .deliver, granted: Bool = true,
-                      log: LogCapture = LogCapture()) throws -> ExtensionStage {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushbridge-ext-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let script = dir.appendingPathComponent("child.py")
-        try childScript.write(to: script, atomically: true, encoding: .utf8)
+                      log: LogCollector = LogCollector()) async throws -> ExtensionStage {
+        let script = try writeTempFile(childScript, name: "child.py")
         let config = StageFixtures.config(timeLimit: timeLimit, grace: grace, onFailure: onFailure,
-                                          command: ["python3", "-u", script.path])
-        return ExtensionStage(config: config, filteringGranted: granted, logger: log.logger)
+                                          command: ["python3", "-u", script])
+        let stage = ExtensionStage(config: config, filteringGranted: granted, logger: log.logger())
+        do {
+            try await log.waitFor(line: "extension: child ready", timeout: .seconds(60))
+        } catch {
+            stage.shutdown()
+            throw error
+        }
+        return stage
     }
 
     static func request(_ body: String) -> NotificationRequest {
@@ -83,7 +89,7 @@ struct ExtensionProcessTests {
     }
 
     @Test func modifies() async throws {
-        let stage = try Self.stage()
+        let stage = try await Self.stage()
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("hello"))
         #expect(result.deliveredContent?.title == "T:hello")
@@ -93,7 +99,7 @@ struct ExtensionProcessTests {
     }
 
     @Test func sendsTheSpecRequestShape() async throws {
-        let stage = try Self.stage()
+        let stage = try await Self.stage()
         defer { stage.shutdown() }
         var content = StageFixtures.content(title: "Title", body: "echo", sound: "default",
                                             userInfo: .object(["k": .int(1)]))
@@ -105,14 +111,14 @@ struct ExtensionProcessTests {
     }
 
     @Test func suppresses() async throws {
-        let stage = try Self.stage()
+        let stage = try await Self.stage()
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("suppress"))
         #expect(result.verdict == .suppressed(decidedBy: "command"))
     }
 
     @Test func suppressionWithoutEntitlementDeliversTheOriginal() async throws {
-        let stage = try Self.stage(granted: false)
+        let stage = try await Self.stage(granted: false)
         defer { stage.shutdown() }
         let request = Self.request("suppress")
         let result = await stage.run(request)
@@ -121,8 +127,8 @@ struct ExtensionProcessTests {
     }
 
     @Test func timesOut() async throws {
-        let log = LogCapture()
-        let stage = try Self.stage(timeLimit: .milliseconds(200), grace: .milliseconds(150), log: log)
+        let log = LogCollector()
+        let stage = try await Self.stage(timeLimit: .milliseconds(200), grace: .milliseconds(150), log: log)
         defer { stage.shutdown() }
         let request = Self.request("never")
         let result = await stage.run(request)
@@ -132,22 +138,21 @@ struct ExtensionProcessTests {
     }
 
     @Test func lateAnswersAreIgnoredAndLoggedAtDebug() async throws {
-        let log = LogCapture()
-        let stage = try Self.stage(timeLimit: .milliseconds(150), grace: .milliseconds(100), log: log)
+        let log = LogCollector()
+        let stage = try await Self.stage(timeLimit: .milliseconds(150), grace: .milliseconds(100), log: log)
         defer { stage.shutdown() }
         let request = Self.request("slow")
         let result = await stage.run(request)
         #expect(result.timedOut && result.verdict == .deliver(request.content, modified: false))
-        for _ in 0..<40 where !log.contains("ignored (late or unknown)") {
-            try await Task.sleep(for: .milliseconds(50))
+        try await log.waitFor("the late answer logged at debug", timeout: .seconds(2)) {
+            $0.contains("debug") && $0.contains("ignored (late or unknown)")
         }
-        #expect(log.all.contains { $0.contains("debug") && $0.contains("ignored (late or unknown)") })
         let next = await stage.run(Self.request("fine"))
         #expect(next.deliveredContent?.title == "T:fine")
     }
 
     @Test func answersOnTimeWillExpire() async throws {
-        let stage = try Self.stage(timeLimit: .milliseconds(200), grace: .seconds(2))
+        let stage = try await Self.stage(timeLimit: .milliseconds(200), grace: .seconds(2))
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("expire"))
         #expect(result.deliveredContent?.title == "late best attempt")
@@ -157,7 +162,7 @@ struct ExtensionProcessTests {
 
     @Test func garbageFailsThatRequest() async throws {
         for onFailure in [FailurePolicy.deliver, .drop] {
-            let stage = try Self.stage(onFailure: onFailure)
+            let stage = try await Self.stage(onFailure: onFailure)
             defer { stage.shutdown() }
             for body in ["garbage", "nonjson"] {
                 let request = Self.request(body)
@@ -173,25 +178,25 @@ struct ExtensionProcessTests {
     }
 
     @Test func unusableLinesAreLoggedAndStderrIsForwarded() async throws {
-        let log = LogCapture()
-        let stage = try Self.stage(log: log)
+        let log = LogCollector()
+        let stage = try await Self.stage(log: log)
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("noise"))
         #expect(result.deliveredContent?.title == "T:noise")
         #expect(log.contains("unusable line ignored"))
-        try await Task.sleep(for: .milliseconds(50))
         #expect(log.contains("extension: child ready"))
     }
 
     @Test func crashFailsOpenRequestsAndTheChildComesBack() async throws {
-        let log = LogCapture()
-        let stage = try Self.stage(log: log)
+        let log = LogCollector()
+        // The crash must come before the open request's time limit: a generous one, for a loaded machine.
+        let stage = try await Self.stage(timeLimit: .seconds(20), log: log)
         defer { stage.shutdown() }
         let warmup = await stage.run(Self.request("one"))
         #expect(warmup.deliveredContent?.title == "T:one")
         // A request the child never answers, in flight when it crashes.
         async let open = stage.run(Self.request("never"))
-        try await Task.sleep(for: .milliseconds(100))
+        try await log.waitFor(line: "extension: holding never")
         let crash = await stage.run(Self.request("crash"))
         #expect(crash.extensionFailed && !crash.timedOut)
         let stranded = await open
@@ -203,7 +208,7 @@ struct ExtensionProcessTests {
     }
 
     @Test func fiveHundredAnsweredInRandomOrder() async throws {
-        let stage = try Self.stage(timeLimit: .seconds(8))
+        let stage = try await Self.stage(timeLimit: .seconds(8))
         defer { stage.shutdown() }
         let results = await withTaskGroup(of: (Int, StageResult).self) { group in
             for i in 0..<500 {
@@ -221,9 +226,11 @@ struct ExtensionProcessTests {
     }
 
     @Test func shutdownStopsTheChildAndFailsOpenRequests() async throws {
-        let stage = try Self.stage(timeLimit: .seconds(8), onFailure: .drop)
+        // A time limit far beyond the test: on a loaded machine the child may take seconds to start.
+        let log = LogCollector()
+        let stage = try await Self.stage(timeLimit: .seconds(60), onFailure: .drop, log: log)
         async let open = stage.run(Self.request("never"))
-        try await Task.sleep(for: .milliseconds(300))
+        try await log.waitFor(line: "extension: holding never", timeout: .seconds(30))
         stage.shutdown()
         let result = await open
         #expect(result.extensionFailed)

@@ -3,14 +3,6 @@ import Synchronization
 import Testing
 @testable import PushBridge
 
-/// Collects log lines for assertions.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-    var logger: Logger { Logger(level: .debug, sink: { [self] line in lines.withLock { $0.append(line) } }) }
-    var all: [String] { lines.withLock { $0 } }
-    func contains(_ text: String) -> Bool { all.contains { $0.contains(text) } }
-}
-
 enum StageFixtures {
     static func content(title: String? = "Original", body: String? = "Hello", sound: String? = nil,
                         userInfo: JSONValue = .object([:])) -> NotificationContent {

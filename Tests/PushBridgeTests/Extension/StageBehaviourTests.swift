@@ -171,14 +171,15 @@ struct StageBehaviourTests {
         #expect(result.duration < .seconds(20), "a task that gives up ends the step without waiting out the grace")
     }
 
-    @Test func shutdownFailsOpenAndQueuedRequests() async {
+    @Test func shutdownFailsOpenAndQueuedRequests() async throws {
+        let received = Watched(0)
         let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(20), onFailure: .drop, concurrency: 1),
                                    filteringGranted: true,
-                                   serviceExtension: .apple { ScriptedExtension(answer: .alertText, timing: .never) },
+                                   serviceExtension: .apple { ScriptedExtension(answer: .alertText, timing: .never, received: received) },
                                    logger: Logger(level: .error))
         async let open = stage.run(StageFixtures.request())
         async let queued = stage.run(StageFixtures.request())
-        try? await Task.sleep(for: .milliseconds(100))
+        try await received.wait(for: "the first request inside the extension") { $0 == 1 }
         stage.shutdown()
         let results = await [open, queued]
         for result in results {

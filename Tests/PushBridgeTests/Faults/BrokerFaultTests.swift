@@ -1,32 +1,24 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import PushBridge
 
 /// The broker misbehaves: it restarts mid-stream, is down at start, refuses a topic.
 @Suite("BrokerFaults")
 struct BrokerFaultTests {
-    /// Collects log lines of an in-process bridge.
-    final class Lines: Sendable {
-        let lines = Mutex<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
-        func contains(_ s: String) -> Bool { all.contains { $0.contains(s) } }
-    }
-
     @Test("broker restart (persistence on) mid-stream: every QoS 1 message is displayed", .timeLimit(.minutes(2)))
     func brokerRestart() async throws {
         let broker = try TestBroker()
         let prefix = uniqueName("restart")
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("journal")).path
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let config = try FaultSupport.writeTemp(FaultSupport.config(
+        let config = try writeTempFile(FaultSupport.config(
             broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal))
         // The display subscriber keeps a session too, so the broker queues for it across the restart.
         let display = try TestClient(options: TestClient.options(
             broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)], cleanStart: false))
         display.start()
         try await display.waitUntilSubscribed()
-        let bridge = try await FaultSupport.startBridge(config: config)
+        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try TestClient(options: TestClient.options(broker, cleanStart: false))
         publisher.start()
         try await publisher.waitUntilConnected()
@@ -53,19 +45,18 @@ struct BrokerFaultTests {
     func brokerUnreachableAtStart() async throws {
         let broker = try TestBroker(start: false)
         let prefix = uniqueName("late")
-        let config = try FaultSupport.writeTemp(FaultSupport.config(
+        let config = try writeTempFile(FaultSupport.config(
             broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: nil))
-        let bridge = try await FaultSupport.startBridge(config: config, waitForConnection: false)
-        try await eventually("a failed attempt logged: \(bridge.stderr)", timeout: .seconds(10)) {
-            bridge.stderr.contains("cannot connect to 127.0.0.1:\(broker.port)")
+        let bridge = try PushbridgeBinary.run(configFile: config)
+        try await bridge.errorLines.waitFor(line: "cannot connect to 127.0.0.1:\(broker.port)")
+        // Retries go on while the broker stays down: two more failed attempts (backoff 100-500 ms).
+        try await bridge.errorLines.waitFor("more failed attempts", count: 3) {
+            $0.contains("cannot connect to 127.0.0.1:\(broker.port)")
         }
-        try await Task.sleep(for: .milliseconds(800))
         #expect(bridge.isRunning)
+        let before = broker.subscriptions().count
         try broker.start()
-        try await eventually("connected: \(bridge.stderr.suffix(500))", timeout: .seconds(10)) {
-            bridge.stderr.contains("connected to 127.0.0.1:\(broker.port)")
-        }
-        try await Task.sleep(for: .milliseconds(200))
+        try await bridge.waitUntilSubscribed(on: broker, after: before, timeout: .seconds(10))
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#")])
         let publisher = try await TestClient.connected(to: broker)
         try publisher.publish("\(prefix)/x", "hello", qos: 1)
@@ -90,15 +81,9 @@ struct BrokerFaultTests {
         var text = FaultSupport.config(broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal,
                                        extra: "dead_letter: {topic: \"dead/{{ raw }}\"}\n")
         text = text.replacingOccurrences(of: "input: text", with: "input: apns")
-        guard case .success(let config) = ConfigLoader.load(text: text, path: "acl.yml", environment: [:]) else {
-            Issue.record("config: \(ConfigLoader.load(text: text, path: "acl.yml", environment: [:]))")
-            return
-        }
-        let lines = Lines()
-        let bridge = try Bridge(config: config, logger: Logger(level: .info, sink: { l in lines.lines.withLock { $0.append(l) } }))
-        let run = Task { try await bridge.run() }
-        try await eventually("connected: \(lines.all)") { lines.contains("connected to") }
-        try await Task.sleep(for: .milliseconds(200))
+        let running = try InProcessBridge.start(yaml: text, level: .info)
+        let bridge = running.bridge
+        try await running.waitUntilSubscribed(on: broker)
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#")])
         let publisher = try await TestClient.connected(to: broker)
         let alert = #"{"aps":{"alert":"hi"}}"#
@@ -107,12 +92,11 @@ struct BrokerFaultTests {
         try publisher.publish("\(prefix)/ok", alert, qos: 1)
         let got = try await display.waitForMessages(count: 1)
         #expect(got.map(\.topic) == ["display/\(prefix)/ok"])
-        try await eventually("refusal logged: \(lines.all)") { lines.contains("broker rejected publish") }
+        try await running.log.waitFor(line: "broker rejected publish")
         try await eventually("nothing left open in the journal") { bridge.intake.journal?.openCount == 0 }
         #expect(bridge.intake.counters.publishFailures.load(ordering: .relaxed) == 1)
-        #expect(lines.contains("publish to 'dead/"))
-        bridge.requestStop()
-        try await run.value
+        #expect(running.log.contains("publish to 'dead/"))
+        try await running.stop()
         #expect(display.messages.count == 1)
     }
 
@@ -122,10 +106,10 @@ struct BrokerFaultTests {
         let prefix = uniqueName("drain")
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("journal")).path
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let config = try FaultSupport.writeTemp(FaultSupport.config(
+        let config = try writeTempFile(FaultSupport.config(
             broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal))
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#")])
-        let bridge = try await FaultSupport.startBridge(config: config)
+        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try await TestClient.connected(to: broker)
         for n in 0..<500 { try publisher.publish("\(prefix)/t", "\(n)", qos: 1) }
         try await eventually("first displayed") { !display.messages.isEmpty }
@@ -138,7 +122,7 @@ struct BrokerFaultTests {
         // What the broker had not delivered yet waits in the bridge's persistent session (it is
         // not in flight): a second run gets it. Seen alone and under sanitizers: 64-468 of 500
         // had reached the bridge at the SIGTERM.
-        let again = try await FaultSupport.startBridge(config: config)
+        let again = try await PushbridgeBinary.start(configFile: config, broker: broker)
         _ = try await display.waitForMessages(count: 500, timeout: .seconds(30))
         _ = await again.terminate(grace: .seconds(30))
     }
@@ -148,10 +132,10 @@ struct BrokerFaultTests {
     func drainWithoutJournalLosesNothing() async throws {
         let broker = try TestBroker()
         let prefix = uniqueName("drain0")
-        let config = try FaultSupport.writeTemp(FaultSupport.config(
+        let config = try writeTempFile(FaultSupport.config(
             broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: nil))
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
-        let bridge = try await FaultSupport.startBridge(config: config)
+        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try await TestClient.connected(to: broker)
         let stream = Task.detached {
             for n in 0..<3000 {
@@ -166,7 +150,7 @@ struct BrokerFaultTests {
         #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
         try await stream.value
         try await eventually("publisher flushed", timeout: .seconds(30)) { publisher.client.unacknowledgedCount == 0 }
-        let again = try await FaultSupport.startBridge(config: config)
+        let again = try await PushbridgeBinary.start(configFile: config, broker: broker)
         try await eventually("all 3000 bodies displayed at least once, have \(Set(display.messages.compactMap { FaultSupport.bodyAndID($0)?.body }).count)",
                              timeout: .seconds(60)) {
             Set(display.messages.compactMap { FaultSupport.bodyAndID($0)?.body }).count == 3000

@@ -17,10 +17,10 @@ struct ChaosTests {
         let prefix = uniqueName("chaos")
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("journal")).path
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let config = try FaultSupport.writeTemp(FaultSupport.config(
+        let config = try writeTempFile(FaultSupport.config(
             broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal))
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
-        var bridge = try await FaultSupport.startBridge(config: config)
+        var bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try await TestClient.connected(to: broker)
 
         let publishing = Task.detached {
@@ -32,10 +32,11 @@ struct ChaosTests {
         }
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<Self.kills {
+            // The time between kills is what this test varies (not a synchronisation).
             try await Task.sleep(for: .milliseconds(Int.random(in: 100...500, using: &generator)))
             bridge.send(SIGKILL)
             _ = await bridge.waitForExit(timeout: .seconds(10))
-            bridge = try await FaultSupport.startBridge(config: config, waitForConnection: false)
+            bridge = try PushbridgeBinary.run(configFile: config)
         }
         try await publishing.value
         try await eventually("publisher flushed", timeout: .seconds(60)) { publisher.client.unacknowledgedCount == 0 }

@@ -12,7 +12,7 @@ struct FilterMemoryCrashTests {
         let prefix = uniqueName("fm")
         let journal = FileManager.default.temporaryDirectory.appendingPathComponent(uniqueName("journal")).path
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let config = try FaultSupport.writeTemp(FaultSupport.config(
+        let config = try writeTempFile(FaultSupport.config(
             broker: broker, clientID: uniqueName("bridge"), prefix: prefix, journalPath: journal,
             extra: """
             entitlements: [com.apple.developer.usernotifications.filtering]
@@ -24,7 +24,7 @@ struct FilterMemoryCrashTests {
             """).replacingOccurrences(of: "mutable_content: false", with: "mutable_content: true"))
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
         let publisher = try await TestClient.connected(to: broker)
-        var bridge = try await FaultSupport.startBridge(config: config)
+        var bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
 
         // Home Assistant statestream: the door is open (a trailing newline, as some publishers send).
         try publisher.publish("\(prefix)/front_door", "on\n", qos: 1)
@@ -37,7 +37,7 @@ struct FilterMemoryCrashTests {
         bridge.send(SIGKILL)
         _ = await bridge.waitForExit(timeout: .seconds(10))
 
-        bridge = try await FaultSupport.startBridge(config: config)
+        bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         #expect(bridge.stderr.contains("filter memory: 1 key(s) restored from the journal"), "\(bridge.stderr.suffix(800))")
         // The same state again (statestream republishes on an attribute change), then a real change.
         try publisher.publish("\(prefix)/front_door", "on", qos: 1)

@@ -55,7 +55,7 @@ struct HomeAssistantFlowTests {
     @Test("announces every entity on connect, and again on Home Assistant's birth message (not counted)")
     func announces() async throws {
         let t = try await Setup.start()
-        let bridge = try LiveBridge(t.yaml())
+        let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await t.s.waitUntilOnline()
         try await eventually("14 configs; have \(t.configs().map(\.topic))") { t.configs().count == 14 }
         let topics = Set(t.configs().map(\.topic))
@@ -85,7 +85,7 @@ struct HomeAssistantFlowTests {
     @Test("a delivered alert is published to its route's event entity; a suppressed one is not")
     func events() async throws {
         let t = try await Setup.start()
-        let bridge = try LiveBridge(t.yaml())
+        let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await t.s.waitUntilOnline()
         try t.s.observer.publish(t.s.input("doorbell/front"), #"{"msg":"hush"}"#)
         try t.s.observer.publish(t.s.input("doorbell/front"), #"{"msg":"Alice is at the door"}"#)
@@ -114,7 +114,7 @@ struct HomeAssistantFlowTests {
         let route = "  - {name: ha-status, topic: \"\(t.prefix)/status\", input: text, alert: {title: \"HA is {{ raw }}\"}}"
         let config = try ConfigLoader.load(text: t.yaml(extraRoutes: route), path: "bridge.yml", environment: [:]).get()
         #expect(Bridge.subscriptions(for: config).filter { $0.filter == "\(t.prefix)/status" }.count == 1)
-        let bridge = try LiveBridge(t.yaml(extraRoutes: route))
+        let bridge = try InProcessBridge.start(yaml: t.yaml(extraRoutes: route))
         try await t.s.waitUntilOnline()
         try await eventually("19 configs") { t.configs().count == 19 }
         try t.watcher.publish("\(t.prefix)/status", "offline")
@@ -130,7 +130,7 @@ struct HomeAssistantFlowTests {
     @Test("on MQTT 3.1.1 too (no user properties): announced, the birth message handled, events published")
     func mqtt311() async throws {
         let t = try await Setup.start(version: .v311)
-        let bridge = try LiveBridge(t.yaml())
+        let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await t.s.waitUntilOnline()
         try await eventually("14 configs") { t.configs().count == 14 }
         #expect(t.configs().allSatisfy { $0.userProperties.isEmpty })
@@ -152,9 +152,9 @@ struct HomeAssistantFlowTests {
         let otherNode = "\(t.prefix)/sensor/someone_else/someone_else_x/config"
         for topic in [stale, staleEvent, otherNode] { try t.watcher.publish(topic, "{}", retain: true) }
         try await eventually("the 3 retained configs") { t.configs().count == 3 }
-        let bridge = try LiveBridge(t.yaml())
-        try await eventually("the sweep; log: \(bridge.log.all.suffix(5))") { bridge.log.contains("sweep done") }
-        #expect(bridge.log.contains("2 stale)"), "\(bridge.log.all.filter { $0.contains("sweep") })")
+        let bridge = try InProcessBridge.start(yaml: t.yaml())
+        try await bridge.log.waitFor(line: "sweep done")
+        #expect(bridge.log.contains("2 stale)"), "\(bridge.log.lines.filter { $0.contains("sweep") })")
         let emptied = { Set(t.configs().filter { $0.payload.isEmpty }.map(\.topic)) }
         try await eventually("2 emptied; have \(emptied())") { emptied() == [stale, staleEvent] }
         #expect(bridge.log.contains("removed 2 entities no route announces any more"))
@@ -169,10 +169,10 @@ struct HomeAssistantFlowTests {
     @Test("a route removed by a reload gets an empty retained config for each of its entities")
     func reloadRemoves() async throws {
         let t = try await Setup.start()
-        let bridge = try LiveBridge(t.yaml())
+        let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await t.s.waitUntilOnline()
         try await eventually("14 configs") { t.configs().count == 14 }
-        try await eventually("the sweep") { bridge.log.contains("sweep done") }
+        try await bridge.log.waitFor(line: "sweep done")
         let new = try ConfigLoader.load(text: t.yaml(routes: ["doorbell"]), path: "bridge.yml", environment: [:]).get()
         #expect(bridge.bridge.apply(new) == .applied(warnings: []))
         let empty = { t.configs().filter { $0.payload.isEmpty } }

@@ -16,6 +16,8 @@ struct BridgeConnectionTests {
     }
 
     /// Publishes `who: probe-N` every 300 ms until one is displayed: the bridge is (re)connected and subscribed.
+    /// (A reconnection with the session present sends no SUBSCRIBE, and the status topic's
+    /// retained `online` survives the restart: a displayed probe is the one sure sign.)
     func publishUntilDisplayed(_ s: Scenario, topic: String, timeout: Duration = .seconds(15)) async throws {
         var n = 0
         let deadline = ContinuousClock.now + timeout
@@ -32,8 +34,8 @@ struct BridgeConnectionTests {
     @Test("username and password_file: the bridge connects and messages flow")
     func passwordFile() async throws {
         let s = try await Scenario.start(.init(users: ["bridge": "s3cret pass"]))
-        let file = try PushbridgeBinary.writeConfig("s3cret pass\n", name: "password")
-        let bridge = try LiveBridge(s.yaml(Self.routes(s), brokerExtra: "username: bridge\npassword_file: \(file)"))
+        let file = try writeTempFile("s3cret pass\n", name: "password")
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.routes(s), brokerExtra: "username: bridge\npassword_file: \(file)"))
         try await s.waitUntilOnline()
         try s.publish("a", #"{"who":"Al"}"#)
         #expect(try await s.waitFor(s.display("a")).count == 1)
@@ -43,12 +45,10 @@ struct BridgeConnectionTests {
     @Test("a wrong password is retried with backoff and logged; the bridge never exits for it")
     func wrongPassword() async throws {
         let s = try await Scenario.start(.init(users: ["bridge": "right"]))
-        let file = try PushbridgeBinary.writeConfig("wrong\n", name: "password")
-        let p = try PushbridgeBinary.run(s.yaml(Self.routes(s), brokerExtra: "username: bridge\npassword_file: \(file)"))
+        let file = try writeTempFile("wrong\n", name: "password")
+        let p = try PushbridgeBinary.run(yaml: s.yaml(Self.routes(s), brokerExtra: "username: bridge\npassword_file: \(file)"))
         defer { p.send(SIGKILL) }
-        try await eventually("three refused attempts logged: \(p.stderr)", timeout: .seconds(15)) {
-            p.stderr.components(separatedBy: "\n").filter { $0.contains("failed") }.count >= 3
-        }
+        try await p.errorLines.waitFor("refused attempts logged", count: 3, timeout: .seconds(15)) { $0.contains("failed") }
         #expect(p.isRunning)
         #expect(!p.stderr.contains("wrong"), "the password is never logged")
         #expect(s.broker.log.contains("not authorised") || s.broker.log.contains("not authorized"), "\(s.broker.log.suffix(500))")
@@ -59,7 +59,7 @@ struct BridgeConnectionTests {
     @Test("TLS with the generated CA (tls: {ca_file})")
     func tls() async throws {
         let s = try await Scenario.start(.init(tls: true))
-        let bridge = try LiveBridge(s.yaml(Self.routes(s), brokerExtra: "tls: {ca_file: \(s.broker.caFile)}",
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.routes(s), brokerExtra: "tls: {ca_file: \(s.broker.caFile)}",
                                            port: s.broker.tlsPort))
         try await s.waitUntilOnline()
         try s.publish("a", #"{"who":"Al"}"#)
@@ -72,11 +72,9 @@ struct BridgeConnectionTests {
     func tlsWrongCA() async throws {
         let s = try await Scenario.start(.init(tls: true))
         let other = try TestBroker(.init(tls: true), start: false)
-        let bridge = try LiveBridge(s.yaml(Self.routes(s), brokerExtra: "tls: {ca_file: \(other.caFile)}",
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.routes(s), brokerExtra: "tls: {ca_file: \(other.caFile)}",
                                            port: s.broker.tlsPort))
-        try await eventually("two failed TLS attempts: \(bridge.log.all)") {
-            bridge.log.all.filter { $0.contains("failed") }.count >= 2
-        }
+        try await bridge.log.waitFor("failed TLS attempts", count: 2) { $0.contains("failed") }
         #expect(s.texts(on: s.statusTopic).isEmpty)
         try await bridge.stop()
     }
@@ -84,7 +82,7 @@ struct BridgeConnectionTests {
     @Test("broker restart: the bridge reconnects and messages flow again")
     func brokerRestart() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml(Self.routes(s)))
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.routes(s)))
         try await s.waitUntilOnline()
         try s.publish("a", #"{"who":"before"}"#)
         try await s.waitFor(s.display("a"))
@@ -100,7 +98,7 @@ struct BridgeConnectionTests {
         let s = try await Scenario.start()
         let yaml = s.yaml(Self.routes(s), clientID: uniqueName("persistent"),
                           brokerExtra: "clean_start: false\nsession_expiry: 1h")
-        let first = try PushbridgeBinary.run(yaml)
+        let first = try PushbridgeBinary.run(yaml: yaml)
         defer { first.send(SIGKILL) }
         try await s.waitUntilOnline()
         let stopped = await first.terminate(grace: .seconds(15))
@@ -109,7 +107,7 @@ struct BridgeConnectionTests {
         for i in 1...5 { try s.publish("a", #"{"who":"away-\#(i)"}"#) }
         try await eventually("the observer's publishes acknowledged") { s.observer.client.unacknowledgedCount == 0 }
 
-        let second = try PushbridgeBinary.run(yaml)
+        let second = try PushbridgeBinary.run(yaml: yaml)
         defer { second.send(SIGKILL) }
         let shown = try await s.waitFor(s.display("a"), count: 5).map { try JSONValue.parse($0.payload)["body"] }
         #expect(shown == (1...5).map { .string("away-\($0)") })

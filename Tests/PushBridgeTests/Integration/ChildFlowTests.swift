@@ -77,8 +77,8 @@ for line in sys.stdin:
 @Suite("Integration: extension child")
 struct ChildFlowTests {
     /// A bridge whose extension is the scripted child.
-    func start(_ s: Scenario, entitled: Bool = true, timeLimit: String = "10s", grace: String = "1s") throws -> LiveBridge {
-        try LiveBridge(s.yaml("""
+    func start(_ s: Scenario, entitled: Bool = true, timeLimit: String = "10s", grace: String = "1s") throws -> InProcessBridge {
+        try InProcessBridge.start(yaml: s.yaml("""
             \(entitled ? "entitlements: [com.apple.developer.usernotifications.filtering]" : "")
             routes:
               - name: r
@@ -156,7 +156,7 @@ struct ChildFlowTests {
         try await s.waitFor(s.display("a"))
         try await s.waitFor(s.display("b"))
         #expect(try bodiesAndTitles(s, "a") == ["never|Original"])
-        #expect(try bodiesAndTitles(s, "b") == ["expire|rescued"], "\(bridge.log.all.suffix(30))")
+        #expect(try bodiesAndTitles(s, "b") == ["expire|rescued"], "\(bridge.log.lines.suffix(30))")
         try await bridge.stop()
     }
 

@@ -24,7 +24,7 @@ struct CommandLineTests {
           arguments: [SIGTERM, SIGINT])
     func statusAndSignal(signal: Int32) async throws {
         let s = try await Scenario.start()
-        let p = try PushbridgeBinary.run(s.yaml(Self.door.replacingOccurrences(of: "NS", with: s.ns)))
+        let p = try PushbridgeBinary.run(yaml: s.yaml(Self.door.replacingOccurrences(of: "NS", with: s.ns)))
         defer { p.send(SIGKILL) }
         try await s.waitUntilOnline()
         let online = try await retainedStatus(s)
@@ -48,7 +48,7 @@ struct CommandLineTests {
     @Test("kill -9: the broker publishes the will (offline) as soon as the socket closes")
     func willOnKill() async throws {
         let s = try await Scenario.start()
-        let p = try PushbridgeBinary.run(s.yaml(Self.door.replacingOccurrences(of: "NS", with: s.ns)))
+        let p = try PushbridgeBinary.run(yaml: s.yaml(Self.door.replacingOccurrences(of: "NS", with: s.ns)))
         defer { p.send(SIGKILL) }
         try await s.waitUntilOnline()
         p.send(SIGKILL)
@@ -64,7 +64,7 @@ struct CommandLineTests {
 
     @Test("check: five different mistakes give five positioned errors and exit 2")
     func checkFiveMistakes() async throws {
-        let file = try PushbridgeBinary.writeConfig("""
+        let file = try writeTempFile("""
             broker:
               host: localhost
               protocol: 4
@@ -94,7 +94,7 @@ struct CommandLineTests {
 
     @Test("check on a good file exits 0")
     func checkGood() async throws {
-        let file = try PushbridgeBinary.writeConfig(Self.door.replacingOccurrences(of: "NS", with: "home"))
+        let file = try writeTempFile(Self.door.replacingOccurrences(of: "NS", with: "home"))
         let r = try await ManagedProcess.run(PushbridgeBinary.path, ["check", "-c", file])
         #expect(r.exitedNormally && r.status == 0, "\(r.stderr)")
         #expect(r.stdout.contains("\(file): ok"))
@@ -102,7 +102,7 @@ struct CommandLineTests {
 
     @Test("try --json: outcome, reason, decided_by, filters, request and display")
     func tryJSON() async throws {
-        let file = try PushbridgeBinary.writeConfig("""
+        let file = try writeTempFile("""
             entitlements: [com.apple.developer.usernotifications.filtering]
             routes:
               - name: door

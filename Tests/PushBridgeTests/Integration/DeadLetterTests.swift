@@ -36,7 +36,7 @@ struct DeadLetterTests {
     @Test("each reason: JSON {reason, detail, source_topic, route, payload, received_at} and user property reason")
     func everyReason() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - name: pass
                 topic: \(s.ns)/in/apns/+

@@ -9,8 +9,8 @@ struct FilterFlowTests {
 
     /// A bridge with one json route (`title: Alert`, body from `payload.msg`) and `filters`.
     func start(_ s: Scenario, entitled: Bool = true, filters: String,
-               alertExtra: String = "") throws -> LiveBridge {
-        try LiveBridge(s.yaml("""
+               alertExtra: String = "") throws -> InProcessBridge {
+        try InProcessBridge.start(yaml: s.yaml("""
             \(entitled ? Self.entitlement : "")
             routes:
               - name: r
@@ -112,7 +112,7 @@ struct FilterFlowTests {
     @Test("when: and routes: limit where a filter applies")
     func whenAndRoutes() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             \(Self.entitlement)
             routes:
               - name: one

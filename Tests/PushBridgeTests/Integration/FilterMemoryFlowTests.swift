@@ -9,7 +9,7 @@ struct FilterMemoryFlowTests {
     @Test("a rate_limit past max_keys: evictions in the stats topic and /metrics, one warning in the log")
     func evictionsAreVisible() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             entitlements: [com.apple.developer.usernotifications.filtering]
             routes:
               - {name: plugs, topic: "\(s.ns)/in/#", qos: 0, alert: {title: "{{ topic }}"}}
@@ -26,8 +26,8 @@ struct FilterMemoryFlowTests {
         #expect(total(stats, "delivered") == 20)
         let metrics = prometheusText(bridge.bridge.snapshot())
         #expect(metrics.contains("pushbridge_filter_evictions_total{filter=\"three-a-minute\"} 15"), "\(metrics)")
-        let warnings = bridge.log.all.filter { $0.contains("filter 'three-a-minute' remembers at most 5 keys") }
-        #expect(warnings.count == 1, "\(bridge.log.all.suffix(5))")
+        let warnings = bridge.log.lines.filter { $0.contains("filter 'three-a-minute' remembers at most 5 keys") }
+        #expect(warnings.count == 1, "\(bridge.log.lines.suffix(5))")
         #expect(warnings.first?.contains("warning") == true)
         try await bridge.stop()
     }
@@ -47,7 +47,7 @@ struct FilterMemoryFlowTests {
                   changed: {key: "{{ topic }}", value: "{{ raw }}"\(deadband)}
             """, clientID: clientID)
         }
-        let bridge = try LiveBridge(yaml(""))
+        let bridge = try InProcessBridge.start(yaml: yaml(""))
         try await s.waitUntilOnline()
         try s.publish("door", "on")
         _ = try await s.waitFor(s.display("door"))

@@ -9,7 +9,7 @@ struct FlowTests {
     @Test("a message flows to the display topic", arguments: [MQTTProtocolVersion.v5, .v311])
     func flows(version: MQTTProtocolVersion) async throws {
         let s = try await Scenario.start(version: version)
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - name: door
                 topic: \(s.ns)/in/#
@@ -33,7 +33,7 @@ struct FlowTests {
     @Test("format json: every key of SPEC section 8, in the documented order")
     func displayJSONKeys() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - name: door
                 topic: \(s.ns)/in/+/+
@@ -107,7 +107,7 @@ struct FlowTests {
     @Test("format apns: the APNs body with the headers and source-topic as user properties")
     func displayAPNs() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - name: door
                 topic: \(s.ns)/in/#
@@ -136,7 +136,7 @@ struct FlowTests {
     @Test("format text: the alert body alone")
     func displayText() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - topic: \(s.ns)/in/#
                 input: text
@@ -151,7 +151,7 @@ struct FlowTests {
     @Test("input json: a non-JSON payload is text; input text: the payload is raw text")
     func inputModes() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - name: j
                 topic: \(s.ns)/in/json
@@ -179,7 +179,7 @@ struct FlowTests {
     @Test("input apns: headers from user properties; background is not displayed; legacy type is none")
     func inputAPNs() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - name: pass
                 topic: \(s.ns)/in/#

@@ -8,7 +8,7 @@ struct GarbageTests {
     @Test("invalid UTF-8, non-JSON, 10 MB, 100 000-deep JSON and empty payloads; then a normal message")
     func garbage() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - name: text
                 topic: \(s.ns)/in/text
@@ -51,7 +51,7 @@ struct GarbageTests {
     @Test("a topic name that is not UTF-8 is refused by the broker itself; the bridge never sees it")
     func invalidUTF8Topic() async throws {
         let s = try await Scenario.start()
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - topic: \(s.ns)/in/#
                 input: text
@@ -72,7 +72,7 @@ struct GarbageTests {
     func loopProtection() async throws {
         let s = try await Scenario.start()
         let clientID = uniqueName("looper")
-        let bridge = try LiveBridge(s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes:
               - topic: \(s.ns)/in/#
                 input: text

@@ -9,15 +9,13 @@ struct LifecycleTests {
     @Test("cancelling the task that runs run() drains, publishes offline and returns")
     func cancellationStops() async throws {
         let s = try await Scenario.start()
-        let config = try ConfigLoader.load(text: s.yaml("""
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
             routes: [{name: r, topic: "\(s.ns)/in/#"}]
-            """), path: "bridge.yml", environment: [:]).get()
-        let bridge = try Bridge(config: config, logger: Logger(level: .error))
-        let task = Task { try await bridge.run() }
+            """), level: .error)
         try await s.waitUntilOnline()
-        task.cancel()
+        bridge.cancel()
         let finished = Task {
-            _ = try? await task.value
+            _ = try? await bridge.finished()
             return true
         }
         try await eventually("run() returned after cancellation", timeout: .seconds(30)) {

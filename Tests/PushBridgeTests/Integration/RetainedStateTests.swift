@@ -28,7 +28,7 @@ struct RetainedStateTests {
         try s.observer.publish(s.input("kitchen"), #"{"battery":97,"water_leak":true,"linkquality":120}"#, retain: true)
         try s.observer.publish(s.input("bath"), #"{"battery":88,"water_leak":false}"#, retain: true)
         // clean_start: true, so every connect subscribes anew and the broker replays its store.
-        let bridge = try LiveBridge(s.yaml(Self.routes(s), brokerExtra: "clean_start: true\nsession_expiry: 0"))
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.routes(s), brokerExtra: "clean_start: true\nsession_expiry: 0"))
         try await s.waitUntilOnline()
         var stats = try await s.waitForStats("2 retained decided") {
             total($0, "received") == 2 && $0["in_flight"] == .int(0)
@@ -58,7 +58,7 @@ struct RetainedStateTests {
 
     @Test("MQTT 5 Retain Handling 1: resubscribing to an existing subscription replays nothing")
     func retainHandlingOne() async throws {
-        let broker = try withUnblockedSignals { try TestBroker() }
+        let broker = try TestBroker()
         let topic = uniqueName("rh") + "/state"
         let publisher = try await TestClient.connected(to: broker)
         try publisher.publish(topic, "stored", retain: true)

@@ -28,7 +28,7 @@ struct TryDirectivesTests {
 
     @Test("--retain makes the message stored state; --at places it in the night")
     func retainAndAt() async throws {
-        let file = try PushbridgeBinary.writeConfig(Self.config)
+        let file = try writeTempFile(Self.config)
         let retained = try await Self.run(["try", "-c", file, "-t", "home/front/door", "-m", "on", "--retain", "--json"])
         #expect(retained.status == 0, "\(retained.stderr)")
         let r = try JSONValue.parse(retained.stdout)
@@ -46,8 +46,8 @@ struct TryDirectivesTests {
 
     @Test("--samples: one pipeline, #@ retain teaches, #@ at moves the clock, #@ env reloads keeping memory")
     func samples() async throws {
-        let file = try PushbridgeBinary.writeConfig(Self.config)
-        let samples = try PushbridgeBinary.writeConfig("""
+        let file = try writeTempFile(Self.config)
+        let samples = try writeTempFile("""
             #@ at 12:00
             #@ retain
             home/front/door\ton
@@ -79,7 +79,7 @@ struct TryDirectivesTests {
         let table = try await Self.run(["try", "-c", file, "--samples", samples])
         #expect(table.stdout.contains("home/front/door (retained)"), "\(table.stdout)")
 
-        let broken = try PushbridgeBinary.writeConfig("#@ at noon\nhome/x/door\ton\n", name: "broken.tsv")
+        let broken = try writeTempFile("#@ at noon\nhome/x/door\ton\n", name: "broken.tsv")
         let e = try await Self.run(["try", "-c", file, "--samples", broken])
         #expect(e.status == 2 && e.stderr.contains("broken.tsv:1: error: '#@ at' needs HH:MM"), "\(e.stderr)")
     }

@@ -248,7 +248,7 @@ struct IntakeLimiterTests {
         let l = IntakeLimiter(limit: 1)
         #expect(l.tryEnter())
         Thread.detachNewThread {
-            usleep(20_000)
+            usleep(20_000)  // holds the place a while: that is the wait under test
             l.leave()
         }
         #expect(l.enter(maxWait: .seconds(30)))

@@ -16,20 +16,15 @@ struct BridgeReleaseTests {
             display:
               topic: "display/{{ topic }}"
             """
-        let config = try ConfigLoader.load(text: yaml, path: "bridge.yml", environment: [:]).get()
         weak var released: Bridge?
         do {
-            let bridge = try Bridge(config: config, logger: Logger(level: .error))
-            released = bridge
-            let task = Task { try await bridge.run() }
-            let deadline = Date().addingTimeInterval(30)
-            while !bridge.snapshot().connected, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(bridge.snapshot().connected)
-            bridge.requestStop()
-            _ = try? await task.value
+            let running = try InProcessBridge.start(yaml: yaml, level: .error)
+            released = running.bridge
+            try await running.waitUntilSubscribed(on: broker)
+            #expect(running.bridge.snapshot().connected)
+            try await running.stop()
         }
-        let deadline = Date().addingTimeInterval(20)
-        while released != nil, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(released == nil, "the stopped bridge is still alive")
+        // Nothing announces a deinit: check until it has happened.
+        try await eventually("the stopped bridge freed", timeout: .seconds(20)) { released == nil }
     }
 }

@@ -17,7 +17,7 @@ struct DashboardToolsTests {
 
     @Test("a real Prometheus scrapes the bridge; promtool accepts the rules; every dashboard and rule expression returns series")
     func prometheusEvaluatesEveryExpression() async throws {
-        let p = try ManagedProcess("/usr/bin/nice", ["-n", "10", "/bin/bash", repositoryRoot + "/tests/monitoring/run.sh", pushbridgeBinary])
+        let p = try ManagedProcess("/usr/bin/nice", ["-n", "10", "/bin/bash", repositoryRoot + "/tests/monitoring/run.sh", PushbridgeBinary.path])
         let result = await p.waitForExit(timeout: .seconds(300))
         let r = try #require(result, "tests/monitoring/run.sh did not finish in 300 s")
         #expect(r.status == 0, "tests/monitoring/run.sh failed:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(4000))")
@@ -33,7 +33,7 @@ struct DashboardToolsTests {
         }
         let artifacts = repositoryRoot + "/.build/test-artifacts"
         let p = try ManagedProcess("/usr/bin/nice", ["-n", "10", Self.seleniumPython,
-                                                     repositoryRoot + "/tests/browser/dashboard_test.py", pushbridgeBinary, artifacts])
+                                                     repositoryRoot + "/tests/browser/dashboard_test.py", PushbridgeBinary.path, artifacts])
         let result = await p.waitForExit(timeout: .seconds(400))
         let r = try #require(result, "tests/browser/dashboard_test.py did not finish in 400 s")
         #expect(r.status == 0, "tests/browser/dashboard_test.py failed:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(6000))")

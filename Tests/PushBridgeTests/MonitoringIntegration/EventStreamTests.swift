@@ -102,7 +102,7 @@ struct EventStreamTests {
         #expect(metrics.contains("pushbridge_dashboard_readers 1"))
 
         // A clean stop with a reader attached ends its stream and returns.
-        await bridge.stop()
+        try await bridge.stop()
         var closed = false
         let end = Date().timeIntervalSince1970 + 20
         while !closed, Date().timeIntervalSince1970 < end {
@@ -122,7 +122,7 @@ struct EventStreamTests {
         let sender = try await TestClient.connected(to: broker)
         try sender.publish("\(p)/door/front", #"{"who":"Alice-secret"}"#)
         let got = try Self.collect(client, decisions: 1)
-        await bridge.stop()
+        try await bridge.stop()
         let d = try #require(got.decisions.first)
         #expect(d["body"]?.stringValue == "Alice-secret" && d["title"]?.stringValue == "Door secret-title")
         #expect(keys(d).isSuperset(of: Self.specKeys))
@@ -144,7 +144,7 @@ struct EventStreamTests {
         try sender.publish("\(p)/door/front", #"{"who":"x","test":true}"#)
         let got = try Self.collect(client, decisions: 2)
         let traced = try await watcher.waitForMessages(count: 2, timeout: .seconds(20))
-        await bridge.stop()
+        try await bridge.stop()
         #expect(traced.allSatisfy { $0.qos == 0 && !$0.retain })
         let fromTrace = try traced.map { try decodeJSON($0.payload) }
         for d in fromTrace { #expect(keys(d) == Self.specKeys) }
@@ -191,7 +191,7 @@ struct EventStreamTests {
                                             decidedBy: nil, rule: String(repeating: "x", count: 200), reason: nil), client: nil)
                 i += 1
                 offered.store(i, ordering: .relaxed)
-                if i % 200 == 0 { usleep(1000) }
+                if i % 200 == 0 { usleep(1000) }  // paces the offers (a steady producer), no synchronisation
             }
             feed.deliver(DecisionRecord(at: 0, id: "last", topic: "t", route: "r", outcome: .delivered,
                                         decidedBy: nil, rule: "", reason: nil), client: nil)

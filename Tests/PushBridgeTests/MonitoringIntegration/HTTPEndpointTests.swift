@@ -38,7 +38,7 @@ struct HTTPEndpointTests {
         try await watcher.waitFor("6 finished") { count($0, "totals", "received") == 6 && count($0, "in_flight") == 0 }
 
         let response = try httpGet(port: http, path: "/metrics")
-        await bridge.stop()
+        try await bridge.stop()
         #expect(response.status == 200)
         let checker = PrometheusChecker(response.body)
         #expect(checker.errors.isEmpty, "\(checker.errors)")
@@ -98,8 +98,8 @@ struct HTTPEndpointTests {
         try sender.publish("\(p)/alerts/after", "back")
         let got = try await display.waitForMessages(count: 1)
         #expect(got.first?.topic == "display/\(p)/alerts/after")
-        await bridge.stop()
+        try await bridge.stop()
         #expect(bridge.log.contains { $0.contains("disconnected") || $0.contains("lost") },
-                "no disconnect logged: \(bridge.log)")
+                "no disconnect logged: \(bridge.log.lines)")
     }
 }

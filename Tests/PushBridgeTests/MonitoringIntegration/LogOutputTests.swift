@@ -29,12 +29,11 @@ struct LogOutputTests {
     /// Returns the marker and the bridge's stderr.
     static func run(level: LogLevel, format: LogFormat) async throws -> (marker: String, stderr: String) {
         let broker = try TestBroker()
-        let dir = try BridgeDirectory()
         let p = uniqueName("mt")
         let marker = "secret-\(UUID().uuidString)"
         let http = try LoopbackPorts.free()
-        let child = try dir.write("child.py", Self.child)
-        let config = try dir.write("bridge.yml", brokerSection(broker, clientID: uniqueName("bridge")) + """
+        let child = try writeTempFile(Self.child, name: "child.py")
+        let config = try writeTempFile(brokerSection(broker, clientID: uniqueName("bridge")) + """
 
             routes:
               - {name: alerts, topic: "\(p)/alerts/#", mutable_content: true, alert: {body: "{{ payload.text }}"}}
@@ -54,7 +53,7 @@ struct LogOutputTests {
             """)
         let watcher = try await StatsWatcher.start(broker)
         defer { watcher.stop() }
-        let bridge = try MonitoredBinary.run(config: config)
+        let bridge = try PushbridgeBinary.run(configFile: config)
         do {
             try await waitUntilReady(port: http, timeout: .seconds(30))
             let sender = try await TestClient.connected(to: broker)

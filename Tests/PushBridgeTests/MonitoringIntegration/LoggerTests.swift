@@ -6,15 +6,10 @@ import Testing
 /// `Logger`: one line per event in both formats, levels honoured, fields, escaping.
 @Suite("Logger")
 struct LoggerTests {
-    /// A logger at `level` in `format` whose lines land in the returned box.
-    static func capturing(_ level: LogLevel, _ format: LogFormat) -> (Logger, Captured) {
-        let captured = Captured()
-        return (Logger(level: level, format: format) { line in captured.lines.withLock { $0.append(line) } }, captured)
-    }
-
-    final class Captured: Sendable {
-        let lines = Mutex<[String]>([])
-        var all: [String] { lines.withLock { $0 } }
+    /// A logger at `level` in `format` whose lines land in the returned collector.
+    static func capturing(_ level: LogLevel, _ format: LogFormat) -> (Logger, LogCollector) {
+        let captured = LogCollector()
+        return (captured.logger(level: level, format: format), captured)
     }
 
     static let t = 1_795_966_938.123   // 2026-11-29T15:42:18.123Z
@@ -57,7 +52,7 @@ struct LoggerTests {
         logger.warning("w")
         logger.error("e")
         logger.log(.info, "f", ["k": "v"])
-        let written = captured.all.map { $0.split(separator: " ")[1] }
+        let written = captured.lines.map { $0.split(separator: " ")[1] }
         let expected = ["debug", "info", "warning", "error", "info"].filter { LogLevel(rawValue: $0)! >= level }
         #expect(written.map(String.init) == expected)
     }
@@ -81,6 +76,6 @@ struct LoggerTests {
         #expect(built.load(ordering: .relaxed) == 0)
         logger.warning(expensive())
         #expect(built.load(ordering: .relaxed) == 1)
-        #expect(captured.all.count == 1)
+        #expect(captured.lines.count == 1)
     }
 }

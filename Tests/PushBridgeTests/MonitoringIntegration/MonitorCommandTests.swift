@@ -10,7 +10,6 @@ struct MonitorCommandTests {
     /// Released without `stop()` (a failed test), it kills the bridge.
     final class Running: Sendable {
         let broker: TestBroker
-        let dir: BridgeDirectory
         let config: String
         let prefix: String
         let bridge: ManagedProcess
@@ -20,10 +19,9 @@ struct MonitorCommandTests {
         /// and 2 background ones on `<prefix>/sensor/kitchen`, and waits until the stats show them.
         static func start() async throws -> Running {
             let broker = try TestBroker()
-            let dir = try BridgeDirectory()
-            let p = uniqueName("mt")
+                let p = uniqueName("mt")
             let http = try LoopbackPorts.free()
-            let config = try dir.write("bridge.yml", brokerSection(broker, clientID: uniqueName("bridge")) + """
+            let config = try writeTempFile(brokerSection(broker, clientID: uniqueName("bridge")) + """
 
                 entitlements: [com.apple.developer.usernotifications.filtering]
                 routes:
@@ -39,7 +37,7 @@ struct MonitorCommandTests {
                   http: "127.0.0.1:\(http)"
                 """)
             let watcher = try await StatsWatcher.start(broker)
-            let bridge = try MonitoredBinary.run(config: config)
+            let bridge = try PushbridgeBinary.run(configFile: config)
             do {
                 try await waitUntilReady(port: http, timeout: .seconds(30))
             } catch {
@@ -51,13 +49,13 @@ struct MonitorCommandTests {
             try sender.publish("\(p)/door/front", #"{"who":"Test","test":true}"#)
             for _ in 0..<2 { try sender.publish("\(p)/sensor/kitchen", #"{"t":20}"#) }
             try await watcher.waitFor("6 finished") { count($0, "totals", "received") == 6 && count($0, "in_flight") == 0 }
-            return Running(broker: broker, dir: dir, config: config, prefix: p, bridge: bridge, watcher: watcher)
+            return Running(broker: broker, config: config, prefix: p, bridge: bridge, watcher: watcher)
         }
 
-        private init(broker: TestBroker, dir: BridgeDirectory, config: String, prefix: String, bridge: ManagedProcess,
+        private init(broker: TestBroker, config: String, prefix: String, bridge: ManagedProcess,
                      watcher: StatsWatcher) {
-            (self.broker, self.dir, self.config, self.prefix, self.bridge, self.watcher)
-                = (broker, dir, config, prefix, bridge, watcher)
+            (self.broker, self.config, self.prefix, self.bridge, self.watcher)
+                = (broker, config, prefix, bridge, watcher)
         }
 
         deinit { bridge.send(SIGKILL) }
@@ -79,9 +77,9 @@ struct MonitorCommandTests {
     @Test("monitor --once --json prints the current snapshot JSON")
     func onceJSON() async throws {
         let running = try await Running.start()
-        let result = try await ManagedProcess.run(try MonitoredBinary.located(),
+        let result = try await ManagedProcess.run(try PushbridgeBinary.located(),
                                                   ["monitor", "--once", "--json", "-c", running.config],
-                                                  environment: MonitoredBinary.environment, timeout: .seconds(30))
+                                                  environment: PushbridgeBinary.environment, timeout: .seconds(30))
         await running.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let snapshot = try decodeJSON(Array(result.stdout.utf8))
@@ -99,9 +97,9 @@ struct MonitorCommandTests {
     @Test("monitor --once prints the table with a row per topic")
     func onceTable() async throws {
         let running = try await Running.start()
-        var env = MonitoredBinary.environment
+        var env = PushbridgeBinary.environment
         env["COLUMNS"] = "160"
-        let result = try await ManagedProcess.run(try MonitoredBinary.located(), ["monitor", "--once", "-c", running.config],
+        let result = try await ManagedProcess.run(try PushbridgeBinary.located(), ["monitor", "--once", "-c", running.config],
                                                   environment: env, timeout: .seconds(30))
         await running.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")
@@ -122,7 +120,7 @@ struct MonitorCommandTests {
         let socket = uniqueName("pbmon")
         let tmux = Tmux(socket: socket)
         defer { tmux.killServer() }
-        let command = "\(try MonitoredBinary.located()) monitor -c \(running.config)"
+        let command = "\(try PushbridgeBinary.located()) monitor -c \(running.config)"
         try tmux.run(["new-session", "-d", "-s", "mon", "-x", "120", "-y", "30", command])
 
         let front = "\(running.prefix)/door/front"
@@ -203,7 +201,7 @@ struct Tmux {
             throw ProcessError(description: "posix_spawn_file_actions_addclosefrom_np is unavailable (glibc < 2.34?)")
         }
         let argv = (["/usr/bin/tmux"] + args).map { strdup($0) } + [nil]
-        let envp = MonitoredBinary.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = PushbridgeBinary.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         // No signal blocked in the child (this thread, a libdispatch worker, blocks them all).
         var attributes = posix_spawnattr_t()

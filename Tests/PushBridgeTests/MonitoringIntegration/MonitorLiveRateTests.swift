@@ -16,14 +16,14 @@ struct MonitorLiveRateTests {
         let sending = Task {
             for i in 0..<200 where !Task.isCancelled {
                 _ = try? sender.publish(topic, "{\"t\":\(i)}", qos: 0)
-                try? await Task.sleep(for: .milliseconds(40))
+                try? await Task.sleep(for: .milliseconds(40))  // the steady rate under test (25/s)
             }
         }
         // The topic is in the stats before the monitor starts.
         try await running.watcher.waitFor("the attic topic counted") { count($0, "topics", topic, "received") >= 5 }
-        var env = MonitoredBinary.environment
+        var env = PushbridgeBinary.environment
         env["COLUMNS"] = "200"
-        let result = try await ManagedProcess.run(try MonitoredBinary.located(), ["monitor", "--once", "-c", running.config],
+        let result = try await ManagedProcess.run(try PushbridgeBinary.located(), ["monitor", "--once", "-c", running.config],
                                                   environment: env, timeout: .seconds(30))
         sending.cancel()
         _ = await sending.value
@@ -48,10 +48,10 @@ struct MonitorLiveRateTests {
         let dead = try LoopbackPorts.free()
         let text = try String(contentsOfFile: running.config, encoding: .utf8)
             .replacingOccurrences(of: #"http: "127.0.0.1:\d+""#, with: "http: \"127.0.0.1:\(dead)\"", options: .regularExpression)
-        let config = try running.dir.write("monitor.yml", text)
-        var env = MonitoredBinary.environment
+        let config = try writeTempFile(text, name: "monitor.yml")
+        var env = PushbridgeBinary.environment
         env["COLUMNS"] = "160"
-        let result = try await ManagedProcess.run(try MonitoredBinary.located(), ["monitor", "--once", "-c", config],
+        let result = try await ManagedProcess.run(try PushbridgeBinary.located(), ["monitor", "--once", "-c", config],
                                                   environment: env, timeout: .seconds(30))
         await running.stop()
         #expect(result.status == 0, "stderr: \(result.stderr)")

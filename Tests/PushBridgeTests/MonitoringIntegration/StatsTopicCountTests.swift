@@ -65,10 +65,9 @@ struct StatsTopicCountTests {
     @Test("every outcome is counted per topic, per route and in total; the invariant holds in every snapshot")
     func outcomesAreCounted() async throws {
         let broker = try TestBroker()
-        let dir = try BridgeDirectory()
         let p = uniqueName("mt")
         let clientID = uniqueName("bridge")
-        let child = try dir.write("child.py", Self.child)
+        let child = try writeTempFile(Self.child, name: "child.py")
 
         // A subscription left in the bridge's persistent session by an earlier run (e.g. a
         // route since removed): the broker still delivers it, and no route matches.
@@ -109,7 +108,7 @@ struct StatsTopicCountTests {
         let last = try await watcher.waitFor("all 16 messages finished") {
             count($0, "totals", "received") == 16 && count($0, "in_flight") == 0
         }
-        await bridge.stop()
+        try await bridge.stop()
 
         // Totals: every counter, exactly.
         let expectedTotals = ["received": 16, "delivered": 7, "suppressed": 2, "not_displayed": 2, "rejected": 3,

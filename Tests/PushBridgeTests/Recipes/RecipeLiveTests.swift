@@ -51,7 +51,7 @@ struct RecipeLiveTests {
         let retained = samples.filter(\.retain)
         let live = samples.filter { !$0.retain }
 
-        let broker = try withUnblockedSignals { try TestBroker() }
+        let broker = try TestBroker()
         let observer = try await TestClient.connected(to: broker, subscriptions: [
             MQTTSubscription(filter: "display/#", qos: 1), MQTTSubscription(filter: "pushbridge/stats", qos: 1),
         ])
@@ -61,15 +61,12 @@ struct RecipeLiveTests {
             observer.publishedMids.count == retained.count
         }
 
-        var environment = MonitoredBinary.environment
+        var environment = PushbridgeBinary.environment
         environment["MQTT_HOST"] = "127.0.0.1"
         environment["MQTT_PORT"] = String(broker.port)
         environment["PUSHBRIDGE_CLIENT_ID"] = uniqueName("recipe")
         environment["TZ"] = zone
-        let bridge = try withUnblockedSignals {
-            try ManagedProcess(try MonitoredBinary.located(), ["run", "-c", dir.appendingPathComponent("bridge.yml").path],
-                               environment: environment)
-        }
+        let bridge = try PushbridgeBinary.run(configFile: dir.appendingPathComponent("bridge.yml").path, environment: environment)
         // The bridge has subscribed when it has decided every retained sample the broker replayed.
         func decided() -> (received: Int, inFlight: Int) {
             guard let last = observer.messages.last(where: { $0.topic == "pushbridge/stats" }),

@@ -18,8 +18,9 @@ final class ReplicaSet: Sendable {
     let prefix: String
     /// Client id of replica `i` is `<base>-<i>`.
     let clientBase: String
-    /// One config file per replica.
+    /// One config file per replica (from `writeTempFile`).
     let configs: [String]
+    /// The replicas' journals.
     let directory: String
     private let processes: Mutex<[ManagedProcess?]>
 
@@ -37,11 +38,9 @@ final class ReplicaSet: Sendable {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         var configs: [String] = []
         for i in 0..<count {
-            let path = "\(directory)/bridge-\(i).yml"
-            try Self.config(broker: broker, mode: mode, index: i, count: count, prefix: prefix,
-                            clientID: "\(clientBase)-\(i)", journal: "\(directory)/journal-\(i)")
-                .write(toFile: path, atomically: true, encoding: .utf8)
-            configs.append(path)
+            configs.append(try writeTempFile(Self.config(broker: broker, mode: mode, index: i, count: count, prefix: prefix,
+                                                         clientID: "\(clientBase)-\(i)", journal: "\(directory)/journal-\(i)"),
+                                             name: "bridge-\(i).yml"))
         }
         self.configs = configs
         processes = Mutex(Array(repeating: nil, count: count))
@@ -55,15 +54,7 @@ final class ReplicaSet: Sendable {
     static func config(broker: TestBroker, mode: Mode, index: Int, count: Int, prefix: String,
                        clientID: String, journal: String) -> String {
         let share = mode == .share ? "\n    share: pushbridge" : ""
-        var text = """
-            broker:
-              host: 127.0.0.1
-              port: \(broker.port)
-              client_id: \(clientID)
-              keepalive: 10s
-              clean_start: false
-              session_expiry: 1h
-              reconnect: {min: 100ms, max: 400ms}
+        var text = brokerSection(broker, clientID: clientID, extra: "clean_start: false\nsession_expiry: 1h") + """
             entitlements: [com.apple.developer.usernotifications.filtering]
             routes:
               - name: stream
@@ -98,9 +89,9 @@ final class ReplicaSet: Sendable {
         return text
     }
 
-    /// Starts replica `i` and waits until it has connected.
+    /// Starts replica `i` and waits until its two subscriptions are in place on the broker.
     func start(_ i: Int) async throws {
-        let p = try await FaultSupport.startBridge(config: configs[i])
+        let p = try await PushbridgeBinary.start(configFile: configs[i], broker: broker, subscriptions: 2)
         processes.withLock { $0[i] = p }
     }
 

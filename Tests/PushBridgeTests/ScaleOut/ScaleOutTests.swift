@@ -98,16 +98,16 @@ struct ScaleOutTests {
     func checkOnTheReplicaConfigs() async throws {
         let broker = try Self.broker()
         let shared = try ReplicaSet(broker: broker, mode: .share)
-        let warned = try await ManagedProcess.run(FaultSupport.binary, ["check", "-c", shared.configs[0]])
+        let warned = try await ManagedProcess.run(PushbridgeBinary.path, ["check", "-c", shared.configs[0]])
         #expect(warned.status == 0 && warned.exitedNormally, "\(warned.stderr)")
         let warnings = warned.stderr.split(separator: "\n").filter { $0.contains(": warning: ") }
         #expect(warnings.count == 1, "\(warned.stderr)")
-        #expect(warnings.first?.hasPrefix("\(shared.configs[0]):21:5: warning: route 'report' subscribes with 'share: pushbridge' and filter 'once-per-topic' (dedupe, line 27)") == true,
+        #expect(warnings.first?.hasPrefix("\(shared.configs[0]):22:5: warning: route 'report' subscribes with 'share: pushbridge' and filter 'once-per-topic' (dedupe, line 28)") == true,
                 "\(warned.stderr)")
         #expect(warned.stdout.contains("partition: off"))
 
         let partitioned = try ReplicaSet(broker: broker, mode: .partition)
-        let ok = try await ManagedProcess.run(FaultSupport.binary, ["check", "-c", partitioned.configs[2]])
+        let ok = try await ManagedProcess.run(PushbridgeBinary.path, ["check", "-c", partitioned.configs[2]])
         #expect(ok.status == 0 && !ok.stderr.contains("warning"), "\(ok.stderr)")
         #expect(ok.stdout.contains("partition: index=2 count=3"))
 
@@ -115,18 +115,18 @@ struct ScaleOutTests {
         let topic = partitioned.streamTopic(7)
         let owner = Partition.owner(of: topic, count: 3)
         let other = (owner + 1) % 3
-        let skipped = try await ManagedProcess.run(FaultSupport.binary, ["try", "-c", partitioned.configs[other], "-t", topic, "-m", "5"])
+        let skipped = try await ManagedProcess.run(PushbridgeBinary.path, ["try", "-c", partitioned.configs[other], "-t", topic, "-m", "5"])
         #expect(skipped.status == 0 && skipped.stderr.contains("note: with partition index=\(other) count=3 this bridge skips '\(topic)' (partition_skipped); index \(owner) handles it"),
                 "\(skipped.stderr)")
         #expect(skipped.stdout.contains("delivered"), "\(skipped.stdout)")
-        let owned = try await ManagedProcess.run(FaultSupport.binary, ["try", "-c", partitioned.configs[owner], "-t", topic, "-m", "5"])
+        let owned = try await ManagedProcess.run(PushbridgeBinary.path, ["try", "-c", partitioned.configs[owner], "-t", topic, "-m", "5"])
         #expect(owned.status == 0 && !owned.stderr.contains("note:"), "\(owned.stderr)")
 
-        let both = try FaultSupport.writeTemp(String(contentsOfFile: shared.configs[0], encoding: .utf8)
+        let both = try writeTempFile(String(contentsOfFile: shared.configs[0], encoding: .utf8)
             + "partition: {index: 0, count: 3}\n")
-        let refused = try await ManagedProcess.run(FaultSupport.binary, ["check", "-c", both])
+        let refused = try await ManagedProcess.run(PushbridgeBinary.path, ["check", "-c", both])
         #expect(refused.status == 2, "\(refused.stderr)")
-        #expect(refused.stderr.contains("\(both):39:1: error: 'partition' and 'share' cannot be combined"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("\(both):40:1: error: 'partition' and 'share' cannot be combined"), "\(refused.stderr)")
     }
 
     @Test("partition: a replica SIGKILLed mid-stream and back 5 s later delivers its topics' messages, nothing lost; the others never pause",
@@ -147,6 +147,8 @@ struct ScaleOutTests {
 
         // ~7 s of paced traffic: 30 messages every 140 ms.
         let stream = Task { try await publishStream(publisher, topics: topics, perTopic: perTopic, batch: 30, pause: .milliseconds(140)) }
+        // The scenario's timeline (not a synchronisation): kill one replica 1 s into the
+        // stream and keep it down 5 s while its topics keep coming.
         try await Task.sleep(for: .seconds(1))
         await set.kill(victim)
         let killedAt = Date().timeIntervalSince1970

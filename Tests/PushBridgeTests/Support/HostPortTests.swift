@@ -65,10 +65,8 @@ let ipv6LoopbackAvailable: Bool = {
         let reply = try rawHTTP("GET", "/healthz", port: port, host: "::1")
         #expect(reply.status == 200 && reply.body == "ok")
 
-        let file = NSTemporaryDirectory() + "hostport-\(getpid())-\(port).yml"
-        try yaml.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let health = try ChildProcess(pushbridgeBinary, ["health", "-c", file], environment: sanitizerEnvironment)
+        let file = try writeTempFile(yaml)
+        let health = try ChildProcess(PushbridgeBinary.path, ["health", "-c", file], environment: PushbridgeBinary.environment)
         #expect(health.waitSync(timeout: .seconds(20)).map(ChildProcess.exitCode) == 0)
     }
 }

@@ -27,6 +27,8 @@ final class ManagedProcess: Sendable {
     private let child: ChildProcess
     private let output = Mutex<(out: [UInt8], err: [UInt8])>(([], []))
     private let readersDone = DispatchGroup()
+    /// Standard error, line by line as it arrives: `try await p.errorLines.waitFor(line: "connected to")`.
+    let errorLines = LogCollector()
 
     /// Starts `executable` with `arguments`; `stdin` bytes (if any) are written then closed.
     init(_ executable: String, _ arguments: [String] = [], environment: [String: String]? = nil,
@@ -75,12 +77,20 @@ final class ManagedProcess: Sendable {
         // A plain thread (not the GCD pool): it blocks for the life of the process.
         Thread.detachNewThread { [self] in
             var buffer = [UInt8](repeating: 0, count: 65_536)
+            var partial: [UInt8] = []   // stderr bytes after the last newline
             while true {
                 let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 output.withLock { isError ? $0.err.append(contentsOf: buffer[0..<n]) : $0.out.append(contentsOf: buffer[0..<n]) }
+                guard isError else { continue }
+                partial.append(contentsOf: buffer[0..<n])
+                while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+                    errorLines.append(String(decoding: partial[..<newline], as: UTF8.self))
+                    partial.removeSubrange(...newline)
+                }
             }
+            if !partial.isEmpty { errorLines.append(String(decoding: partial, as: UTF8.self)) }
             close(fd)
             readersDone.leave()
         }
@@ -145,17 +155,5 @@ final class ManagedProcess: Sendable {
             let text = (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? ""
             throw ProcessError(description: "\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(text)")
         }
-    }
-}
-
-/// Waits until `condition` holds, checking every 10 ms; throws after `timeout`.
-func eventually(_ what: @autoclosure () -> String = "condition", timeout: Duration = .seconds(10),
-                _ condition: () throws -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while try !condition() {
-        if ContinuousClock.now >= deadline {
-            throw ProcessError(description: "timed out after \(timeout) waiting for \(what())")
-        }
-        try await Task.sleep(for: .milliseconds(10))
     }
 }

@@ -114,6 +114,18 @@ final class TestBroker: Sendable {
     /// The broker's log so far.
     var log: String { (try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "" }
 
+    /// Every subscription the broker has installed since its directory was made, oldest
+    /// first, from its log: mosquitto logs `<time>: <client id> <qos> <filter>` for each
+    /// filter of a SUBSCRIBE once the subscription is in place, before it sends the SUBACK.
+    /// Wait for one with `eventually { broker.subscriptions().contains { … } }`.
+    func subscriptions() -> [(clientID: String, qos: Int, filter: String)] {
+        log.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ")
+            guard parts.count == 4, parts[0].hasSuffix(":"), let qos = Int(parts[2]), (0...2).contains(qos) else { return nil }
+            return (String(parts[1]), qos, String(parts[3]))
+        }
+    }
+
     // MARK: setup
 
     private static func writeConfig(_ o: Options, directory: String, port: Int, tlsPort: Int?) throws {
@@ -125,6 +137,7 @@ final class TestBroker: Sendable {
             "autosave_interval 0",
             "max_queued_messages 100000",
             "log_type error", "log_type warning", "log_type notice", "log_type information",
+            "log_type subscribe",   // `subscriptions()`: a test waits for a SUBSCRIBE, never sleeps
             "connection_messages true",
             "listener \(port) 127.0.0.1",
         ]

@@ -16,25 +16,21 @@ final class TestClient: Sendable {
         var logs: [(LogLevel, String)] = []
     }
 
-    /// Holds the record so the handlers can capture it (a `Mutex` itself cannot be captured).
-    private final class RecordBox: Sendable {
-        let record = Mutex(Record())
-    }
-
     let client: MQTTClient
-    private let box: RecordBox
+    /// Every change wakes the waits (`waitForMessages`, `waitForEvent`): none of them polls.
+    private let record: Watched<Record>
 
     /// A client (not started) for `broker`, with a unique client id unless one is given.
     init(broker: TestBroker? = nil, options: MQTTClientOptions) throws {
-        let box = RecordBox()
-        self.box = box
+        let record = Watched(Record())
+        self.record = record
         var options = options
         if let broker, options.port == 1883 { options.port = broker.port }
         client = try MQTTClient(options: options, handlers: MQTTClientHandlers(
-            onMessage: { m in box.record.withLock { $0.messages.append(m) } },
-            onPublished: { mid in box.record.withLock { $0.published.append(mid) } },
-            onConnection: { e in box.record.withLock { $0.events.append(e) } },
-            log: { level, line in box.record.withLock { $0.logs.append((level, line)) } }))
+            onMessage: { m in record.update { $0.messages.append(m) } },
+            onPublished: { mid in record.update { $0.published.append(mid) } },
+            onConnection: { e in record.update { $0.events.append(e) } },
+            log: { level, line in record.update { $0.logs.append((level, line)) } }))
     }
 
     deinit {
@@ -65,10 +61,10 @@ final class TestClient: Sendable {
     /// Stops the client (flushes QoS>0 publishes for up to `flushTimeout`).
     func stop(flushTimeout: Duration = .seconds(5)) { client.stop(flushTimeout: flushTimeout) }
 
-    var messages: [InboundMessage] { box.record.withLock { $0.messages } }
-    var events: [ConnectionEvent] { box.record.withLock { $0.events } }
-    var publishedMids: [Int32] { box.record.withLock { $0.published } }
-    var logLines: [String] { box.record.withLock { $0.logs.map { "\($0.0.rawValue) \($0.1)" } } }
+    var messages: [InboundMessage] { record.value.messages }
+    var events: [ConnectionEvent] { record.value.events }
+    var publishedMids: [Int32] { record.value.published }
+    var logLines: [String] { record.value.logs.map { "\($0.0.rawValue) \($0.1)" } }
 
     /// Publishes (see `MQTTClient.publish`).
     @discardableResult
@@ -79,9 +75,21 @@ final class TestClient: Sendable {
     }
 
     /// Waits for at least `count` messages in total and returns them all.
+    @discardableResult
     func waitForMessages(count: Int, timeout: Duration = .seconds(10)) async throws -> [InboundMessage] {
-        try await eventually("\(count) message(s), have \(messages.count)", timeout: timeout) { messages.count >= count }
-        return messages
+        try await record.wait(for: "\(count) message(s), have \(messages.count)", timeout: timeout) {
+            $0.messages.count >= count
+        }.messages
+    }
+
+    /// Waits until the messages received so far satisfy `condition` (checked on every
+    /// message, on the client's network thread: keep it cheap); returns them all.
+    @discardableResult
+    func waitForMessages(_ what: @autoclosure () -> String, timeout: Duration = .seconds(10),
+                         until condition: @escaping @Sendable ([InboundMessage]) -> Bool) async throws -> [InboundMessage] {
+        try await record.wait(for: "\(what()); have \(messages.map(\.topic).suffix(20))", timeout: timeout) {
+            condition($0.messages)
+        }.messages
     }
 
     func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
@@ -93,8 +101,8 @@ final class TestClient: Sendable {
     }
 
     /// Waits until an event satisfying `match` has been recorded.
-    func waitForEvent(timeout: Duration = .seconds(10), _ match: @escaping (ConnectionEvent) -> Bool) async throws {
-        try await eventually("event; have \(events)", timeout: timeout) { events.contains(where: match) }
+    func waitForEvent(timeout: Duration = .seconds(10), _ match: @escaping @Sendable (ConnectionEvent) -> Bool) async throws {
+        try await record.wait(for: "event; have \(events)", timeout: timeout) { $0.events.contains(where: match) }
     }
 }
 

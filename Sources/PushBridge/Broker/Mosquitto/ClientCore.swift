@@ -29,6 +29,12 @@ final class ClientCore: Sendable {
     let readsPaused = Atomic<Bool>(false)
     /// MQTT 5 topic aliases of our QoS 0 publishes, per connection.
     let topicAliases: TopicAliases
+    /// Signalled once by the network thread when it has seen `readsPaused` between two turns
+    /// (the read batch in progress, with its callbacks and `onReadsDone`, is over).
+    let readsPausedSeen = DispatchSemaphore(value: 0)
+    let readsPausedSignalled = Atomic<Bool>(false)
+    /// The executable's socket buffers, for a client on our own loop (`nil`: packet by packet).
+    let socketBuffers: SocketBufferHooks?
     /// Set once in `init`; `nil` only while `init` runs.
     private let handleBox: HandleBox
     private let minimumLibraryLevel: LogLevel
@@ -50,12 +56,14 @@ final class ClientCore: Sendable {
         self.state = Mutex(ClientState(desired: options.subscriptions))
         self.minimumLibraryLevel = options.libraryLogLevel ?? .error
         // TLS keeps libmosquitto's own loop and wake-up (see NetworkThread.swift).
-        self.wakeup = LoopWakeup(enabled: options.tls == nil)
         self.topicAliases = TopicAliases(enabled: options.protocolVersion == .v5 && options.topicAliases)
+        let wakeup = LoopWakeup(enabled: options.tls == nil)
+        self.wakeup = wakeup
+        self.socketBuffers = wakeup.isAvailable ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque(),
-                                         muteWakePair: wakeup.isAvailable)
+                                         buffers: socketBuffers)
         handleBox.handle = handle
         try handle.configure(options)
         let forwardLogs = options.libraryLogLevel.map { $0 <= .debug || options.tls != nil } ?? false

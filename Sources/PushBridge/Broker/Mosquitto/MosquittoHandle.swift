@@ -1,5 +1,4 @@
 import CMosquitto
-import CSocketBuffers
 import Foundation
 
 /// Owns one libmosquitto client (`struct mosquitto *`) and destroys it in `deinit`.
@@ -10,23 +9,23 @@ import Foundation
 /// take the library's own mutexes; connect and loop run only on our network thread.
 final class MosquittoHandle: @unchecked Sendable {
     let raw: OpaquePointer
+    /// The muted write end of libmosquitto's wake-up socket pair, or -1.
+    let mutedWakeFD: Int32
 
     /// A new client for `clientID`, calling back with `context` as `userdata`.
     ///
     /// `context` must outlive the handle (the owner keeps both alive together).
-    /// `muteWakePair`: the client runs on our own loop, which never reads libmosquitto's
-    /// wake-up socket pair; its one-byte write per queued packet is then answered without a
-    /// system call (CSocketBuffers), until `mosquitto_destroy` closes the pair.
+    /// `buffers`: the client runs on our own loop, which never reads libmosquitto's wake-up
+    /// socket pair; its one-byte write per queued packet is then answered without a system
+    /// call (SocketBufferHooks), until `mosquitto_destroy` closes the pair.
     init(clientID: String, cleanStart: Bool, context: UnsafeMutableRawPointer,
-         muteWakePair: Bool = false) throws(MQTTError) {
+         buffers: SocketBufferHooks? = nil) throws(MQTTError) {
         MosquittoHandle.initializeLibrary
         guard !clientID.isEmpty else { throw .invalidOption("client id must not be empty") }
-        if muteWakePair { pb_socketpair_capture_begin() }
+        buffers?.captureBegin()
         let made = mosquitto_new(clientID, cleanStart, context)
-        if muteWakePair {
-            let writeEnd = pb_socketpair_capture_end()
-            if made != nil, writeEnd >= 0 { _ = pb_mute_writes(writeEnd) }
-        }
+        let writeEnd = buffers?.captureEnd() ?? -1
+        mutedWakeFD = made != nil && writeEnd >= 0 && buffers?.mute(writeEnd) == 0 ? writeEnd : -1
         guard let raw = made else {
             // mosquitto_new sets errno: EINVAL for bad arguments, ENOMEM otherwise.
             throw .invalidOption("cannot create client '\(clientID)': \(String(cString: strerror(errno)))")

@@ -1,5 +1,4 @@
 import CMosquitto
-import CSocketBuffers
 import Foundation
 
 /// The client's own network loop, run on a dedicated thread.
@@ -56,16 +55,17 @@ extension ClientCore {
                     // stop() may have run between its DISCONNECT and this new socket.
                     _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
                 }
-                // Our loop reads and writes the socket through per-thread buffers (CSocketBuffers):
-                // one read(2) and one write(2) per batch instead of three reads per packet and a
-                // write per packet. Detached below (or by libmosquitto's close), before the
-                // descriptor number can be reused.
-                if ownLoop, pb_readahead_attach(mosquitto_socket(handle.raw)) != 0 {
+                // Our loop reads and writes the socket through per-thread buffers when the
+                // executable lent them (SocketBufferHooks): one read(2) and one write(2) per batch
+                // instead of three reads per packet and a write per packet. Detached below (or by
+                // libmosquitto's close), before the descriptor number can be reused.
+                if let buffers = socketBuffers, buffers.attach(mosquitto_socket(handle.raw)) != 0 {
                     log(.warning, "no memory for the socket buffers; reading and writing packet by packet")
                 }
                 var stopSeen: ContinuousClock.Instant? = nil
                 repeat {
                     if readsPaused.load(ordering: .acquiring) {
+                        if !readsPausedSignalled.exchange(true, ordering: .acquiringAndReleasing) { readsPausedSeen.signal() }
                         ended = writeOnlyTurn(ownLoop: ownLoop)
                     } else {
                         ended = ownLoop ? serviceTurn() : libraryTurn()
@@ -74,7 +74,7 @@ extension ClientCore {
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
                     if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
                 } while ended.isSuccess
-                pb_readahead_detach()
+                socketBuffers?.detach()
             }
             let reason = ended.description
             let (accepted, refusal) = state.withLock { s in
@@ -95,6 +95,7 @@ extension ClientCore {
             }
             _ = wake.wait(timeout: .now() + delay.dispatchInterval)
         }
+        if let buffers = socketBuffers { log(.debug, buffers.summary(mutedFD: handle.mutedWakeFD)) }
         finished.signal()
     }
 
@@ -107,12 +108,12 @@ extension ClientCore {
         let raw = handle.raw
         let fd = mosquitto_socket(raw)
         guard fd >= 0 else { return .noConnection }
-        let wantsWrite = mosquitto_want_write(raw) || pb_writebehind_pending() > 0
+        let wantsWrite = mosquitto_want_write(raw) || pendingWrites > 0
         let socketEvents = Int16(POLLIN) | (wantsWrite ? Int16(POLLOUT) : 0)
         var fds = [pollfd(fd: fd, events: socketEvents, revents: 0),
                    pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
         // Bytes already in the read-ahead buffer are invisible to poll: do not wait then.
-        let buffered = pb_readahead_buffered() > 0
+        let buffered = bufferedReads > 0
         let ready = poll(&fds, 2, buffered ? 0 : Self.loopTimeoutMilliseconds)
         if ready < 0 { return errno == EINTR ? .success : .errno }
         if fds[1].revents != 0 { wakeup.drain() }
@@ -138,7 +139,7 @@ extension ClientCore {
         let raw = handle.raw
         let fd = mosquitto_socket(raw)
         guard fd >= 0 else { return .noConnection }
-        let pending = ownLoop && pb_writebehind_pending() > 0
+        let pending = ownLoop && pendingWrites > 0
         let wantsWrite = mosquitto_want_write(raw) || pending
         var fds = [pollfd(fd: fd, events: wantsWrite ? Int16(POLLOUT) : 0, revents: 0),
                    pollfd(fd: ownLoop ? wakeup.fd : -1, events: Int16(POLLIN), revents: 0)]
@@ -151,15 +152,15 @@ extension ClientCore {
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
 
-    /// Writes what is queued through the write-behind buffer: libmosquitto writes each packet
-    /// with its own write(2); the buffer (CSocketBuffers) collects them and sends the batch
-    /// with one. Bytes a full socket did not take go first, before libmosquitto may write
-    /// anything more.
+    /// Writes what is queued, through the write-behind buffer when lent: libmosquitto writes
+    /// each packet with its own write(2); the buffer collects them and sends the batch with
+    /// one. Bytes a full socket did not take go first, before libmosquitto may write more.
     private func writeBatch(_ fd: Int32) -> MosquittoCode {
-        if pb_writebehind_pending() > 0, settle(pb_writebehind_flush(), fd) { return .success }
-        pb_writebehind_begin()
+        guard let buffers = socketBuffers else { return MosquittoCode(mosquitto_loop_write(handle.raw, 1)) }
+        if buffers.pending() > 0, settle(buffers.endWrites(), fd) { return .success }  // a flush
+        buffers.beginWrites()
         let written = MosquittoCode(mosquitto_loop_write(handle.raw, 1))
-        _ = settle(pb_writebehind_end(), fd)
+        _ = settle(buffers.endWrites(), fd)
         return written
     }
 

@@ -1,0 +1,99 @@
+import Synchronization
+
+/// Socket buffers an executable lends the network threads: read-ahead, write-behind and a
+/// muted wake-up pair for clients on our own loop (NetworkThread.swift).
+///
+/// The library defines no C library symbol itself. The `pushbridge` executable links
+/// `Sources/CSocketBuffers`, which replaces `read`, `write`, `close` and `socketpair` for
+/// that program only, and installs its functions here at start (`install`). Without them
+/// (any other program linking PushBridge, a sanitizer build, another libmosquitto) every
+/// packet is read with three `read(2)` and written with one `write(2)`, as libmosquitto does.
+///
+/// The fields are C function pointers with the meaning of the same-named `pb_*` functions
+/// in `socketbuffers.h`, all about the calling thread's attached socket.
+public struct SocketBufferHooks: Sendable {
+    public var attach: @convention(c) (Int32) -> Int32
+    public var detach: @convention(c) () -> Void
+    public var buffered: @convention(c) () -> Int
+    public var beginWrites: @convention(c) () -> Void
+    public var endWrites: @convention(c) () -> Int32
+    public var pending: @convention(c) () -> Int
+    public var captureBegin: @convention(c) () -> Void
+    public var captureEnd: @convention(c) () -> Int32
+    public var mute: @convention(c) (Int32) -> Int32
+    public var counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void
+    public var mutedWrites: @convention(c) (Int32) -> UInt
+
+    /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
+    /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
+    /// same), `_pending`, `pb_socketpair_capture_begin`, `_end`, `pb_mute_writes`,
+    /// `pb_socketbuffers_counts` and `pb_muted_writes`.
+    public init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
+                buffered: @convention(c) () -> Int, beginWrites: @convention(c) () -> Void,
+                endWrites: @convention(c) () -> Int32, pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
+                captureEnd: @convention(c) () -> Int32, mute: @convention(c) (Int32) -> Int32,
+                counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void,
+                mutedWrites: @convention(c) (Int32) -> UInt) {
+        self.attach = attach
+        self.detach = detach
+        self.buffered = buffered
+        self.beginWrites = beginWrites
+        self.endWrites = endWrites
+        self.pending = pending
+        self.captureBegin = captureBegin
+        self.captureEnd = captureEnd
+        self.mute = mute
+        self.counts = counts
+        self.mutedWrites = mutedWrites
+    }
+
+    /// The libmosquitto versions whose read and write pattern the buffers were checked
+    /// against (lib/packet_mosq.c, lib/net_mosq.c, lib/loop.c of 2.0.11: three reads per
+    /// packet, one write per packet, one byte on the wake-up pair per queued packet, the pair
+    /// made in `mosquitto_new`).
+    static let checkedLibraryVersions: Set<String> = ["2.0.11"]
+
+    private static let installed = Mutex<(hooks: SocketBufferHooks?, refusal: String?)>((nil, nil))
+
+    /// Lends `hooks` to every client made from now on, when the linked libmosquitto is one
+    /// they were checked against (otherwise the first client logs why at debug, once).
+    /// Call it at start, before any client exists.
+    public static func install(_ hooks: SocketBufferHooks) {
+        let version = mosquittoLibraryVersion()
+        if checkedLibraryVersions.contains(version) {
+            installed.withLock { $0 = (hooks, nil) }
+        } else {
+            let checked = checkedLibraryVersions.sorted().joined(separator: ", ")
+            let refusal = "socket buffers off: checked against libmosquitto \(checked), this is \(version)"
+            installed.withLock { $0 = (nil, refusal) }
+        }
+    }
+
+    /// The hooks for a new client, or `nil`; a refusal is handed to `log` the first time.
+    static func forNewClient(log: (LogLevel, String) -> Void) -> SocketBufferHooks? {
+        let (hooks, refusal) = installed.withLock { s in
+            defer { s.refusal = nil }
+            return s
+        }
+        if let refusal { log(.debug, refusal) }
+        return hooks
+    }
+
+    /// What the calling (network) thread's buffers did over its life, for its log line at
+    /// stop: `socket buffers: 6000 reads in 40 read(2), 2000 writes in 35 write(2), 2000
+    /// wake-up writes muted`.
+    func summary(mutedFD: Int32) -> String {
+        var c = [UInt](repeating: 0, count: 4)
+        c.withUnsafeMutableBufferPointer { counts($0.baseAddress) }
+        let muted = mutedFD >= 0 ? mutedWrites(mutedFD) : 0
+        return "socket buffers: \(c[0]) reads in \(c[1]) read(2), \(c[2]) writes in \(c[3]) write(2), "
+            + "\(muted) wake-up writes muted"
+    }
+}
+
+extension ClientCore {
+    /// Bytes read ahead and not yet handed to libmosquitto (invisible to `poll`).
+    var bufferedReads: Int { socketBuffers?.buffered() ?? 0 }
+    /// Bytes written behind that the socket has not taken yet.
+    var pendingWrites: Int { socketBuffers?.pending() ?? 0 }
+}

@@ -1,0 +1,95 @@
+import CSocketBuffers
+import Foundation
+import Testing
+@testable import PushBridge
+
+/// The `pushbridge` executable really reads and writes libmosquitto's sockets through its
+/// socket buffers (Sources/CSocketBuffers, lent to the library by main.swift): the counts
+/// each network thread logs at stop (debug), for a burst through a real mosquitto.
+///
+/// Fails when the executable stops installing the buffers (no count line), when a link
+/// change loses the interposition of read/write (libmosquitto's calls no longer counted),
+/// or when the buffers stop saving system calls. Skipped where the buffers are off by
+/// design: a sanitizer build, or a libmosquitto they were not checked against.
+@Suite("Integration: socket buffers in the executable",
+       .enabled(if: pb_socketbuffers_active() != 0, "compiled out under a sanitizer"),
+       .enabled(if: SocketBufferHooks.checkedLibraryVersions.contains(mosquittoLibraryVersion()),
+                "not checked against libmosquitto \(mosquittoLibraryVersion())"))
+struct SocketBufferEffectTests {
+    /// One network thread's line: reads, read(2), writes, write(2), muted wake-up writes.
+    struct Counts {
+        var reads = 0, kernelReads = 0, writes = 0, kernelWrites = 0, muted = 0
+
+        static func + (a: Counts, b: Counts) -> Counts {
+            Counts(reads: a.reads + b.reads, kernelReads: a.kernelReads + b.kernelReads, writes: a.writes + b.writes,
+                   kernelWrites: a.kernelWrites + b.kernelWrites, muted: a.muted + b.muted)
+        }
+
+        /// Every `socket buffers: …` line of `log`, or nil when there is none.
+        static func parse(_ log: String) -> [Counts] {
+            log.split(separator: "\n").compactMap { line -> Counts? in
+                guard let range = line.range(of: "socket buffers: ") else { return nil }
+                let n = line[range.upperBound...].split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+                // "6000 reads in 40 read(2), 2000 writes in 35 write(2), 2000 wake-up writes muted"
+                guard n.count == 7 else { return nil }
+                return Counts(reads: n[0], kernelReads: n[1], writes: n[3], kernelWrites: n[4], muted: n[6])
+            }
+        }
+    }
+
+    @Test("a burst of 2000 QoS 0 messages: under half a read(2) and half a write(2) per message, wake-ups muted",
+          .timeLimit(.minutes(2)))
+    func burstThroughTheExecutable() async throws {
+        let broker = try TestBroker()
+        let prefix = uniqueName("buffers")
+        let config = try writeTempFile("""
+            broker:
+              host: 127.0.0.1
+              port: \(broker.port)
+              client_id: \(uniqueName("bridge"))
+              keepalive: 10s
+            routes:
+              - name: burst
+                topic: "\(prefix)/+"
+                qos: 0
+                input: text
+                alert:
+                  body: "{{ raw }}"
+            display:
+              topic: "display/{{ topic }}"
+              qos: 0
+            monitoring:
+              status_topic: null
+              stats_topic: null
+              log_level: debug
+
+            """)
+        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 0)])
+        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
+        let publisher = try await TestClient.connected(to: broker)
+        let sent = 2000
+        for n in 0..<sent { try publisher.publish("\(prefix)/t", "\(n)", qos: 0) }
+        // QoS 0 on loopback: all of them normally; the ratios below are per message displayed.
+        try await eventually("displays, have \(display.messages.count)", timeout: .seconds(60)) {
+            display.messages.count >= sent * 9 / 10
+        }
+        try await eventually("the last displays", timeout: .seconds(5)) { display.messages.count == sent }
+        let result = await bridge.terminate(grace: .seconds(30))
+        #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
+        let lines = Counts.parse(result.stderr)
+        try #require(!lines.isEmpty, "no socket buffers line: the executable did not lend the buffers; stderr: \(result.stderr.suffix(600))")
+        let total = lines.reduce(Counts(), +)
+        let displayed = Double(display.messages.count)
+        let summary = "\(lines.count) line(s): \(total), \(Int(displayed)) displayed"
+        // libmosquitto reads a packet with 3 reads (command, length, rest); counted, they show
+        // the interposition holds. What the buffers save: the read(2) and write(2) per packet.
+        #expect(Double(total.reads) >= 3 * displayed, "\(summary)")
+        #expect(Double(total.kernelReads) < 0.5 * displayed, "\(summary)")
+        #expect(Double(total.writes) >= displayed, "\(summary)")
+        #expect(Double(total.kernelWrites) < 0.5 * displayed, "\(summary)")
+        // One wake-up byte per queued display publish, none of them a system call.
+        #expect(Double(total.muted) >= displayed, "\(summary)")
+        publisher.stop()
+        display.stop()
+    }
+}
