@@ -66,7 +66,6 @@ import Testing
     }
 
     @Test func tlsWithAPrivateCA() async throws {
-        try await waitForDescriptorRoom()
         let broker = try TestBroker(.init(tls: true))
         let topic = uniqueName("tls")
         var o = TestClient.options(broker, subscriptions: [MQTTSubscription(filter: topic)])
@@ -84,7 +83,6 @@ import Testing
 
     @Test func tlsHostNameCheckAndTheInsecureOption() async throws {
         // The certificate names only "localhost": 127.0.0.1 fails the host name check.
-        try await waitForDescriptorRoom()
         let broker = try TestBroker(.init(tls: true, tlsNames: ["localhost"]))
         var o = TestClient.options(broker)
         o.port = try #require(broker.tlsPort)
@@ -106,7 +104,6 @@ import Testing
     }
 
     @Test func tlsWithAnUntrustedCAIsRefusedEvenWhenInsecure() async throws {
-        try await waitForDescriptorRoom()
         let broker = try TestBroker(.init(tls: true))
         let other = try TestBroker(.init(tls: true), start: false)  // a different CA
         var o = TestClient.options(broker)

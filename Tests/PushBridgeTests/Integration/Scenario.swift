@@ -16,7 +16,6 @@ struct Scenario: Sendable {
 
     /// Starts a broker (with `options`) and an observer on it.
     static func start(_ options: TestBroker.Options = .init(), version: MQTTProtocolVersion = .v5) async throws -> Scenario {
-        if options.tls { try await waitForDescriptorRoom() }
         let broker = try TestBroker(options)
         let ns = uniqueName("it")
         var o = TestClient.options(broker, version: version, subscriptions: [

@@ -55,11 +55,14 @@ final class ClientCore: Sendable {
         self.handlers = handlers
         self.state = Mutex(ClientState(desired: options.subscriptions))
         self.minimumLibraryLevel = options.libraryLogLevel ?? .error
-        // TLS keeps libmosquitto's own loop and wake-up (see NetworkThread.swift).
         self.topicAliases = TopicAliases(enabled: options.protocolVersion == .v5 && options.topicAliases)
-        let wakeup = LoopWakeup(enabled: options.tls == nil)
+        // Our own poll loop on TLS too: libmosquitto's `mosquitto_loop` uses select(2), which
+        // refuses a socket numbered 1024 or more. OpenSSL reads and writes the TLS socket
+        // itself, so the socket buffers are for plain TCP only.
+        let wakeup = LoopWakeup(enabled: true)
         self.wakeup = wakeup
-        self.socketBuffers = wakeup.isAvailable ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
+        self.socketBuffers = wakeup.isAvailable && options.tls == nil
+            ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque(),

@@ -18,17 +18,20 @@ import Foundation
 /// durable before the broker sees its PUBACK. (QoS 2 sends PUBREC before the callback and
 /// calls `on_message` at PUBREL: no better.)
 ///
-/// The loop itself: for a plain TCP connection we run our own turn (`serviceTurn`) around
+/// The loop itself: we run our own turn (`serviceTurn`) around
 /// libmosquitto's public steps `mosquitto_loop_read`, `mosquitto_loop_write` and
 /// `mosquitto_loop_misc`, with one `poll` on the socket and our `LoopWakeup` eventfd.
 /// `mosquitto_loop` costs a `pselect` and a read of its private wake-up socket pair per
 /// packet (2.0.11 reads one packet per call at QoS 0); ours reads every packet already
-/// waiting, writes what they queued in one write step, and polls once per batch. TLS keeps
-/// `mosquitto_loop` (`libraryTurn`): the handshake and TLS's own buffering live inside it.
+/// waiting, writes what they queued in one write step, and polls once per batch. TLS runs
+/// the same turn: `mosquitto_loop_read` goes on with a handshake in progress and reads while
+/// OpenSSL holds decrypted bytes, and `mosquitto_loop`'s `select` would refuse a socket
+/// numbered 1024 or more. `mosquitto_loop` (`libraryTurn`) remains only for a client whose
+/// eventfd could not be made.
 extension ClientCore {
-    /// How long one turn may wait in `poll` (our loop) or `select` (`mosquitto_loop`, TLS);
-    /// publish, subscribe and disconnect from other threads wake it early through
-    /// `LoopWakeup` (our loop) or libmosquitto's socket pair (TLS).
+    /// How long one turn may wait in `poll` (our loop) or `select` (`mosquitto_loop`, without
+    /// an eventfd); publish, subscribe and disconnect from other threads wake it early through
+    /// `LoopWakeup` (our loop) or libmosquitto's socket pair.
     static let loopTimeoutMilliseconds: Int32 = 1000
     /// How long the loop keeps running after stop, to write the DISCONNECT.
     static let disconnectGrace: Duration = .seconds(2)
