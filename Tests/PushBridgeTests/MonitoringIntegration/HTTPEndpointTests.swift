@@ -85,8 +85,11 @@ struct HTTPEndpointTests {
             try httpGet(port: http, path: "/readyz").status == 503
         }
         #expect(try httpGet(port: http, path: "/healthz").status == 200)
-        let metrics = PrometheusChecker(try httpGet(port: http, path: "/metrics").body)
-        #expect(metrics.samples.first { $0.name == "pushbridge_broker_connected" }?.value == 0)
+        // The gauge follows the connection event, logged just after the socket state /readyz reads.
+        try await eventually("pushbridge_broker_connected 0", timeout: .seconds(20)) {
+            let metrics = PrometheusChecker(try httpGet(port: http, path: "/metrics").body)
+            return metrics.samples.first { $0.name == "pushbridge_broker_connected" }?.value == 0
+        }
 
         try broker.start()
         try await waitUntilReady(port: http, timeout: .seconds(30))
