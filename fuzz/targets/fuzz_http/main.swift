@@ -17,13 +17,16 @@ import Foundation
 let stats: Stats = {
     let s = Stats(maxTopics: 16, version: "fuzz", startedAt: 1_700_000_000)
     s.setConnected(true)
-    s.setSubscribed(true)
     for topic in ["home/front/doorbell", "home/üñí/\u{1}", ""] { s.received(topic: topic) }
     return s
 }()
 
 let server: MetricsServer = {
-    do { return try MetricsServer(address: "127.0.0.1:0", stats: stats, perTopic: true) } catch {
+    do {
+        return try MetricsServer(address: "127.0.0.1:0",
+                                 metrics: { prometheusText(stats.snapshot(now: 1_700_000_100), perTopic: true) },
+                                 ready: { stats.snapshot(now: 1_700_000_100).connected })
+    } catch {
         fatalError("cannot start the metrics server: \(error)")
     }
 }()
