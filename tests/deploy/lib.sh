@@ -7,6 +7,8 @@
 DEPLOY_PIDS=()
 # shellcheck source=tests/lib/processes.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
+# shellcheck source=tests/lib/ports.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ports.sh"
 DEPLOY_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pushbridge-deploy.XXXXXX")
 DEV_PASSWORD_FILE="$PWD/compose/secrets/mqtt_password.txt"
 DEV_PASSWORD=$(head -n 1 "$DEV_PASSWORD_FILE")
@@ -26,23 +28,6 @@ fail() { # MESSAGE: print it, the logs, and exit 1
         tail -n 30 "$log" >&2
     done
     exit 1
-}
-
-free_port() { # a TCP port free on 127.0.0.1 right now, chosen below the kernel's ephemeral
-    # range (outgoing connections take ports from that range and could take it before the
-    # server binds it); 12000-19999 keeps clear of the Swift tests' 20000-31999 too.
-    python3 -c '
-import random, socket
-for _ in range(500):
-    p = random.randint(12000, 19999)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p)); print(p); break
-    except OSError:
-        pass
-    finally:
-        s.close()
-'
 }
 
 wait_for() { # SECONDS COMMAND...: run COMMAND every 0.1 s until it succeeds; 1 on timeout

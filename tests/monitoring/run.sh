@@ -21,6 +21,8 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/pushbridge-prom.XXXXXX")
 PIDS=()
 # shellcheck source=tests/lib/processes.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/processes.sh"
+# shellcheck source=tests/lib/ports.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/ports.sh"
 cleanup() {
     stop_pids "${PIDS[@]}"
     rm -rf "$TMP"
@@ -31,21 +33,6 @@ fail() {
     echo "monitoring: FAIL: $*" >&2
     for log in "$TMP"/*.log; do [ -f "$log" ] && { echo "--- $(basename "$log")" >&2; tail -n 20 "$log" >&2; }; done
     exit 1
-}
-
-free_port() {
-    python3 -c '
-import random, socket
-for _ in range(500):
-    p = random.randint(12000, 19999)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p)); print(p); break
-    except OSError:
-        pass
-    finally:
-        s.close()
-'
 }
 
 wait_for() { # SECONDS COMMAND...
