@@ -53,8 +53,7 @@ public final class Bridge: Sendable {
         self.feed = feed
         let monitor = Monitor(stats: stats, feed: feed)
         let receiver = Receiver()
-        let status = StatusReporter(monitoring: config.monitoring, properties: v5 ? [hop] : [],
-                                    snapshot: { [weak receiver] in receiver?.bridge?.snapshot() ?? stats.snapshot(now: 0) })
+        let status = StatusReporter(monitoring: config.monitoring, properties: v5 ? [hop] : [])
         self.status = status
         var options = MQTTClientOptions(config: config.broker, will: status.will,
                                         subscriptions: Self.subscriptions(for: config))
@@ -84,8 +83,7 @@ public final class Bridge: Sendable {
         weak var bridge: Bridge?
 
         func receive(_ message: InboundMessage) {
-            guard let bridge else { return }
-            bridge.flow.receive(message, client: bridge.publisher.intake)
+            bridge?.flow.receive(message)
         }
 
         func connectionChanged(_ event: ConnectionEvent) { bridge?.connectionChanged(event) }
@@ -125,7 +123,7 @@ public final class Bridge: Sendable {
             publisher.start()
         }
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
-        status.start(through: publisher.intake)
+        status.start(through: publisher.intake) { [weak self] in self?.snapshot() }
         await stopRequested.wait()
         status.stop()
         await drain()

@@ -29,13 +29,15 @@ extension Bridge {
         let client = publisher.intake, output = publisher.output
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
-        // Every message read is in flight once the read batch in progress is over.
-        await Self.offPool { client.pauseReads() }
-        logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
-        await Self.offPool { [flow] in flow.waitUntilDrained(by: deadline) }
+        await Self.offPool { [flow, logger] in
+            // Every message read is in flight once the read batch in progress is over.
+            client.pauseReads()
+            logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
+            flow.waitUntilDrained(by: deadline)
+        }
         pipeline.shutdown()
         stats.setConnected(false)  // the last retained snapshot outlives this connection
-        status.publishStats(through: output)
+        status.publishStats(snapshot(), through: output)
         status.publishStatus(online: false, through: output)
         // The blocking stops run on a thread of their own, never on the cooperative pool.
         await Self.offPool { [memoryWriter, intake] in

@@ -8,6 +8,8 @@ final class MessageFlow: Sendable {
     /// The pipeline for the current config; a reload swaps it.
     private let pipelineSlot: Mutex<Pipeline>
     let intake: Intake
+    /// The connections (the intake connection answers Home Assistant's birth message).
+    let publisher: Publisher
     let events: any BridgeEvents
     let homeAssistant: HomeAssistantLink?
     /// The topics this replica handles (`partition:`); `nil`: every topic.
@@ -40,6 +42,7 @@ final class MessageFlow: Sendable {
          homeAssistant: HomeAssistantLink?, partition: Partition?, hop: (name: String, value: String), logger: Logger) {
         pipelineSlot = Mutex(pipeline)
         self.intake = intake
+        self.publisher = publisher
         self.events = events
         self.homeAssistant = homeAssistant
         self.partition = partition
@@ -75,8 +78,8 @@ final class MessageFlow: Sendable {
     }
 
     /// A message from the intake connection (its network thread, inside `on_message`).
-    func receive(_ message: InboundMessage, client: MQTTClient) {
-        if let homeAssistant, homeAssistant.intercept(message, client: client) { return }
+    func receive(_ message: InboundMessage) {
+        if let homeAssistant, homeAssistant.intercept(message, client: publisher.intake) { return }
         // Another partition's topic: dropped before the journal and the pipeline; returning
         // lets libmosquitto send the QoS 1 PUBACK as for any message.
         if let partition, !partition.handles(topic: message.topic) {

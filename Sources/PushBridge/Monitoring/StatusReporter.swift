@@ -6,7 +6,6 @@ import Synchronization
 final class StatusReporter: Sendable {
     private let monitoring: MonitoringConfig
     private let properties: [(name: String, value: String)]
-    private let snapshot: @Sendable () -> StatsSnapshot
     private let timer = Mutex<PeriodicTimer?>(nil)
 
     /// A dispatch timer source (thread-safe: its methods may be called from any thread).
@@ -14,13 +13,10 @@ final class StatusReporter: Sendable {
         let source = DispatchSource.makeTimerSource(queue: .global())
     }
 
-    /// `properties` go on the stats publish (the hop property on MQTT 5); `snapshot` makes
-    /// the counters to publish.
-    init(monitoring: MonitoringConfig, properties: [(name: String, value: String)],
-         snapshot: @escaping @Sendable () -> StatsSnapshot) {
+    /// `properties` go on the stats publish (the hop property on MQTT 5).
+    init(monitoring: MonitoringConfig, properties: [(name: String, value: String)]) {
         self.monitoring = monitoring
         self.properties = properties
-        self.snapshot = snapshot
     }
 
     /// The will the intake connection leaves: `offline`, retained, on the status topic.
@@ -28,8 +24,8 @@ final class StatusReporter: Sendable {
         monitoring.statusTopic.map { MQTTWill(topic: $0, payload: Array("offline".utf8), qos: 1, retain: true) }
     }
 
-    /// Publishes the retained stats snapshot through `client`.
-    func publishStats(through client: MQTTClient) {
+    /// Publishes `snapshot` as the retained stats through `client`.
+    func publishStats(_ snapshot: @autoclosure () -> StatsSnapshot, through client: MQTTClient) {
         guard let topic = monitoring.statsTopic else { return }
         _ = try? client.publish(topic: topic, payload: snapshot().json(), qos: 1, retain: true, userProperties: properties)
     }
@@ -41,13 +37,16 @@ final class StatusReporter: Sendable {
                                 retain: true, userProperties: [])
     }
 
-    /// Publishes the stats through `client` every `monitoring.interval` until `stop()`.
-    func start(through client: MQTTClient) {
+    /// Publishes what `snapshot` makes through `client` every `monitoring.interval` until
+    /// `stop()` (a `nil` snapshot is skipped).
+    func start(through client: MQTTClient, snapshot: @escaping @Sendable () -> StatsSnapshot?) {
         guard monitoring.statsTopic != nil else { return }
         let timer = PeriodicTimer(), source = timer.source
         let interval = monitoring.interval.dispatchInterval
         source.schedule(deadline: .now() + interval, repeating: interval)
-        source.setEventHandler { [weak self] in self?.publishStats(through: client) }
+        source.setEventHandler { [weak self] in
+            if let self, let s = snapshot() { publishStats(s, through: client) }
+        }
         self.timer.withLock { $0 = timer }
         source.resume()
     }
