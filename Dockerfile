@@ -17,7 +17,8 @@ FROM swift:6.3-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmosquitto-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev pkg-config \
+        libmosquitto-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev \
+        pkg-config \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -42,7 +43,7 @@ FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmosquitto1 libyaml-0-2 libmicrohttpd12 libsqlite3-0 ca-certificates \
+        libmosquitto1 libyaml-0-2 libmicrohttpd12 libsqlite3-0 libcurl4 libssl3 ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 
 # A fixed, unprivileged uid/gid so host-side volume permissions are predictable.

