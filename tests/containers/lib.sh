@@ -52,7 +52,7 @@ remove_stack() {
     local names
     names=$(podman ps -a --format '{{.Names}}' --filter "label=io.podman.compose.project=$COMPOSE_PROJECT")
     # shellcheck disable=SC2086  # one name per word
-    [ -z "$names" ] || podman rm -f -t 5 $names >/dev/null
+    [ -z "$names" ] || podman rm -f -v -t 5 $names >/dev/null 2>&1
     names=$(podman volume ls --format '{{.Name}}' | grep "^${COMPOSE_PROJECT}_" || true)
     # shellcheck disable=SC2086
     [ -z "$names" ] || podman volume rm -f $names >/dev/null
@@ -79,15 +79,21 @@ become_healthy() { # CONTAINER SECONDS
     done
 }
 
-# A persistent QoS 1 subscription that collects display messages while nobody listens:
-# `open_inbox ID FILTER` creates the session and returns once the broker acknowledged it;
-# `read_inbox ID FILTER COUNT SECONDS` prints the next COUNT messages ("topic payload" lines),
-# failing when fewer arrive in SECONDS; `inbox_empty ID FILTER SECONDS` holds when nothing more
-# arrives in SECONDS (no duplicate, no stray message).
-open_inbox() { broker_sub -c -i "$1" -q 1 -t "$2" -E >/dev/null; }
-read_inbox() { broker_sub -c -i "$1" -q 1 -t "$2" -v -C "$3" -W "$4"; }
-inbox_empty() { # mosquitto_sub exits 27 on its -W timeout with nothing received
-    local out rc=0
-    out=$(broker_sub -c -i "$1" -q 1 -t "$2" -v -C 1 -W "$3") || rc=$?
-    [ "$rc" = 27 ] && [ -z "$out" ] || { echo "unexpected: $out (mosquitto_sub exit $rc)" >&2; return 1; }
+# A subscriber in the broker container that writes what it receives ("topic payload" lines) to
+# a file for the rest of the check: `watch FILE FILTER SECONDS` starts it (for at most SECONDS)
+# and returns once it is subscribed: it also subscribes to ctest/probe, which is published until
+# the probe comes back (mosquitto_sub buffers its own "SUBACK" line, so that cannot be awaited).
+# `watched FILE PREFIX` counts the lines whose topic starts with PREFIX. (A persistent
+# `mosquitto_sub -c -C N` inbox is no good for counting: the broker redelivers some of the
+# messages that client had taken when it stops at N, so they look like duplicates.)
+watch() {
+    broker_sub -v -q 1 -t "$2" -t ctest/probe -W "$3" > "$1" 2>&1 &
+    WATCH_PID=$!
+    local deadline=$((SECONDS + 15))
+    until grep -q '^ctest/probe ' "$1"; do
+        [ "$SECONDS" -lt "$deadline" ] || return 1
+        broker_pub -t ctest/probe -m up || true
+        sleep 0.5
+    done
 }
+watched() { grep -c "^$2" "$1" || true; }
