@@ -59,5 +59,5 @@ assert {"PushbridgeRejectedMessages", "PushbridgeBrokerDisconnected"} <= names, 
 print("target pushbridge:9464 up; rules:", ", ".join(sorted(names)))
 PY
 log "Prometheus scrapes pushbridge:9464 (target up, the ring counted) with the mounted rules"
-podman stop -t 40 "$(container prometheus)" "$(container pushbridge)" "$(container mosquitto)" >/dev/null
+podman stop -t 40 "$(container prometheus)" "$(container pushbridge)" "$(container mosquitto)" >/dev/null 2>>"$logs/podman.log"
 echo "monitoring: passed (Grafana not built: no image or package for it can be had here)"

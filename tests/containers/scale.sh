@@ -88,7 +88,7 @@ journal=$(podman volume inspect --format '{{.Mountpoint}}' "${COMPOSE_PROJECT}_p
 [ -f "$journal" ] || fail "replica 1 has no journal at $journal (its volume)"
 inode=$(stat -c %i "$journal")
 start=$SECONDS
-podman stop -t 40 "$r1" >/dev/null || fail "podman stop $r1 failed"
+podman stop -t 40 "$r1" >/dev/null 2>>"$logs/podman.log" || fail "podman stop $r1 failed"
 took=$((SECONDS - start))
 [ "$(podman inspect --format '{{.State.ExitCode}}' "$r1")" = 0 ] || fail "$r1 did not exit 0 after SIGTERM"
 [ "$took" -lt 31 ] || fail "$r1 took $took s to stop (the drain bound is 31 s)"
@@ -96,7 +96,7 @@ status=$(broker_sub -t pushbridge/replica-1/status -C 1 -W 10) || fail "replica 
 [ "$status" = offline ] || fail "replica 1: status '$status' after podman stop, expected 'offline'"
 second=$((RINGS / 2))
 ring $((RINGS + 1)) $((RINGS + second))
-podman rm "$r1" >/dev/null
+podman rm "$r1" >/dev/null 2>>"$logs/podman.log"
 timeout 120 podman-compose -p "$COMPOSE_PROJECT" -f "$COMPOSE_FILE" up -d pushbridge-replica-1 > "$logs/scale-up-again.log" 2>&1 \
     || { tail -n 30 "$logs/scale-up-again.log" >&2; fail "podman-compose up of replica 1 again failed"; }
 become_healthy "$r1" 60 || fail "the new replica 1 did not become healthy in 60 s"
@@ -108,7 +108,7 @@ check_once_in_order "$logs/scale-2.out" 1 $((RINGS + second)) || fail "after the
 log "replica 1 stopped (exit 0 in $took s, offline), $second rings meanwhile, made again on its volume (same journal): each once, in order"
 
 for i in 1 2 3; do
-    podman stop -t 40 "$(container "pushbridge-replica-$i")" >/dev/null
+    podman stop -t 40 "$(container "pushbridge-replica-$i")" >/dev/null 2>>"$logs/podman.log"
     broker_sub -t "pushbridge/replica-$i/stats" -C 1 -W 10 > "$logs/stats-$i.json" || fail "replica $i: no retained stats"
 done
 python3 - "$logs"/stats-{1,2,3}.json <<'PY' || fail "the replicas' stats do not show the topics spread over all three"

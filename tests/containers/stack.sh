@@ -63,7 +63,7 @@ PY
 log "home/$room/doorbell -> display/home/$room/doorbell: Alice is at the door"
 
 start=$SECONDS
-podman stop -t 40 "$bridge" >/dev/null || fail "podman stop $bridge failed"
+podman stop -t 40 "$bridge" >/dev/null 2>>"$logs/podman.log" || fail "podman stop $bridge failed"
 took=$((SECONDS - start))
 code=$(podman inspect --format '{{.State.ExitCode}}' "$bridge")
 [ "$code" = 0 ] || fail "$bridge exited $code after SIGTERM (expected 0)"
@@ -77,7 +77,7 @@ log "podman stop: exit 0 in $took s, status offline"
 for k in 1 2 3 4 5; do
     broker_pub -q 1 -t "home/$room/doorbell" -m "{\"who\":\"guest-$k\"}" || fail "publish $k while stopped failed"
 done
-podman rm "$bridge" >/dev/null
+podman rm "$bridge" >/dev/null 2>>"$logs/podman.log"
 volumes_before=$(podman volume ls --format '{{.Name}}' | grep "^${COMPOSE_PROJECT}_" | sort | tr '\n' ' ')
 start=$SECONDS
 timeout 120 podman-compose -p "$COMPOSE_PROJECT" -f "$COMPOSE_FILE" up -d pushbridge > "$logs/up-again.log" 2>&1 \
@@ -92,7 +92,7 @@ bodies=$(grep "^$display" "$out" | python3 -c 'import json,sys; print(" ".join(j
 log "new container on the same volumes after $((SECONDS - start)) s: the 5 rings sent while stopped, once each, in order"
 
 start=$SECONDS
-podman stop -t 40 "$bridge" "$broker" >/dev/null
+podman stop -t 40 "$bridge" "$broker" >/dev/null 2>>"$logs/podman.log"
 wait "$WATCH_PID" 2>/dev/null || true
 log "stopped in $((SECONDS - start)) s"
 echo "stack: passed"
