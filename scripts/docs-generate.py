@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Writes (or with --check, verifies) the parts of docs/ that pushbridge itself prints.
+
+  scripts/docs-generate.py PUSHBRIDGE [--check]
+
+  * docs/bridge.schema.json            `pushbridge schema`
+  * docs/configuration.md key reference `pushbridge help config --markdown`, between its markers
+  * every `<!-- run: ARGS -->` block    in docs/*.md: the fenced block right after the marker
+                                        holds what `pushbridge ARGS` prints (run from the
+                                        repository root, stderr included), e.g. the `try`
+                                        outputs of docs/decisions.md
+
+--check changes nothing and exits 1 naming each file that differs (`make test` runs it, so
+the documentation cannot drift from the program); without it the files are rewritten
+(`make docs`). Python 3 standard library only.
+"""
+import glob
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCS = os.path.join(ROOT, "docs")
+RUN = re.compile(r"(<!-- run: (.+?) -->\n```[a-z]*\n)(.*?)(```\n)", re.S)
+ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TZ": "UTC", "LANG": "C.UTF-8"}
+
+
+def run(binary, args):
+    out = subprocess.run([binary] + args, cwd=ROOT, capture_output=True, text=True, timeout=120, env=ENV)
+    return out.stdout + out.stderr
+
+
+def generated(binary):
+    """Each generated file's expected text, by path."""
+    files = {os.path.join(DOCS, "bridge.schema.json"): run(binary, ["schema"])}
+    reference = run(binary, ["help", "config", "--markdown"])
+    begin, end = reference.splitlines()[0], reference.rstrip("\n").splitlines()[-1]
+    for path in sorted(glob.glob(os.path.join(DOCS, "*.md"))):
+        with open(path) as f:
+            text = f.read()
+        new = text
+        if begin in new:
+            start = new.index(begin)
+            stop = new.index(end, start) + len(end) + 1
+            new = new[:start] + reference + new[stop:]
+
+        def replace(m):
+            output = run(binary, shlex.split(m.group(2)))
+            return m.group(1) + output + ("" if output.endswith("\n") else "\n") + m.group(4)
+        new = RUN.sub(replace, new)
+        files[path] = new
+    return files
+
+
+def main(argv):
+    if not argv or argv[0].startswith("-"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary, check = os.path.abspath(argv[0]), "--check" in argv[1:]
+    stale = []
+    for path, text in generated(binary).items():
+        old = open(path).read() if os.path.exists(path) else None
+        if old == text:
+            continue
+        stale.append(os.path.relpath(path, ROOT))
+        if not check:
+            with open(path, "w") as f:
+                f.write(text)
+    if check and stale:
+        print("docs differ from what pushbridge prints (run `make docs`): " + ", ".join(stale), file=sys.stderr)
+        return 1
+    print(("stale: " if check else "rewrote: ") + (", ".join(stale) or "nothing") if stale or not check
+          else "docs: generated parts match pushbridge's output")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
