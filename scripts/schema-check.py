@@ -4,7 +4,7 @@
   scripts/schema-check.py [--collected DIR] [--typo PUSHBRIDGE] [FILE...]
 
 Without FILE: every bridge config in the repository (bridge.yml, examples/**/bridge*.yml,
-compose/bridge*.yml, fuzz/recipes/*.yml); each must also begin with the line
+compose/bridge*.yml, fuzz/recipes/*.yml, docs/*.yml); each must also begin with the line
 `# yaml-language-server: $schema=<relative path to docs/bridge.schema.json>`, so editors that
 speak yaml-language-server complete and check it.
 
@@ -76,7 +76,7 @@ def shown(path):
 
 def repo_configs():
     files = [os.path.join(ROOT, "bridge.yml")]
-    for pattern in ["examples/**/bridge*.yml", "compose/bridge*.yml", "fuzz/recipes/*.yml"]:
+    for pattern in ["examples/**/bridge*.yml", "compose/bridge*.yml", "fuzz/recipes/*.yml", "docs/*.yml"]:
         files += sorted(glob.glob(os.path.join(ROOT, pattern), recursive=True))
     return files
 
