@@ -10,6 +10,9 @@
                                         repository root, stderr included), e.g. the `try`
                                         outputs of docs/decisions.md
 
+and checks that docs/cli.md has a section per command of `pushbridge help` and explains
+every option that `--help` and `help COMMAND` name.
+
 --check changes nothing and exits 1 naming each file that differs (`make test` runs it, so
 the documentation cannot drift from the program); without it the files are rewritten
 (`make docs`). Python 3 standard library only.
@@ -54,6 +57,27 @@ def generated(binary):
     return files
 
 
+def cli_coverage(binary):
+    """Every command of `pushbridge help` has a section in docs/cli.md with its help, and every
+    option its `--help` or `help COMMAND` names is explained there (in a code span outside
+    the printed help)."""
+    problems = []
+    with open(os.path.join(DOCS, "cli.md")) as f:
+        text = f.read()
+    prose = RUN.sub(lambda m: m.group(1).split("\n")[0], text)
+    listed = run(binary, ["help", "no-such-command"]).rsplit("commands: ", 1)[-1].split()
+    commands = [c.strip(",") for c in listed]
+    helps = [run(binary, ["--help"])]
+    for command in commands:
+        if f"## `pushbridge {command}`" not in text or f"<!-- run: help {command} -->" not in text:
+            problems.append(f"docs/cli.md: no section '## `pushbridge {command}`' with '<!-- run: help {command} -->'")
+        helps.append(run(binary, ["help", command]))
+    for flag in sorted(set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", "\n".join(helps)))):
+        if not re.search(r"`" + re.escape(flag) + r"[ `]", prose):
+            problems.append(f"docs/cli.md: option {flag} is not explained")
+    return problems
+
+
 def main(argv):
     if not argv or argv[0].startswith("-"):
         print(__doc__, file=sys.stderr)
@@ -68,6 +92,11 @@ def main(argv):
         if not check:
             with open(path, "w") as f:
                 f.write(text)
+    coverage = cli_coverage(binary)
+    for problem in coverage:
+        print(problem, file=sys.stderr)
+    if coverage:
+        return 1
     if check and stale:
         print("docs differ from what pushbridge prints (run `make docs`): " + ", ".join(stale), file=sys.stderr)
         return 1
