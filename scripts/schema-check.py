@@ -11,6 +11,9 @@ speak yaml-language-server complete and check it.
 --collected DIR: the configs the Swift tests loaded (PUSHBRIDGE_TEST_CONFIGS=DIR swift test):
 DIR/valid/*.yml must validate, DIR/invalid/*.yml (rejected by the loader) must not.
 
+Also every ```yaml block of README.md and docs/*.md that begins with that line (with
+--typo, `PUSHBRIDGE check` must load each too).
+
 --typo PUSHBRIDGE: a key misspelt in bridge.yml (one per section) must fail both the schema
 and `PUSHBRIDGE check`, each naming the misspelt key.
 
@@ -81,6 +84,22 @@ def repo_configs():
     return files
 
 
+def embedded_configs(directory):
+    """The ```yaml blocks of README.md and docs/*.md that are bridge configs (they begin with
+    the yaml-language-server line), each written to a file in `directory`."""
+    out = []
+    pages = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
+    for page in pages:
+        with open(page) as f:
+            text = f.read()
+        for n, block in enumerate(re.findall(r"```yaml\n(# yaml-language-server: .*?)```", text, re.S)):
+            path = os.path.join(directory, f"{os.path.basename(page)[:-3]}-{n + 1}.yml")
+            with open(path, "w") as f:
+                f.write(block)
+            out.append(path)
+    return out
+
+
 def check_modeline(path):
     with open(path) as f:
         first = f.readline().rstrip("\n")
@@ -141,6 +160,16 @@ def main(argv):
         print(f"schema: {len(repo_configs())} repository configs checked")
     for path in files:
         failures += problems(v, path)
+    if not files:
+        with tempfile.TemporaryDirectory() as d:
+            embedded = embedded_configs(d)
+            for path in embedded:
+                failures += problems(v, path)
+                if binary:
+                    checked = subprocess.run([binary, "check", "-c", path], capture_output=True, text=True, timeout=60)
+                    if checked.returncode != 0:
+                        failures.append(f"{os.path.basename(path)}: pushbridge check: {checked.stderr.strip()}")
+            print(f"schema: {len(embedded)} configs shown in README.md and docs/ checked" + (" (and loaded)" if binary else ""))
     if collected:
         valid = sorted(glob.glob(os.path.join(collected, "valid", "*.yml")))
         invalid = sorted(glob.glob(os.path.join(collected, "invalid", "*.yml")))
