@@ -136,8 +136,10 @@ def typo_test(v, binary):
         if run.returncode != 2 or named not in run.stderr:
             failures.append(f"typo test: pushbridge check (exit {run.returncode}) does not name {named}: {run.stderr.strip()}")
         else:
-            print(f"typo '{key}' -> '{typo}': schema: {schema_says.splitlines()[0]}")
-            print(f"{' ' * (len(key) + len(typo) + 14)}check:  {run.stderr.splitlines()[0]}")
+            schema_line = next(line for line in schema_says.splitlines() if named in line)
+            check_line = next(line for line in run.stderr.splitlines() if named in line)
+            print(f"typo '{key}' -> '{typo}': schema: {schema_line}")
+            print(f"{' ' * (len(key) + len(typo) + 14)}check:  {check_line}")
     return failures
 
 
