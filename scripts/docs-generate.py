@@ -7,7 +7,8 @@
   * docs/configuration.md key reference `pushbridge help config --markdown`, between its markers
   * every `<!-- run: ARGS -->` block    in docs/*.md: the fenced block right after the marker
                                         holds what `pushbridge ARGS` prints (run from the
-                                        repository root, stderr included), e.g. the `try`
+                                        repository root; stderr included,
+                                        but not its timestamped log lines), e.g. the `try`
                                         outputs of docs/decisions.md
 
 and checks that docs/cli.md has a section per command of `pushbridge help` and explains
@@ -30,9 +31,15 @@ RUN = re.compile(r"(<!-- run: (.+?) -->\n```[a-z]*\n)(.*?)(```\n)", re.S)
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "TZ": "UTC", "LANG": "C.UTF-8"}
 
 
+LOG_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z ", re.M)
+
+
 def run(binary, args):
+    """What `pushbridge ARGS` prints: standard output, then standard error without its log
+    lines (they carry the time they were written)."""
     out = subprocess.run([binary] + args, cwd=ROOT, capture_output=True, text=True, timeout=120, env=ENV)
-    return out.stdout + out.stderr
+    errors = "".join(line for line in out.stderr.splitlines(keepends=True) if not LOG_LINE.match(line))
+    return out.stdout + errors
 
 
 def generated(binary):
