@@ -3,11 +3,11 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= bridge.yml
 APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicrohttpd-dev \
-                libsqlite3-dev openssl tmux python3 procps
+                libsqlite3-dev openssl tmux python3 procps python3-jsonschema python3-yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps test-deps monitoring-test-deps container-test-deps test-containers build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
+.PHONY: docs docs-check deps test-deps monitoring-test-deps container-test-deps test-containers build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -91,10 +91,15 @@ ha-deps:
 ## test: install, check the layers, build and pass the whole suite, the Home Assistant checks, smoke-run every
 ## fuzz target (its seeds + FUZZ_SMOKE_SECONDS), then the container checks (test-containers)
 FUZZ_SMOKE_SECONDS ?= 4
+TEST_CONFIGS := $(RUN_DIR)/test-configs
 test: deps test-deps ha-deps
 	python3 scripts/layer-check.py
+	python3 scripts/link-check.py
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	rm -rf $(TEST_CONFIGS)
+	PUSHBRIDGE_TEST_CONFIGS=$(CURDIR)/$(TEST_CONFIGS) $(SWIFT) test --skip-build
+	python3 scripts/schema-check.py --collected $(TEST_CONFIGS) --typo $$($(SWIFT) build --show-bin-path)/pushbridge
+	python3 scripts/docs-generate.py $$($(SWIFT) build --show-bin-path)/pushbridge --check
 	SWIFT=$(SWIFT) tests/homeassistant/run.sh
 	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
 	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) tests/containers/run.sh
@@ -103,6 +108,17 @@ test: deps test-deps ha-deps
 ## with podman-compose (tests/containers/run.sh; base images made locally and cached)
 test-containers: container-test-deps
 	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) tests/containers/run.sh
+
+## docs: rewrite what docs/ shows of pushbridge's own output: docs/bridge.schema.json (`pushbridge schema`),
+## the key reference of docs/configuration.md (`pushbridge help config --markdown`) and every `<!-- run: … -->` block
+docs: build
+	python3 scripts/docs-generate.py $$($(SWIFT) build --show-bin-path)/pushbridge
+
+## docs-check: the schema and every bridge config, the links of README.md and docs/, and the generated parts of docs/
+docs-check: build
+	python3 scripts/link-check.py
+	python3 scripts/schema-check.py --typo $$($(SWIFT) build --show-bin-path)/pushbridge
+	python3 scripts/docs-generate.py $$($(SWIFT) build --show-bin-path)/pushbridge --check
 
 ## layers: the layer check alone: the folder graph derived from Sources/PushBridge, checked
 ## against the order in README.md's Architecture section (scripts/layer-check.py; -v names the uses)

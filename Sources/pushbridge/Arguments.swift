@@ -20,6 +20,7 @@ struct Arguments {
         "try": ["-c", "-t", "-m", "-f", "-p", "--json", "--samples", "--retain", "--at"],
         "monitor": ["-c", "--once", "--json"],
         "health": ["-c", "--url"],
+        "schema": [],
     ]
 
     init(_ argv: [String]) throws(UsageError) {

@@ -15,6 +15,9 @@ enum Usage {
                                        live per-topic table read from the stats topic
       pushbridge health  [-c FILE] [--url URL]
                                        exit 0 when the bridge's /healthz answers 200 (for container healthchecks)
+      pushbridge schema                print the JSON Schema of bridge.yml (docs/bridge.schema.json)
+      pushbridge help config [KEY]     the reference of every bridge.yml key, or of one
+                                       (e.g. extension.filters.changed); --markdown: as docs/configuration.md
       pushbridge --version | --help    (also `pushbridge help COMMAND`)
 
     exit codes: 0 success, 1 runtime failure, 2 usage or configuration error
@@ -66,6 +69,14 @@ enum Usage {
         exits. Reads the live snapshots of monitoring.http's /api/events when it answers
         (RATE/S per second), else subscribes to the stats topic (the bridge may run on
         another host). --once prints one table and exits; --json prints the snapshot.
+        """,
+        "schema": """
+        usage: pushbridge schema
+
+        Prints the JSON Schema (draft 2020-12) of bridge.yml: every key with its type, enum,
+        default and description; unknown keys are rejected, as the loader rejects them. Editors
+        that speak yaml-language-server complete and check a file that starts with
+        `# yaml-language-server: $schema=<path to bridge.schema.json>`.
         """,
         "health": """
         usage: pushbridge health [-c FILE] [--url URL]

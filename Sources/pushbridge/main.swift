@@ -15,7 +15,7 @@ if pb_socketbuffers_active() != 0 {
         counts: pb_socketbuffers_counts, mutedWrites: pb_muted_writes))
 }
 
-func printOut(_ s: String) { FileHandle.standardOutput.write(Data((s + "\n").utf8)) }
+func printOut(_ s: String, newline: Bool = true) { FileHandle.standardOutput.write(Data((s + (newline ? "\n" : "")).utf8)) }
 func printErr(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
 
 let argv = Array(CommandLine.arguments.dropFirst())
@@ -26,6 +26,9 @@ if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
 if argv == ["--version"] || argv == ["version"] {
     printOut("pushbridge \(Bridge.version) (libmosquitto \(mosquittoLibraryVersion()))")
     exit(0)
+}
+if argv.first == "help", argv.count >= 2, argv[1] == "config" {
+    exit(HelpConfigCommand.run(Array(argv.dropFirst(2))))
 }
 if argv.first == "help" {
     guard argv.count == 2, let text = Usage.commands[argv[1]] else {
@@ -61,6 +64,9 @@ func loadConfig() -> BridgeConfig {
 }
 
 switch args.command {
+case "schema":
+    printOut(ConfigSchema.text, newline: false)
+    exit(0)
 case "check":
     let config = loadConfig()
     for w in config.warnings { printErr(w.description) }

@@ -47,7 +47,7 @@ def card_from(line):
         alert = alert if isinstance(alert, dict) else {"body": alert}
         card.update(title=alert.get("title"), subtitle=alert.get("subtitle"), body=alert.get("body"),
                     level=aps.get("interruption-level"))
-    elif isinstance(payload, dict):  # format: json (SPEC section 8)
+    elif isinstance(payload, dict):  # format: json (docs/formats.md)
         card.update(title=payload.get("title"), subtitle=payload.get("subtitle"), body=payload.get("body"),
                     level=payload.get("interruption_level"), collapse_id=payload.get("collapse_id"),
                     route=payload.get("route"), source=payload.get("source_topic"))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A pushbridge external extension (SPEC section 6): decrypt, redact, filter.
+"""A pushbridge external extension (docs/formats.md, "External extension process"): decrypt, redact, filter.
 
 Configure it in bridge.yml:
 

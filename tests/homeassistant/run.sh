@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Home Assistant tests (SPEC section 11): installs HA when needed (install.sh, cached
+# The Home Assistant tests (docs/operations.md, README.md): installs HA when needed (install.sh, cached
 # outside the repo), then runs test_homeassistant.py against the pushbridge binary that
 # `swift build` made. Exits non-zero when a check fails.
 #   PUSHBRIDGE_BIN  the binary (default: the debug build's)

@@ -1,4 +1,4 @@
-"""pushbridge against a real Home Assistant core (SPEC section 11).
+"""pushbridge against a real Home Assistant core (MQTT discovery, the notify and event entities).
 
 One mosquitto, one Home Assistant (started once for the module: its start is the slow part)
 and one pushbridge; the checks run in order against them and go through Home Assistant

@@ -2,8 +2,7 @@ import Foundation
 
 /// Reads `broker:` (SPEC section 4).
 extension ConfigReader {
-    static let brokerKeys = ["host", "port", "client_id", "protocol", "keepalive", "clean_start",
-                             "session_expiry", "username", "password", "password_file", "tls", "reconnect"]
+    static let brokerKeys = ConfigReference.keys(in: "broker")
 
     func readBroker(_ node: YAMLNode, baseDirectory: String) -> BrokerConfig {
         var broker = BrokerConfig()
@@ -53,7 +52,7 @@ extension ConfigReader {
 
     private func readTLS(_ node: YAMLNode) -> TLSConfig? {
         guard let f = fields(node, key: "tls", context: "tls",
-                             known: ["ca_file", "cert_file", "key_file", "insecure"]) else { return nil }
+                             known: ConfigReference.keys(in: "broker.tls")) else { return nil }
         var tls = TLSConfig()
         if let n = f["ca_file"] { tls.caFile = string(n, key: "ca_file") }
         if let n = f["cert_file"] { tls.certFile = string(n, key: "cert_file") }
@@ -68,7 +67,7 @@ extension ConfigReader {
     }
 
     private func readReconnect(_ node: YAMLNode, into broker: inout BrokerConfig) {
-        guard let f = fields(node, key: "reconnect", context: "reconnect", known: ["min", "max"]) else { return }
+        guard let f = fields(node, key: "reconnect", context: "reconnect", known: ConfigReference.keys(in: "broker.reconnect")) else { return }
         let low = f["min"].flatMap { duration($0, key: "min", minimum: Self.positive) }
         let high = f["max"].flatMap { duration($0, key: "max", minimum: Self.positive) }
         if let low { broker.reconnectMin = low }

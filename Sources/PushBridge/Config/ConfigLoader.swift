@@ -5,8 +5,7 @@ import Foundation
 /// Every problem in the file is reported in one run, each positioned
 /// (`bridge.yml:12:9: error: …`) and sorted by line and column.
 public enum ConfigLoader {
-    static let topLevelKeys = ["broker", "entitlements", "routes", "extension", "display",
-                               "dead_letter", "journal", "monitoring", "partition", "homeassistant"]
+    static let topLevelKeys = ConfigReference.keys(in: "")
 
     /// Reads and validates the file at `path`; `${NAME}` references come from `environment`.
     public static func load(

@@ -2,10 +2,12 @@ import Foundation
 
 /// Reads `extension:` and its declarative filters (SPEC section 4).
 extension ConfigReader {
-    static let extensionKeys = ["time_limit", "expire_grace", "concurrency", "on_failure", "filters", "command"]
-    static let filterActions = ["suppress", "set", "dedupe", "rate_limit", "changed", "quiet_hours"]
-    static let setFields = ContentField.allCases.flatMap { $0 == .sound ? ["sound", "sound_critical", "sound_volume"] : [$0.key] }
-        + ["user_info"]
+    static let extensionKeys = ConfigReference.keys(in: "extension")
+    static let filterKeys = ConfigReference.keys(in: "extension.filters[]")
+    /// The keys of a filter that are no action.
+    static let filterModifiers = ["name", "when", "routes"]
+    static let filterActions = filterKeys.filter { !filterModifiers.contains($0) }
+    static let setFields = ConfigReference.keys(in: "extension.filters[].set")
 
     /// The section and, for each filter, the `routes:` names with their scalars (checked later).
     func readExtension(_ node: YAMLNode) -> (ExtensionConfig, [[(String, YAMLScalar)]]) {
@@ -45,7 +47,7 @@ extension ConfigReader {
 
     private func readFilter(_ node: YAMLNode, index: Int) -> (FilterConfig, YAMLMark, [(String, YAMLScalar)])? {
         guard let f = fields(node, key: "filters", context: "filter",
-                             known: Self.filterActions + ["name", "when", "routes"]) else { return nil }
+                             known: Self.filterKeys) else { return nil }
         let actions = Self.filterActions.filter { f.has($0) }
         guard let actionKey = actions.first else {
             error("filter needs one action key: " + Self.list(Self.filterActions.map { "'\($0)'" }), at: f.mark)
@@ -94,13 +96,13 @@ extension ConfigReader {
             if out.isEmpty && pairs.isEmpty { error("'set' needs at least one content field", at: node.mark) }
             return .set(out)
         case "dedupe":
-            guard let f = fields(node, key: "dedupe", context: "dedupe", known: ["key", "window", "max_keys"]) else { return nil }
+            guard let f = fields(node, key: "dedupe", context: "dedupe", known: ConfigReference.keys(in: "extension.filters[].dedupe")) else { return nil }
             let k = required(f, "key", in: "dedupe").flatMap { template($0, key: "key") }
             let w = required(f, "window", in: "dedupe").flatMap { duration($0, key: "window", minimum: Self.positive) }
             guard let k, let w else { return nil }
             return .dedupe(key: k, window: w)
         case "rate_limit":
-            guard let f = fields(node, key: "rate_limit", context: "rate_limit", known: ["key", "max", "window", "max_keys"]) else { return nil }
+            guard let f = fields(node, key: "rate_limit", context: "rate_limit", known: ConfigReference.keys(in: "extension.filters[].rate_limit")) else { return nil }
             let k = required(f, "key", in: "rate_limit").flatMap { template($0, key: "key") }
             let m = required(f, "max", in: "rate_limit").flatMap { int($0, key: "max", range: 1...Int.max) }
             let w = required(f, "window", in: "rate_limit").flatMap { duration($0, key: "window", minimum: Self.positive) }
@@ -115,7 +117,7 @@ extension ConfigReader {
 
     private func readChanged(_ node: YAMLNode) -> FilterAction? {
         guard let f = fields(node, key: "changed", context: "changed",
-                             known: ["key", "value", "deadband", "initial", "max_keys"]) else { return nil }
+                             known: ConfigReference.keys(in: "extension.filters[].changed")) else { return nil }
         let k = required(f, "key", in: "changed").flatMap { template($0, key: "key") }
         let v = required(f, "value", in: "changed").flatMap { template($0, key: "value") }
         var deadband = 0.0
@@ -166,7 +168,7 @@ extension ConfigReader {
 
     private func readQuietHours(_ node: YAMLNode) -> FilterAction? {
         guard let f = fields(node, key: "quiet_hours", context: "quiet_hours",
-                             known: ["from", "to", "timezone", "unless"]) else { return nil }
+                             known: ConfigReference.keys(in: "extension.filters[].quiet_hours")) else { return nil }
         let from = required(f, "from", in: "quiet_hours").flatMap { clock($0, key: "from") }
         let to = required(f, "to", in: "quiet_hours").flatMap { clock($0, key: "to") }
         var zone: String?

@@ -2,7 +2,7 @@ import Foundation
 
 /// Reads `homeassistant:` (SPEC section 11) and checks it against the other sections.
 extension ConfigReader {
-    static let homeAssistantKeys = ["discovery_prefix", "device_name", "notify_topic"]
+    static let homeAssistantKeys = ConfigReference.keys(in: "homeassistant")
 
     /// The section; `nil` when it is not a mapping (reported).
     func readHomeAssistant(_ node: YAMLNode) -> HomeAssistantConfig? {

@@ -3,7 +3,7 @@ extension ConfigReader {
     func readDisplay(_ node: YAMLNode) -> DisplayConfig {
         var display = DisplayConfig()
         guard let f = fields(node, key: "display", context: "display",
-                             known: ["topic", "qos", "retain", "format"]) else { return display }
+                             known: ConfigReference.keys(in: "display")) else { return display }
         if let n = f["topic"], let t = publishTemplate(n, key: "topic") { display.topic = t }
         if let n = f["qos"], let v = choice(n, key: "qos", allowed: [0, 1, 2]) { display.qos = v }
         if let n = f["retain"], let v = bool(n, key: "retain") { display.retain = v }
@@ -14,7 +14,7 @@ extension ConfigReader {
     }
 
     func readDeadLetter(_ node: YAMLNode) -> DeadLetterConfig? {
-        guard let f = fields(node, key: "dead_letter", context: "dead_letter", known: ["topic", "qos"]) else { return nil }
+        guard let f = fields(node, key: "dead_letter", context: "dead_letter", known: ConfigReference.keys(in: "dead_letter")) else { return nil }
         guard let n = required(f, "topic", in: "dead_letter"), let t = publishTemplate(n, key: "topic") else { return nil }
         var dead = DeadLetterConfig(topic: t)
         if let q = f["qos"], let v = choice(q, key: "qos", allowed: [0, 1, 2]) { dead.qos = v }
@@ -22,7 +22,7 @@ extension ConfigReader {
     }
 
     func readJournal(_ node: YAMLNode) -> JournalConfig? {
-        guard let f = fields(node, key: "journal", context: "journal", known: ["path", "fsync", "max_messages"]) else { return nil }
+        guard let f = fields(node, key: "journal", context: "journal", known: ConfigReference.keys(in: "journal")) else { return nil }
         var journal = JournalConfig()
         if let n = f["path"], let v = string(n, key: "path") {
             if v.isEmpty { error("'path' must not be empty", at: n.mark) } else { journal.path = v }
@@ -37,7 +37,7 @@ extension ConfigReader {
     func readMonitoring(_ node: YAMLNode) -> MonitoringConfig {
         var mon = MonitoringConfig()
         guard let f = fields(node, key: "monitoring", context: "monitoring",
-                             known: ["status_topic", "stats_topic", "trace_topic", "interval", "max_topics", "http", "log_level", "log_format"])
+                             known: ConfigReference.keys(in: "monitoring"))
         else { return mon }
         for key in ["status_topic", "stats_topic", "trace_topic"] {
             var value: String? = key == "status_topic" ? mon.statusTopic : key == "stats_topic" ? mon.statsTopic : mon.traceTopic
@@ -66,7 +66,7 @@ extension ConfigReader {
         if let n = f["log_level"], let v = word(n, key: "log_level", allowed: LogLevel.allCases.map(\.rawValue)) {
             mon.logLevel = LogLevel(rawValue: v)!
         }
-        if let n = f["log_format"], let v = word(n, key: "log_format", allowed: ["text", "json"]) {
+        if let n = f["log_format"], let v = word(n, key: "log_format", allowed: LogFormat.allCases.map(\.rawValue)) {
             mon.logFormat = LogFormat(rawValue: v)!
         }
         return mon

@@ -15,7 +15,7 @@ public struct PartitionConfig: Sendable, Equatable {
 }
 
 extension ConfigReader {
-    static let partitionKeys = ["index", "count"]
+    static let partitionKeys = ConfigReference.keys(in: "partition")
 
     /// Reads `partition:`; every problem is reported, positioned at its value.
     func readPartition(_ node: YAMLNode) -> PartitionConfig? {

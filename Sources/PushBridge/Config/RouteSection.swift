@@ -1,8 +1,7 @@
 /// Reads one entry of `routes:` (SPEC section 4).
 extension ConfigReader {
-    static let routeKeys = ["name", "topic", "qos", "share", "retained", "input", "push_type", "priority",
-                            "mutable_content", "collapse_id", "expiration", "alert", "user_info"]
-    static let alertKeys = ContentField.allCases.map(\.key)
+    static let routeKeys = ConfigReference.keys(in: "routes[]")
+    static let alertKeys = ConfigReference.keys(in: "routes[].alert")
 
     /// The route, with the marks of its name (or topic) and its topic, for later checks.
     func readRoute(_ node: YAMLNode) -> (route: RouteConfig, nameMark: YAMLMark, topicMark: YAMLMark)? {
@@ -105,7 +104,7 @@ extension ConfigReader {
 
     /// `sound: {name: default, critical: true, volume: 1.0}` (Apple's critical-alert sound).
     private func readSoundMapping(_ node: YAMLNode, into alert: inout AlertTemplates) {
-        guard let f = fields(node, key: "sound", context: "sound", known: ["name", "critical", "volume"]) else { return }
+        guard let f = fields(node, key: "sound", context: "sound", known: ConfigReference.keys(in: "routes[].alert.sound")) else { return }
         if let n = f["name"] {
             alert[.sound] = template(n, key: "name")
         } else {

@@ -6,6 +6,6 @@ public enum LogLevel: String, Sendable, Comparable, CaseIterable {
 }
 
 /// Log line format.
-public enum LogFormat: String, Sendable {
+public enum LogFormat: String, Sendable, CaseIterable {
     case text, json
 }

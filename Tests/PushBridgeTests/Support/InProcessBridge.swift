@@ -31,7 +31,9 @@ final class InProcessBridge: Sendable {
                       serviceExtension: ExtensionFactory? = nil) throws -> InProcessBridge {
         let config: BridgeConfig
         switch ConfigLoader.load(text: yaml, path: "bridge.yml", environment: [:]) {
-        case .success(let c): config = c
+        case .success(let c):
+            config = c
+            ConfigCollector.record(yaml, valid: true, name: "inprocess")
         case .failure(let errors): throw ProcessError(description: "bad test config: \(errors)")
         }
         return try start(config: config, level: level, serviceExtension: serviceExtension)
