@@ -28,15 +28,17 @@ extension ConfigReader {
                 if kinds.isEmpty {
                     error("output '\(name)' needs one of \(Self.list(Self.outputKinds.map { "'\($0)'" }))", at: f.mark)
                 } else {
-                    error("output '\(name)' has \(Self.list(kinds.map { "'\($0)'" })): one kind per output", at: f.keyMarks[kinds[1]] ?? f.mark)
+                    error("output '\(name)' has \(kinds.map { "'\($0)'" }.joined(separator: " and ")): one kind per output", at: f.keyMarks[kinds[1]] ?? f.mark)
                 }
                 continue
             }
-            guard let kindNode = f.values[kinds[0]],
-                  let kind = kinds[0] == "ntfy" ? readNtfy(kindNode, baseDirectory: baseDirectory).map(OutputKindConfig.ntfy)
-                                                : readWebhook(kindNode).map(OutputKindConfig.webhook)
-            else { continue }
-            var output = OutputConfig(name: name, kind: kind)
+            var kind: OutputKindConfig?
+            if let kindNode = f.values[kinds[0]] {
+                kind = kinds[0] == "ntfy" ? readNtfy(kindNode, baseDirectory: baseDirectory).map(OutputKindConfig.ntfy)
+                                          : readWebhook(kindNode).map(OutputKindConfig.webhook)
+            }
+            // The common keys are read even when the kind has errors: one run reports them all.
+            var output = OutputConfig(name: name, kind: kind ?? .webhook(WebhookConfig(url: "")))
             if let n = f["routes"], let list = strings(n, key: "routes") {
                 output.routes = list.map(\.0)
                 routeRefs += list
@@ -46,6 +48,7 @@ extension ConfigReader {
             }
             if let n = f["concurrency"], let v = int(n, key: "concurrency", range: 1...256) { output.concurrency = v }
             if let n = f["tls"] { output.tls = readOutputTLS(n, baseDirectory: baseDirectory) }
+            guard kind != nil else { continue }
             outputs.append(output)
         }
         return (outputs, routeRefs)
@@ -53,12 +56,12 @@ extension ConfigReader {
 
     private func readNtfy(_ node: YAMLNode, baseDirectory: String) -> NtfyConfig? {
         guard let f = fields(node, key: "ntfy", context: "ntfy", known: ["url", "token_file"]) else { return nil }
-        guard let n = required(f, "url", in: "ntfy"), let url = httpURL(n, key: "url") else { return nil }
-        if HTTPURLParts(url)?.path.split(separator: "/").isEmpty ?? true {
-            error("'url' must name the topic, e.g. https://ntfy.example.com/home, got \"\(url)\"", at: n.mark)
-            return nil
+        var url = required(f, "url", in: "ntfy").flatMap { httpURL($0, key: "url") }
+        if let u = url, let n = f["url"], HTTPURLParts(u)?.path.split(separator: "/").isEmpty ?? true {
+            error("'url' must name the topic, e.g. https://ntfy.example.com/home, got \"\(u)\"", at: n.mark)
+            url = nil
         }
-        var ntfy = NtfyConfig(url: url)
+        var ntfy = NtfyConfig(url: url ?? "")
         if let n = f["token_file"], let file = string(n, key: "token_file") {
             let resolved = Self.resolve(file, against: baseDirectory)
             ntfy.tokenFile = resolved
@@ -68,13 +71,13 @@ extension ConfigReader {
             case .failure(let reason): error("cannot read 'token_file' '\(file)': \(reason)", at: n.mark)
             }
         }
-        return ntfy
+        return url == nil ? nil : ntfy
     }
 
     private func readWebhook(_ node: YAMLNode) -> WebhookConfig? {
         guard let f = fields(node, key: "webhook", context: "webhook", known: ["url", "method", "headers", "body"]) else { return nil }
-        guard let n = required(f, "url", in: "webhook"), let url = httpURL(n, key: "url") else { return nil }
-        var hook = WebhookConfig(url: url)
+        let url = required(f, "url", in: "webhook").flatMap { httpURL($0, key: "url") }
+        var hook = WebhookConfig(url: url ?? "")
         if let n = f["method"], let v = word(n, key: "method", allowed: ["POST", "PUT", "PATCH"]) { hook.method = v }
         if let n = f["headers"], case .mapping(let pairs, _) = n {
             for pair in pairs {
@@ -91,7 +94,7 @@ extension ConfigReader {
             error("'headers' must be a mapping of header names to values, got \(show(n))", at: n.mark)
         }
         if let n = f["body"] { hook.body = template(n, key: "body") }
-        return hook
+        return url == nil ? nil : hook
     }
 
     private func readOutputTLS(_ node: YAMLNode, baseDirectory: String) -> OutputTLSConfig {
