@@ -42,7 +42,7 @@ final class OutputWorker: Sendable {
     private let multi: CurlMulti
     private let shared = Mutex<Shared>(Shared())
     /// Rows may be waiting in the journal that the worker has not read.
-    private let journalDirty = Atomic<Bool>(true)
+    private let journalDirty: Atomic<Bool>
     private let exited = Atomic<Bool>(false)
     private let exitGate = WaitGate()
 
@@ -63,6 +63,7 @@ final class OutputWorker: Sendable {
         self.config = config
         self.kind = kind
         self.journal = journal
+        journalDirty = Atomic(journal != nil)
         self.logger = logger
         self.reject = reject
         stats = OutputStats(name: config.name, kind: kind.kindName)
