@@ -156,6 +156,7 @@ public final class Bridge: Sendable {
             "journal_overflows": c.journalOverflows.load(ordering: .relaxed),
             "journal_errors": c.journalErrors.load(ordering: .relaxed),
         ]
+        s.outputs = outputs?.snapshots() ?? []
         return s
     }
 

@@ -75,6 +75,26 @@ struct OutputWebhookTests {
         #expect(byName["bad"]?.failed == 1 && byName["bad"]?.delivered == 0 && byName["bad"]?.retried == 0)
         #expect(byName["limited"]?.delivered == 1 && byName["limited"]?.retried == 1)
         #expect(stats.allSatisfy { $0.pending == 0 })
+
+        // The stats document's `outputs` object (and its parse) and /metrics.
+        let snapshot = bridge.bridge.snapshot()
+        let doc = try JSONValue.parse(snapshot.json())
+        #expect(doc["outputs"]?["flaky"]?["kind"] == .string("webhook"))
+        #expect(doc["outputs"]?["flaky"]?["delivered"] == .int(1))
+        #expect(doc["outputs"]?["flaky"]?["retried"] == .int(2))
+        #expect(doc["outputs"]?["bad"]?["failed"] == .int(1))
+        #expect(doc["outputs"]?["tmpl"]?["pending"] == .int(0))
+        #expect(doc["outputs"]?["tmpl"]?["latency_ms"]?["p99"]?.numberValue != nil)
+        // Parsed back (latencies are written to 3 decimals).
+        let parsed = StatsSnapshot.parse(doc)?.outputs ?? []
+        #expect(parsed.map(\.name) == ["bad", "flaky", "limited", "tmpl"])
+        #expect(parsed.map(\.retried) == [0, 2, 1, 0] && parsed.map(\.failed) == [1, 0, 0, 0])
+        #expect(abs((parsed.first { $0.name == "limited" }?.latencyP99ms ?? 0) - (byName["limited"]?.latencyP99ms ?? -1)) < 0.01)
+        let metrics = prometheusText(snapshot)
+        #expect(metrics.contains(#"pushbridge_output_deliveries_total{output="flaky",result="retried"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"pushbridge_output_deliveries_total{output="bad",result="failed"} 1"#))
+        #expect(metrics.contains(#"pushbridge_output_pending{output="limited"} 0"#))
+        #expect(metrics.contains(#"pushbridge_output_latency_seconds{output="tmpl",quantile="0.99"} "#))
         try await bridge.stop()
         await hook.stop()
     }
