@@ -187,15 +187,16 @@ final class OutputWorker: Sendable {
                 }
             }
             if let stopBy {
+                // What is ready goes out; a delivery waiting for its retry is not waited for
+                // (a dead service would hold every stop to the bound): it stays in the journal.
                 let clock = ContinuousClock.now
                 let dirty = journalDirty.load(ordering: .sequentiallyConsistent)
-                let rest = Date().timeIntervalSince1970 + Double((stopBy - clock).components.seconds)
-                let nothingLeft = active.isEmpty && !dirty && queue.readyCount == 0 && queue.allWaiting(after: rest)
+                let nothingLeft = active.isEmpty && !dirty && queue.readyCount == 0
                 if nothingLeft || clock >= stopBy {
                     multi.abandonAll()
                     let left = queue.count + active.count
                     if left > 0 || dirty {
-                        logger.info("output '\(config.name)': \(left) delivery(ies) not sent by the drain deadline"
+                        logger.info("output '\(config.name)': \(left) delivery(ies) not sent at the stop"
                                     + (journal == nil ? " (no journal: lost)" : "; kept in the journal for the next start"))
                     }
                     return

@@ -34,7 +34,4 @@ struct WorkQueue {
         waiting.removeAll { $0.due <= now }
         ready.append(contentsOf: due)
     }
-
-    /// Every waiting retry is due after `time`.
-    func allWaiting(after time: Double) -> Bool { waiting.allSatisfy { $0.due > time } }
 }

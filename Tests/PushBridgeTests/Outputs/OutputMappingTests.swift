@@ -176,6 +176,6 @@ import Testing
         #expect(q.popReady()?.key == "b")
         #expect(q.popReady()?.key == "z")
         #expect(q.popReady() == nil)
-        #expect(q.allWaiting(after: 9) && !q.allWaiting(after: 10))
+        #expect(q.nextDue == 10 && q.count == 1)
     }
 }
