@@ -46,4 +46,35 @@ struct OutputCrashTests {
         #expect(Set(bodies) == Set((0..<count).map(String.init)))
         await ntfy.stop()
     }
+
+    @Test("SIGTERM with ntfy down exits without waiting for it; the deliveries are sent after the restart")
+    func stopWhileNtfyIsDown() async throws {
+        let ntfy = try await NtfyServer.make(start: false)
+        let s = try await Scenario.start()
+        let topic = "pb-\(UUID().uuidString.prefix(8))"
+        let file = try writeTempFile(s.yaml("""
+            routes:
+              - {name: alarm, topic: "\(s.ns)/in/alarm/+", alert: {title: "Alarm", body: "{{ payload.n }}"}}
+            journal: {path: \(try makeTempDirectory())}
+            outputs:
+              - {name: phones, timeout: 2s, ntfy: {url: "\(ntfy.url(topic))"}}
+            """))
+        let first = try await PushbridgeBinary.start(configFile: file, broker: s.broker)
+        defer { first.send(SIGKILL) }
+        try await s.waitUntilOnline()
+        for n in 0..<5 { try s.publish("alarm/\(n)", #"{"n":\#(n)}"#) }
+        for n in 0..<5 { _ = try await s.waitFor(s.display("alarm/\(n)")) }
+        try await first.errorLines.waitFor("retrying", timeout: .seconds(20)) { $0.contains("output 'phones'") && $0.contains("retrying") }
+        let r = await first.terminate(grace: .seconds(20))
+        #expect(r.exitedNormally && r.status == 0 && !r.timedOut, "\(r.stderr.suffix(600))")
+        #expect(r.stderr.contains("kept in the journal for the next start"))
+        try await ntfy.start()
+        let second = try await PushbridgeBinary.start(configFile: file, broker: s.broker)
+        defer { second.send(SIGKILL) }
+        try await eventually("5 alerts in ntfy", timeout: .seconds(30)) { try ntfy.messages(topic).count >= 5 }
+        _ = await second.terminate(grace: .seconds(10))
+        #expect(Set(try ntfy.messages(topic).compactMap { $0["message"]?.stringValue }) == Set((0..<5).map(String.init)))
+        #expect(try ntfy.messages(topic).count == 5)
+        await ntfy.stop()
+    }
 }

@@ -98,4 +98,28 @@ struct OutputWebhookTests {
         try await bridge.stop()
         await hook.stop()
     }
+
+    @Test("a slow output delays neither the display topic nor another output")
+    func slowOutputIsolated() async throws {
+        let s = try await Scenario.start()
+        let hook = try await HookServer.start()
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
+            routes:
+              - {name: door, topic: "\(s.ns)/in/door/+", alert: {title: Door, body: "{{ payload.who }}"}}
+            extension: {time_limit: 1s}  # the stop's bound: the slow output is not waited for long
+            outputs:
+              - {name: slow, concurrency: 1, webhook: {url: "\(hook.url("/slow/6/s"))"}}
+              - {name: quick, webhook: {url: "\(hook.url("/ok/q"))"}}
+            """))
+        try await s.waitUntilOnline()
+        for n in 0..<3 { try s.publish("door/\(n)", #"{"who":"n\#(n)"}"#) }
+        // All three displayed and delivered to the quick output while the slow one still holds its first.
+        for n in 0..<3 { _ = try await s.waitFor(s.display("door/\(n)")) }
+        try await eventually("quick output got all three") { try hook.requests(under: "/ok/q").count == 3 }
+        let slow = try #require(bridge.bridge.outputs?.snapshots().first { $0.name == "slow" })
+        #expect(slow.delivered == 0 && slow.pending == 3, "\(slow)")
+        #expect(try hook.requests(under: "/slow").count == 1, "concurrency 1: one request in flight")
+        try await bridge.stop()
+        await hook.stop()
+    }
 }
