@@ -100,8 +100,8 @@ public struct DisplayRenderer: Sendable {
                                       userProperties: [("reason", rejection.reason.rawValue)]))
     }
 
-    /// The dead-letter message for a delivery an output refused (SPEC section 13): section 8's
-    /// shape with `"reason":"OutputRejected"`, the output, the HTTP status and the start of
+    /// The dead-letter message for a delivery an output refused (docs/outputs.md): the
+    /// dead-letter shape with `"reason":"OutputRejected"`, the output, the HTTP status and the start of
     /// the answer as `detail`; `payload` is the item that was refused. `nil` without a
     /// dead-letter topic.
     public func outputRejectionMessage(output: String, status: Int, detail: String, item: [UInt8],

@@ -1,4 +1,4 @@
-/// Home Assistant's diagnostic sensors for each output (SPEC section 13's monitoring): its
+/// Home Assistant's diagnostic sensors for each output: its
 /// pending deliveries, and its delivered and failed counts, read from the stats topic's
 /// `outputs` object.
 extension DiscoveryBuilder {

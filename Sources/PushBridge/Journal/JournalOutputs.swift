@@ -13,7 +13,7 @@ public struct OutputDeliveryRow: Sendable {
     public var created: Double
 }
 
-/// The outputs' deliveries in the journal's database (SPEC section 13: stored before it is
+/// The outputs' deliveries in the journal's database (docs/outputs.md: stored before it is
 /// attempted, removed when the service accepted it).
 ///
 /// One table, `output_deliveries`. A row is inserted when an item is handed to an output

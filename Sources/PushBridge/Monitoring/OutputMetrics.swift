@@ -1,4 +1,4 @@
-/// The outputs in the stats (`"outputs"`) and in `/metrics` (SPEC section 13).
+/// The outputs in the stats (`"outputs"`) and in `/metrics`.
 extension StatsSnapshot {
     /// `"outputs":{"<name>":{"kind":…,"delivered":…,"failed":…,"retried":…,"skipped":…,
     /// "pending":…,"latency_ms":{"p50":…,"p99":…}}}`, names sorted; nothing when there are none.

@@ -1,5 +1,6 @@
-/// What the message path hands to the outputs: a delivered alert (its display message of
-/// SPEC section 8, always as JSON) or a condition's withdraw (section 12's JSON).
+/// What the message path hands to the outputs: a delivered alert (its display message,
+/// always as JSON) or a condition's withdraw (its JSON: `type` "withdraw", `alert_id`,
+/// `collapse_id`, `source_topic`, `route`, `reason`).
 public struct OutputItem: Sendable {
     /// The two item kinds.
     public enum Kind: String, Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The outputs of a running bridge (SPEC section 13): one worker per `outputs:` entry, the
+/// The outputs of a running bridge (docs/outputs.md): one worker per `outputs:` entry, the
 /// hand-off from the message path, the dead letters of refused deliveries, the drain.
 public final class OutputSet: Sendable {
     let workers: [OutputWorker]

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// One output's counters (SPEC section 13's monitoring): written by its worker and its
+/// One output's counters: written by its worker and its
 /// hand-off, read by the stats, `/metrics` and the dashboard.
 public final class OutputStats: Sendable {
     public let name: String

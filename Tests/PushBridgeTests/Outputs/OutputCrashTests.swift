@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// Nothing lost across a crash (SPEC section 13): a delivery is stored in the journal before
+/// Nothing lost across a crash (docs/outputs.md): a delivery is stored in the journal before
 /// it is tried and finished only when the service accepted it.
 @Suite("Integration: outputs across a crash", .serialized)
 struct OutputCrashTests {

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The ntfy and webhook mappings (SPEC section 13), on the display message of SPEC section 8.
+/// The ntfy and webhook mappings, on the display message of the README's "Display message".
 @Suite struct OutputMappingTests {
-    /// The display message example of SPEC section 8, with a click URL in `user_info`.
+    /// The display message example of the README's "Display message", with a click URL in `user_info`.
     static let display = #"""
         {"id":"6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a","source_topic":"home/front/doorbell",
          "route":"doorbell","push_type":"alert","priority":10,"collapse_id":"doorbell-front",

@@ -32,7 +32,7 @@ struct OutputNtfyTests {
                 ntfy: {url: "\(ntfy.url(topic))"}
             """))
         try await s.waitUntilOnline()
-        // Levels and categories as the SPEC's example and Apple's documentation spell them.
+        // Levels and categories as the display message example and Apple's documentation spell them.
         let sent: [(title: String, body: String, level: String, cat: String, priority: Int)] = [
             ("Doorbell", "Alice is at the door", "time-sensitive", "DOORBELL", 4),
             ("Water leak", "Kitchen sensor is wet", "critical", "LEAK", 5),
