@@ -44,6 +44,8 @@ final class OutputWorker: Sendable {
     /// Rows may be waiting in the journal that the worker has not read.
     private let journalDirty: Atomic<Bool>
     private let exited = Atomic<Bool>(false)
+    /// Deliveries refused because the memory queue was full (no journal).
+    private let droppedCount = Atomic<Int>(0)
     private let exitGate = WaitGate()
 
     private struct Shared {
@@ -96,8 +98,12 @@ final class OutputWorker: Sendable {
             return true
         }
         guard added else {
+            // Logged for the first drop and every 1000th after it (a dead service under load).
             stats.failed.add(1, ordering: .relaxed)
-            logger.error("output '\(config.name)': \(Self.memoryLimit) deliveries waiting and no journal; dropped \(delivery.key)")
+            let dropped = droppedCount.add(1, ordering: .relaxed).newValue
+            if dropped % 1000 == 1 {
+                logger.error("output '\(config.name)': \(Self.memoryLimit) deliveries waiting and no journal; dropping new ones (\(dropped) so far)")
+            }
             return false
         }
         stats.pending.add(1, ordering: .relaxed)
