@@ -7,7 +7,7 @@ APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps test-deps monitoring-test-deps build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
+.PHONY: deps test-deps monitoring-test-deps build release run test layers bench lint clean broker fuzz sanitize ha-deps ntfy-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -81,7 +81,11 @@ ha-deps:
 ## test: install, check the layers, build and pass the whole suite, the Home Assistant checks, then smoke-run every
 ## fuzz target (its seeds + FUZZ_SMOKE_SECONDS)
 FUZZ_SMOKE_SECONDS ?= 4
-test: deps test-deps ha-deps
+## ntfy-deps: Debian's ntfy (trixie's .deb, through a private apt configuration) for the outputs tests
+ntfy-deps:
+	tests/ntfy/install.sh >/dev/null
+
+test: deps test-deps ha-deps ntfy-deps
 	python3 scripts/layer-check.py
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build

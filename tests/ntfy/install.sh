@@ -21,7 +21,7 @@ APT_OPTS=(-o "Dir::State=$NTFY_CACHE/state" -o "Dir::State::status=$NTFY_CACHE/s
           -o "Dir::Cache=$NTFY_CACHE/cache" -o "Dir::Etc::SourceList=$NTFY_CACHE/etc/sources.list"
           -o "Dir::Etc::SourceParts=$NTFY_CACHE/etc/sources.list.d" -o "Dir::Etc::Preferences=$NTFY_CACHE/etc/preferences"
           -o "Dir::Etc::PreferencesParts=$NTFY_CACHE/etc/preferences.d" -o "APT::Architecture=$(dpkg --print-architecture)"
-          -o "Debug::NoLocking=1" -o "APT::Get::List-Cleanup=0")
+          -o "Debug::NoLocking=1" -o "APT::Get::List-Cleanup=0" -o "APT::Sandbox::User=root")
 mkdir -p "$NTFY_CACHE/etc/sources.list.d"
 apt-get "${APT_OPTS[@]}" -qq update >&2
 (cd "$NTFY_CACHE/deb" && rm -f ntfy_*.deb && apt-get "${APT_OPTS[@]}" -qq download ntfy >&2)
