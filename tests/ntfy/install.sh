@@ -6,6 +6,9 @@ set -euo pipefail
 NTFY_CACHE=${NTFY_CACHE:-/var/cache/pushbridge-test/ntfy}
 BIN="$NTFY_CACHE/root/usr/bin/ntfy"
 if [ -x "$BIN" ] && [ -f "$NTFY_CACHE/.pushbridge-complete" ]; then echo "$BIN"; exit 0; fi
+if ! mkdir -p "$NTFY_CACHE" 2>/dev/null || [ ! -w "$NTFY_CACHE" ]; then
+  sudo mkdir -p "$NTFY_CACHE" && sudo chown "$(id -u)" "$NTFY_CACHE"
+fi
 mkdir -p "$NTFY_CACHE"/{etc/preferences.d,state/lists/partial,cache/archives/partial,deb,root}
 # The same mirror as the machine's Debian sources (deb822 URIs: or a one-line deb entry).
 MIRROR=$(grep -rhoE '^URIs:[[:space:]]*\S+/debian/?$' /etc/apt/sources.list.d/ 2>/dev/null | head -1 | awk '{print $2}' || true)
@@ -21,7 +24,7 @@ APT_OPTS=(-o "Dir::State=$NTFY_CACHE/state" -o "Dir::State::status=$NTFY_CACHE/s
           -o "Dir::Cache=$NTFY_CACHE/cache" -o "Dir::Etc::SourceList=$NTFY_CACHE/etc/sources.list"
           -o "Dir::Etc::SourceParts=$NTFY_CACHE/etc/sources.list.d" -o "Dir::Etc::Preferences=$NTFY_CACHE/etc/preferences"
           -o "Dir::Etc::PreferencesParts=$NTFY_CACHE/etc/preferences.d" -o "APT::Architecture=$(dpkg --print-architecture)"
-          -o "Debug::NoLocking=1" -o "APT::Get::List-Cleanup=0" -o "APT::Sandbox::User=root")
+          -o "Debug::NoLocking=1" -o "APT::Get::List-Cleanup=0" -o "APT::Sandbox::User=$(id -un)")
 mkdir -p "$NTFY_CACHE/etc/sources.list.d"
 apt-get "${APT_OPTS[@]}" -qq update >&2
 (cd "$NTFY_CACHE/deb" && rm -f ntfy_*.deb && apt-get "${APT_OPTS[@]}" -qq download ntfy >&2)

@@ -137,6 +137,11 @@ final class OutputWorker: Sendable {
         var nextTag = 0
         var loadedThrough: Int64 = 0
         var failing = false
+        // While the service fails, the whole output waits (one probe at a time, at the
+        // backoff of its consecutive failures): a dead service costs one attempt per wait,
+        // not one per queued delivery.
+        var streak = 0
+        var pausedUntil = 0.0
         while true {
             let (inbox, stopBy) = shared.withLock { s in
                 defer { s.inbox.removeAll(keepingCapacity: true) }
@@ -160,7 +165,8 @@ final class OutputWorker: Sendable {
                 }
             }
             var done: [Int64] = []
-            while multi.count < config.concurrency, let d = queue.popReady() {
+            let limit = failing ? 1 : config.concurrency
+            while multi.count < limit, Date().timeIntervalSince1970 >= pausedUntil, let d = queue.popReady() {
                 nextTag += 1
                 if !start(d, tag: nextTag, done: &done) { continue }
                 active[nextTag] = d
@@ -173,6 +179,9 @@ final class OutputWorker: Sendable {
                 case .finished:
                     if failing, case .response = answer {
                         failing = false
+                        streak = 0
+                        pausedUntil = 0
+                        queue.releaseDue(now: .infinity)  // the service is back: no item waits on
                         logger.info("output '\(config.name)': delivering again")
                     }
                     finish(d, into: &done)
@@ -183,6 +192,9 @@ final class OutputWorker: Sendable {
                     }
                     stats.retried.add(1, ordering: .relaxed)
                     d.attempts += 1
+                    streak += 1
+                    let wait = after ?? RetryAfter.backoff(attempt: streak)
+                    pausedUntil = max(pausedUntil, now + wait)
                     d.due = now + (after ?? RetryAfter.backoff(attempt: d.attempts))
                     queue.wait(d)
                 }
@@ -197,7 +209,8 @@ final class OutputWorker: Sendable {
                 // (a dead service would hold every stop to the bound): it stays in the journal.
                 let clock = ContinuousClock.now
                 let dirty = journalDirty.load(ordering: .sequentiallyConsistent)
-                let nothingLeft = active.isEmpty && !dirty && queue.readyCount == 0
+                let paused = failing && Date().timeIntervalSince1970 < pausedUntil
+                let nothingLeft = active.isEmpty && (paused || (!dirty && queue.readyCount == 0))
                 if nothingLeft || clock >= stopBy {
                     multi.abandonAll()
                     let left = queue.count + active.count
@@ -210,7 +223,10 @@ final class OutputWorker: Sendable {
             }
             // Sleep until a socket, libcurl's timer, a due retry, a new item or the deadline.
             var wait = 60_000.0
-            if queue.readyCount > 0 && multi.count < config.concurrency { wait = 0 }
+            let now2 = Date().timeIntervalSince1970
+            if queue.readyCount > 0 && multi.count < (failing ? 1 : config.concurrency) {
+                wait = now2 >= pausedUntil ? 0 : (pausedUntil - now2) * 1000
+            }
             if let due = queue.nextDue { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
             if let stopBy {
                 let c = (stopBy - ContinuousClock.now).components
