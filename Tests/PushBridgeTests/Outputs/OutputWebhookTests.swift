@@ -108,7 +108,7 @@ struct OutputWebhookTests {
               - {name: door, topic: "\(s.ns)/in/door/+", alert: {title: Door, body: "{{ payload.who }}"}}
             extension: {time_limit: 1s}  # the stop's bound: the slow output is not waited for long
             outputs:
-              - {name: slow, concurrency: 1, webhook: {url: "\(hook.url("/slow/6/s"))"}}
+              - {name: slow, concurrency: 1, timeout: 120s, webhook: {url: "\(hook.url("/slow/60/s"))"}}
               - {name: quick, webhook: {url: "\(hook.url("/ok/q"))"}}
             """))
         try await s.waitUntilOnline()
