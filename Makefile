@@ -2,12 +2,12 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= bridge.yml
-APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicrohttpd-dev \
+APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicrohttpd-dev libcurl4-openssl-dev \
                 libsqlite3-dev openssl tmux python3 procps python3-jsonschema python3-yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: docs docs-check deps test-deps monitoring-test-deps container-test-deps test-containers build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
+.PHONY: docs docs-check deps test-deps monitoring-test-deps container-test-deps test-containers build release run test layers bench lint clean broker fuzz sanitize ha-deps ntfy-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -91,8 +91,12 @@ ha-deps:
 ## test: install, check the layers, build and pass the whole suite, the Home Assistant checks, smoke-run every
 ## fuzz target (its seeds + FUZZ_SMOKE_SECONDS), then the container checks (test-containers)
 FUZZ_SMOKE_SECONDS ?= 4
+## ntfy-deps: Debian's ntfy (trixie's .deb, through a private apt configuration) for the outputs tests
+ntfy-deps:
+	tests/ntfy/install.sh >/dev/null
+
 TEST_CONFIGS := $(RUN_DIR)/test-configs
-test: deps test-deps ha-deps
+test: deps test-deps ha-deps ntfy-deps
 	python3 scripts/layer-check.py
 	python3 scripts/link-check.py
 	$(SWIFT) build --build-tests

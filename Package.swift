@@ -32,9 +32,15 @@ let package = Package(
         // library through SocketBufferHooks; the library never depends on this target.
         .target(name: "CSocketBuffers"),
         .systemLibrary(name: "CMalloc"),
+        // The outputs' HTTP client (Sources/PushBridge/Outputs only).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "CCurl"]
         ),
         .executableTarget(
             name: "pushbridge",

@@ -128,6 +128,7 @@
     renderTopics(snap);
     renderRoutes(snap);
     renderFilters(snap);
+    renderOutputs(snap);
     drawChart();
   }
 
@@ -213,6 +214,24 @@
     if (!names.length) frag.appendChild(el("tr", null, [el("td", { cls: "muted", text: "no suppression yet", colSpan: 2 })]));
     body.replaceChildren(frag);
   }
+
+  // The outputs (ntfy, webhook…): shown only when the bridge has some.
+  function renderOutputs(snap) {
+    const outputs = snap.outputs || {};
+    const names = Object.keys(outputs).sort();
+    $("outputs-panel").hidden = !names.length;
+    const frag = document.createDocumentFragment();
+    for (const name of names) {
+      const o = outputs[name], lat = o.latency_ms || {};
+      const row = el("tr", { "data-output": name }, [el("td", { text: name }), el("td", { text: o.kind || "" }), numCell(o.delivered),
+        numCell(o.failed), numCell(o.retried), numCell(o.pending), el("td", { cls: "num", text: fmtMs(lat.p50) }), el("td", { cls: "num", text: fmtMs(lat.p99) })]);
+      if (o.pending > 0 && o.retried > 0) row.classList.add("warn");
+      frag.appendChild(row);
+    }
+    $("outputs").querySelector("tbody").replaceChildren(frag);
+  }
+
+  function fmtMs(v) { return typeof v === "number" ? v.toFixed(1) : "–"; }
 
   // ---- chart ----
   function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }

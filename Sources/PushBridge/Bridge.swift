@@ -24,6 +24,8 @@ public final class Bridge: Sendable {
     let status: StatusReporter
     /// Writes the filter memory to the journal in batches (when `journal` is set).
     let memoryWriter: FilterMemoryWriter?
+    /// The `outputs:` workers (ntfy, webhook); `nil` when none are configured.
+    let outputs: OutputSet?
     let stopRequested = StopSignal()
 
     /// Builds a bridge for `config` (nothing connects before `run()`); `serviceExtension`
@@ -71,9 +73,18 @@ public final class Bridge: Sendable {
             logger: logger)
         self.publisher = publisher
         monitor.trace(through: publisher.intake)
+        let output = publisher.output
+        let outputs = OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer, logger: logger) { m in
+            do {
+                try output.publish(topic: m.topic, payload: m.payload, qos: m.qos, retain: m.retain, userProperties: m.userProperties)
+            } catch {
+                logger.error("publish to '\(m.topic)' failed: \(error)")
+            }
+        }
+        self.outputs = outputs
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
                            homeAssistant: HomeAssistantLink(config: config, version: Self.version, hop: hop, logger: logger),
-                           partition: config.partition.flatMap(Partition.init), hop: hop, logger: logger)
+                           outputs: outputs, partition: config.partition.flatMap(Partition.init), hop: hop, logger: logger)
         receiver.bridge = self
     }
 
@@ -116,6 +127,7 @@ public final class Bridge: Sendable {
             for entry in intake.replay() { flow.process(entry.message, id: entry.id, seq: entry.seq) }
             intake.start()
             memoryWriter?.start()
+            outputs?.start()
             // Loading the config (YAML nodes, template sources) and the replay leave freed heap
             // that glibc keeps mapped between live blocks; give it back before traffic starts
             // (1.2 MB with 1 000 routes): the peak RSS is then what the running bridge needs.
@@ -144,6 +156,7 @@ public final class Bridge: Sendable {
             "journal_overflows": c.journalOverflows.load(ordering: .relaxed),
             "journal_errors": c.journalErrors.load(ordering: .relaxed),
         ]
+        s.outputs = outputs?.snapshots() ?? []
         return s
     }
 

@@ -35,6 +35,8 @@ extension Bridge {
             logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
             flow.waitUntilDrained(by: deadline)
         }
+        // The outputs deliver what they can within the same bound; the rest stays in the journal.
+        await Self.offPool { [outputs] in outputs?.drain(until: deadline) }
         pipeline.shutdown()
         stats.setConnected(false)  // the last retained snapshot outlives this connection
         status.publishStats(snapshot(), through: output)

@@ -12,6 +12,8 @@ final class MessageFlow: Sendable {
     let publisher: Publisher
     let events: any BridgeEvents
     let homeAssistant: HomeAssistantLink?
+    /// The services a delivered alert also goes to (`outputs:`); the hand-off never waits for them.
+    let outputs: OutputSet?
     /// The topics this replica handles (`partition:`); `nil`: every topic.
     let partition: Partition?
     private let hop: (name: String, value: String)
@@ -39,17 +41,22 @@ final class MessageFlow: Sendable {
     }
 
     init(pipeline: Pipeline, intake: Intake, publisher: Publisher, events: any BridgeEvents,
-         homeAssistant: HomeAssistantLink?, partition: Partition?, hop: (name: String, value: String), logger: Logger) {
+         homeAssistant: HomeAssistantLink?, outputs: OutputSet?, partition: Partition?, hop: (name: String, value: String),
+         logger: Logger) {
         pipelineSlot = Mutex(pipeline)
         self.intake = intake
         self.publisher = publisher
         self.events = events
         self.homeAssistant = homeAssistant
+        self.outputs = outputs
         self.partition = partition
         self.hop = hop
         self.logger = logger
         let inFlight = self.inFlight
         sequencer = TopicSequencer { f in
+            // Stored for the outputs (with a journal) before the display publish can finish the
+            // message's own journal row: a crash between the two loses neither.
+            outputs?.delivered(f.decision, sourceTopic: f.topic, receivedAt: f.receivedAt)
             publisher.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt)
             if logger.enabled(.debug) { logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))") }
             events.finished(slot: f.slot, topic: f.topic, id: f.id, decision: f.decision)

@@ -110,6 +110,9 @@ extension:
 monitoring:
   http: "127.0.0.1:{http}"
   interval: 1s
+outputs:
+  # A webhook nobody answers (a free port): its deliveries wait and are retried.
+  - {{name: dead-hook, routes: [doorbell], timeout: 1s, webhook: {{url: "http://127.0.0.1:{dead}/hook"}}}}
 """
 
 results = []
@@ -133,7 +136,7 @@ def main():
     http = free_port()
     cfg = os.path.join(TMP, "bridge.yml")
     with open(cfg, "w") as f:
-        f.write(CONFIG.format(broker=broker.port, http=http, pid=os.getpid()))
+        f.write(CONFIG.format(broker=broker.port, http=http, pid=os.getpid(), dead=free_port()))
     bridge = start([BIN, "run", "-c", cfg], "bridge.log")
     url = f"http://127.0.0.1:{http}/"
     wait("bridge /readyz", lambda: _http_ok(http))
@@ -226,6 +229,17 @@ def run_checks(driver, broker, url, bridge):
         filt = driver.find_element(By.CSS_SELECTOR, '#filters tr[data-filter="drop-test-rings"]')
         assert filt.find_elements(By.TAG_NAME, "td")[1].text == "1", filt.text
     check("the topic table, totals, routes and filters show the right counts", topic_counts)
+
+    def outputs_panel():
+        # Four doorbell alerts delivered, none accepted by the dead webhook: pending and retried.
+        def cells():
+            rows = driver.find_elements(By.CSS_SELECTOR, '#outputs tr[data-output="dead-hook"]')
+            return [td.text for td in rows[0].find_elements(By.TAG_NAME, "td")] if rows else None
+        wait("outputs row", lambda: (cells() or [None] * 6)[5] == "4" and int(cells()[4]) >= 1)
+        c = cells()
+        assert c[1] == "webhook" and c[2] == "0" and c[3] == "0", c
+        assert driver.find_element(By.ID, "outputs-panel").is_displayed()
+    check("the outputs panel shows a dead webhook's pending and retried deliveries", outputs_panel)
 
     def suppressed_listed():
         rows = wait("a suppressed decision", lambda: [r for r in decision_rows(driver) if r[1] == "suppressed"])

@@ -19,6 +19,8 @@ public struct BridgeConfig: Sendable {
     public var warnings: [ConfigWarning] = []
     /// `homeassistant:`; `nil` = off (SPEC section 11).
     public var homeAssistant: HomeAssistantConfig? = nil
+    /// `outputs:`: services that receive the delivered alerts besides the display topic.
+    public var outputs: [OutputConfig] = []
     /// The file this config was read from, for messages.
     public var sourcePath: String = "bridge.yml"
 

@@ -32,7 +32,10 @@ struct ConfigAssembly {
         if let n = f["journal"] { config.journal = reader.readJournal(n) }
         if let n = f["monitoring"] { config.monitoring = reader.readMonitoring(n) }
         if let n = f["homeassistant"] { config.homeAssistant = reader.readHomeAssistant(n) }
+        var outputRoutes: [(String, YAMLScalar)] = []
+        if let n = f["outputs"] { (config.outputs, outputRoutes) = reader.readOutputs(n, baseDirectory: directory) }
         checkFilterRoutes(filterRoutes, routes: config.routes)
+        checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")
         checkLoops(config, topicMarks: topicMarks)
         if let n = f["homeassistant"] { checkHomeAssistant(config, at: n.mark, routeMarks: topicMarks) }
         ScaleOutCheck(reader: reader).apply(f, to: &config)
@@ -63,9 +66,13 @@ struct ConfigAssembly {
     }
 
     private func checkFilterRoutes(_ refs: [[(String, YAMLScalar)]], routes: [RouteConfig]) {
+        checkRouteNames(Array(refs.joined()), routes: routes, in: "filter 'routes'")
+    }
+
+    private func checkRouteNames(_ refs: [(String, YAMLScalar)], routes: [RouteConfig], in context: String) {
         let known = routes.map(\.name)
-        for (name, scalar) in refs.joined() where !known.contains(name) {
-            reader.error("unknown route '\(name)' in filter 'routes'" + KeySuggestion.hint(for: name, in: known, noun: "routes"),
+        for (name, scalar) in refs where !known.contains(name) {
+            reader.error("unknown route '\(name)' in \(context)" + KeySuggestion.hint(for: name, in: known, noun: "routes"),
                          at: scalar.mark)
         }
     }

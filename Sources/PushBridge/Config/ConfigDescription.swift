@@ -97,6 +97,7 @@ extension BridgeConfig {
             "index=\($0.index) count=\($0.count) (this replica handles the topics whose FNV-1a 32-bit hash modulo \($0.count) is \($0.index))"
         } ?? "off"))
         out += describeHomeAssistant()
+        out += describeOutputs()
         return out.joined(separator: "\n") + "\n"
     }
 

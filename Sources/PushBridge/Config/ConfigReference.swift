@@ -7,7 +7,7 @@
 /// unknown key, and a key in the table that no code reads fails `ConfigReferenceTests`.
 package enum ConfigReference {
     /// Every key, sections before their keys, in the order the file is written.
-    package static let all: [ConfigKey] = top + broker + routes + extensionSection + outputs + scaleOut
+    package static let all: [ConfigKey] = top + broker + routes + extensionSection + outputs + scaleOut + deliveryOutputs
 
     /// The key at `path`, or `nil`.
     package static func key(_ path: String) -> ConfigKey? { byPath[path] }
@@ -101,6 +101,8 @@ package indirect enum ConfigType: Sendable {
     case integers([Int])
     /// A list of strings.
     case strings
+    /// A mapping of names the user chooses to text values (HTTP headers).
+    case stringMap
     /// A mapping whose keys are the table's keys under it.
     case mapping
     /// A list of mappings whose keys are the table's keys under `<path>[]`.
@@ -145,6 +147,7 @@ package indirect enum ConfigType: Sendable {
         case .words(let w): return "one of " + w.joined(separator: ", ")
         case .integers(let n): return "one of " + n.map(String.init).joined(separator: ", ")
         case .strings: return "list of strings"
+        case .stringMap: return "mapping of names to strings"
         case .mapping: return "mapping"
         case .listOfMappings: return "list of mappings"
         case .either(let types): return types.map(\.words).joined(separator: ", or ")

@@ -100,6 +100,9 @@ package enum ConfigSchema {
         case .strings:
             let item = JSONValue.object(["type": .array(["string", "number", "boolean"].map { .string($0) })])
             return [.object(["type": .string("array"), "items": item])]
+        case .stringMap:
+            let value = JSONValue.object(["type": .array(["string", "number", "boolean"].map { .string($0) })])
+            return [.object(["type": .string("object"), "additionalProperties": value])]
         case .mapping:
             return [.object(mapping(path))]
         case .listOfMappings:

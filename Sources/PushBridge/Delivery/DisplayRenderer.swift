@@ -100,6 +100,30 @@ public struct DisplayRenderer: Sendable {
                                       userProperties: [("reason", rejection.reason.rawValue)]))
     }
 
+    /// The dead-letter message for a delivery an output refused (docs/outputs.md): the
+    /// dead-letter shape with `"reason":"OutputRejected"`, the output, the HTTP status and the start of
+    /// the answer as `detail`; `payload` is the item that was refused. `nil` without a
+    /// dead-letter topic.
+    public func outputRejectionMessage(output: String, status: Int, detail: String, item: [UInt8],
+                                       sourceTopic: String, route: String?, receivedAt: Double) -> OutboundMessage? {
+        guard let deadLetter else { return nil }
+        let text = String(decoding: item, as: UTF8.self)
+        var w = JSONWriter(capacity: 256 + item.count)
+        w.beginObject()
+        w.add("reason", "OutputRejected")
+        w.add("output", output)
+        w.add("status", .int(Int64(status)))
+        w.add("detail", detail)
+        w.add("source_topic", sourceTopic)
+        w.add("route", route)
+        w.add("payload", text)
+        w.add("received_at", timestamp: receivedAt)
+        w.endObject()
+        let ctx = MessageContext(topic: sourceTopic, payload: .null, raw: text)
+        return finish(OutboundMessage(topic: deadLetter.topic.render(in: ctx), payload: w.bytes, qos: deadLetter.qos,
+                                      retain: false, userProperties: [("reason", "OutputRejected")]))
+    }
+
     private func finish(_ m: OutboundMessage) -> OutboundMessage {
         var m = m
         guard userProperties else {

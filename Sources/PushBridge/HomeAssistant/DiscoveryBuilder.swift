@@ -12,6 +12,8 @@ public struct DiscoveryBuilder: Sendable {
     public let statusTopic: String
     public let statsTopic: String
     public let version: String
+    /// The `outputs:` names: each gets diagnostic sensors (OutputSensors.swift).
+    public let outputs: [String]
 
     /// `nil` when `config` has no `homeassistant:` section (or no status or stats topic,
     /// which the loader refuses with it).
@@ -24,11 +26,12 @@ public struct DiscoveryBuilder: Sendable {
         statusTopic = status
         statsTopic = stats
         self.version = version
+        outputs = config.outputs.map(\.name)
     }
 
-    /// Every entity for `routes`, the bridge's own first, then each route's in order.
+    /// Every entity for `routes`: the bridge's own first, each output's, then each route's in order.
     public func entities(routes: [String]) -> [DiscoveryEntity] {
-        bridgeEntities() + routes.flatMap(routeEntities)
+        bridgeEntities() + outputs.flatMap(outputEntities) + routes.flatMap(routeEntities)
     }
 
     /// The state topic of `route`'s event entity.
@@ -99,7 +102,7 @@ public struct DiscoveryBuilder: Sendable {
 
     /// The keys every entity has: name, ids, device, origin and (unless `available` is
     /// false) availability from the status topic.
-    private func common(component: String, objectID: String, name: String, uniqueID: String,
+    func common(component: String, objectID: String, name: String, uniqueID: String,
                         available: Bool = true) -> Draft {
         var d = Draft(component: component, objectID: objectID, topic: homeAssistant.configTopic(
             component: component, nodeID: nodeID, objectID: objectID))
@@ -123,7 +126,7 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     /// An entity being built.
-    private struct Draft {
+    struct Draft {
         var component: String
         var objectID: String
         var topic: String

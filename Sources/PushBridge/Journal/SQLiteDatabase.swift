@@ -19,6 +19,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 /// callers serialize access themselves (the journal keeps it behind a `Mutex`).
 final class SQLiteDatabase {
     let raw: OpaquePointer
+    /// The outputs' table exists (JournalOutputs.swift); used under the owner's lock.
+    var outputSchemaReady = false
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes(raw)) }
 
     /// Opens (creating) the database file at `path`.
     init(path: String) throws(SQLiteError) {

@@ -3,6 +3,8 @@ public enum Variable: String, CaseIterable, Sendable {
     case topic, levels, payload, raw, properties, route, qos, retain
     case pushType = "push_type"
     case priority, content, now, hour, weekday
+    /// The display message (or withdraw) an output sends: only a webhook's `body` sees it; null elsewhere.
+    case message
 }
 
 /// What an expression is evaluated against: one value per `Variable`.

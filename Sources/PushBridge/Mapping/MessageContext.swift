@@ -159,6 +159,7 @@ public struct MessageContext: EvaluationContext, Sendable {
         case .priority: return .int(Int64(priority))
         case .content: return content.jsonValue
         case .now: return .int(Int64(now.rounded(.down)))
+        case .message: return .null
         case .hour, .weekday:
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = timeZone

@@ -2,7 +2,7 @@
 // DashboardAssetsTests fails when this file is stale.
 
 extension DashboardAssets {
-    /// Lines 1–118 of dashboard/dashboard.css (a part of `dashboardCSS`).
+    /// Lines 1–119 of dashboard/dashboard.css (a part of `dashboardCSS`).
     static let dashboardCSS1 = ##"""
 :root {
   --bg: #0f1419; --panel: #171e26; --line: #26313d; --text: #e6edf3; --muted: #8b98a5;
@@ -121,6 +121,7 @@ footer { padding: 0.5rem 1.25rem 1.5rem; font-size: 0.85rem; text-align: center;
   .card.latency .value { font-size: 1.2rem; }
 }
 @media (prefers-reduced-motion: reduce) { #decisions tr.fresh { animation: none; } }
+tr.warn td:first-child { border-left: 3px solid var(--warn); }
 
 """##
 }

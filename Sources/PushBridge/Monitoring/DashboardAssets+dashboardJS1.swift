@@ -134,6 +134,7 @@ extension DashboardAssets {
     renderTopics(snap);
     renderRoutes(snap);
     renderFilters(snap);
+    renderOutputs(snap);
     drawChart();
   }
 
@@ -220,6 +221,24 @@ extension DashboardAssets {
     body.replaceChildren(frag);
   }
 
+  // The outputs (ntfy, webhook…): shown only when the bridge has some.
+  function renderOutputs(snap) {
+    const outputs = snap.outputs || {};
+    const names = Object.keys(outputs).sort();
+    $("outputs-panel").hidden = !names.length;
+    const frag = document.createDocumentFragment();
+    for (const name of names) {
+      const o = outputs[name], lat = o.latency_ms || {};
+      const row = el("tr", { "data-output": name }, [el("td", { text: name }), el("td", { text: o.kind || "" }), numCell(o.delivered),
+        numCell(o.failed), numCell(o.retried), numCell(o.pending), el("td", { cls: "num", text: fmtMs(lat.p50) }), el("td", { cls: "num", text: fmtMs(lat.p99) })]);
+      if (o.pending > 0 && o.retried > 0) row.classList.add("warn");
+      frag.appendChild(row);
+    }
+    $("outputs").querySelector("tbody").replaceChildren(frag);
+  }
+
+  function fmtMs(v) { return typeof v === "number" ? v.toFixed(1) : "–"; }
+
   // ---- chart ----
   function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
 
@@ -235,24 +254,5 @@ extension DashboardAssets {
     ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
     ctx.clearRect(0, 0, w, h);
     // The span grows with the history: a minute at first, at most HISTORY_SECONDS.
-    const now = Date.now();
-    const oldest = state.history.length ? state.history[0].t : now;
-    const span = Math.min(HISTORY_SECONDS, Math.max(60, Math.ceil((now - oldest) / 60000) * 60)) * 1000;
-    const series = { received: [], delivered: [], suppressed: [], rejected: [] };
-    const hist = state.history;
-    for (let i = 1; i < hist.length; i++) {
-      const a = hist[i - 1], b = hist[i], dt = (b.t - a.t) / 1000;
-      if (dt <= 0) continue;
-      for (const k in series) series[k].push({ t: b.t, v: Math.max(0, (b[k] - a[k]) / dt) });
-    }
-    let max = 1;
-    for (const k in series) for (const p of series[k]) if (p.t >= now - span && p.v > max) max = p.v;
-    const step = niceStep(max / 4);
-    max = Math.ceil(max / step) * step;
-    const left = 48, right = 8, top = 8, bottom = 22;
-    const pw = w - left - right, ph = h - top - bottom;
-    const x = (t) => left + pw * (1 - (now - t) / span);
-    const y = (v) => top + ph * (1 - v / max);
-    ctx.font = "11px system-ui, sans-serif";
 """##
 }

@@ -2,7 +2,7 @@
 // DashboardAssetsTests fails when this file is stale.
 
 extension DashboardAssets {
-    /// Lines 1–108 of dashboard/index.html (a part of `indexHTML`).
+    /// Lines 1–118 of dashboard/index.html (a part of `indexHTML`).
     static let indexHTML1 = ##"""
 <!doctype html>
 <html lang="en">
@@ -87,6 +87,16 @@ extension DashboardAssets {
       </div>
     </section>
   </div>
+
+  <section class="panel" aria-labelledby="outputs-title" id="outputs-panel" hidden>
+    <h2 id="outputs-title">Outputs</h2>
+    <div class="scroll">
+      <table id="outputs" class="data">
+        <thead><tr><th scope="col">Output</th><th scope="col">Kind</th><th scope="col" class="num">Delivered</th><th scope="col" class="num">Failed</th><th scope="col" class="num">Retried</th><th scope="col" class="num">Pending</th><th scope="col" class="num">p50 ms</th><th scope="col" class="num">p99 ms</th></tr></thead>
+        <tbody></tbody>
+      </table>
+    </div>
+  </section>
 
   <section class="panel" aria-labelledby="decisions-title">
     <h2 id="decisions-title">Recent decisions <span class="muted" id="decision-count"></span></h2>

@@ -72,6 +72,8 @@ public func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) ->
         }
     }
 
+    out.outputs(s.outputs)
+
     out.histogram("pushbridge_extension_duration_seconds", "Time spent in the extension stage.",
                   s.extensionDuration)
     out.family("pushbridge_end_to_end_latency_seconds", .summary,

@@ -50,6 +50,8 @@ public struct StatsSnapshot: Sendable, Equatable {
     /// `redeliveries_skipped`, `replayed`, `journal_overflows`, `journal_errors`), set by
     /// the bridge; written as the `delivery` object when not empty.
     public var delivery: [String: Int] = [:]
+    /// Each output's counters (`outputs:`); written as the `outputs` object when not empty.
+    public var outputs: [OutputStatsSnapshot] = []
 
     /// Messages received and not yet finished (the totals' `in_flight`).
     public var inFlight: Int { totals.inFlight }
@@ -116,6 +118,7 @@ public struct StatsSnapshot: Sendable, Equatable {
             }
             w.endObject()
         }
+        writeOutputs(into: &w)
         w.endObject()
         return w.bytes
     }

@@ -47,6 +47,7 @@ extension StatsSnapshot {
             snapshot.latencyP50Milliseconds = double(latency["p50"]) ?? 0
             snapshot.latencyP99Milliseconds = double(latency["p99"]) ?? 0
         }
+        snapshot.outputs = parseOutputs(root["outputs"])
         return snapshot
     }
 

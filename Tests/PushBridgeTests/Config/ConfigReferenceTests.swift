@@ -54,6 +54,11 @@ import Testing
             if mapping == "extension.filters[]", !ConfigReader.filterActions.contains(inFilter) {
                 doc = merge(doc, ConfigReference.tree(path: "extension.filters[].suppress", value: .string("false")))
             }
+            // An output needs one kind; a key under a kind brings its own.
+            let inOutput = key.path.dropFirst("outputs[].".count).split(separator: ".").first.map(String.init) ?? ""
+            if mapping == "outputs[]", !ConfigReader.outputKinds.contains(inOutput) {
+                doc = merge(doc, ConfigReference.tree(path: "outputs[].webhook.url", value: .string("https://example.com/hook")))
+            }
         }
         for path in companions[key.path] ?? [] {
             let other = ConfigReference.key(path)!
@@ -66,6 +71,7 @@ import Testing
     static func load(_ yaml: String) throws -> [ConfigError] {
         let dir = try makeTempDirectory()
         try "secret\n".write(toFile: dir + "/mqtt_password", atomically: true, encoding: .utf8)
+        try "tk_example\n".write(toFile: dir + "/ntfy_token", atomically: true, encoding: .utf8)
         switch ConfigLoader.load(text: yaml, path: dir + "/bridge.yml", environment: environment) {
         case .success: return []
         case .failure(let errors): return errors.errors
@@ -87,7 +93,7 @@ import Testing
         let wrong: JSONValue
         let shown: String
         switch key.type {
-        case .strings, .listOfMappings: (wrong, shown) = (.string("oops"), "oops")
+        case .strings, .listOfMappings, .stringMap: (wrong, shown) = (.string("oops"), "oops")
         default: (wrong, shown) = (.array([.int(1), .int(2)]), "[1, 2]")
         }
         let lines = ConfigReference.blockYAML(Self.document(key, value: wrong))

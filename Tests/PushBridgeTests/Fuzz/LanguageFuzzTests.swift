@@ -10,7 +10,7 @@ struct LanguageFuzzTests {
     static let tokens = [
         "(", ")", "[", "]", ",", ".", "|", "||", "&&", "!", "==", "!=", "<", "<=", ">", ">=", "=~", "+", "-", "*",
         "/", " and ", " or ", "not ", " in ", " not in ", "true", "false", "null", "topic", "levels", "payload",
-        "raw", "properties", "route", "qos", "retain", "push_type", "priority", "content", "now", "hour", "weekday",
+        "raw", "properties", "route", "qos", "retain", "push_type", "priority", "content", "now", "hour", "weekday", "message",
         "default(", "upper", "lower", "round(", "truncate(", "json", "0", "1", "-1", "2.5", "1e3", "9223372036854775807",
         "9223372036854775808", "1e309", "\"", "'", "\"a\"", "'b'", "\"\\u{1F600}\"", "\\", "\\u", "\\ud800", "\\u{110000}",
         "é", "🇫🇷", "\u{0}", " ", "{{", "}}", ".x", "[0]", "[-1]", "=", "&", "$", "\"(a*)*b\"", "\"[\"",

@@ -1,0 +1,20 @@
+extension BridgeConfig {
+    /// The `outputs:` lines of `pushbridge check`: token files by path, never the tokens.
+    func describeOutputs() -> [String] {
+        guard !outputs.isEmpty else { return ["outputs: none"] }
+        var out = ["outputs (\(outputs.count)):"]
+        for (index, o) in outputs.enumerated() {
+            var line = "  \(index + 1). \(o.name): \(o.kind.key) "
+            switch o.kind {
+            case .ntfy(let n):
+                line += "url=\(n.url) token_file=\(n.tokenFile ?? "-")"
+            case .webhook(let w):
+                line += "url=\(w.url) method=\(w.method) body=" + (w.body.map { "\"\($0.source)\"" } ?? "display JSON")
+                if !w.headers.isEmpty { line += " headers=" + w.headers.map(\.name).joined(separator: ",") }
+            }
+            out.append(line)
+            out.append("     routes=\(o.routes?.joined(separator: ",") ?? "all") timeout=\(DurationParser.format(o.timeout)) concurrency=\(o.concurrency) tls: ca_file=\(o.tls.caFile ?? "-") insecure=\(o.tls.insecure)")
+        }
+        return out
+    }
+}

@@ -1,0 +1,133 @@
+/// One delivery to an output as stored in the journal: what to send, to which target.
+public struct OutputDeliveryRow: Sendable {
+    /// The row's id: deliveries of one output are tried in this order.
+    public var id: Int64
+    public var output: String
+    /// The item's id (the alert's id; a withdraw's `<alert_id>/withdraw`).
+    public var key: String
+    /// Which of the output's targets (empty for ntfy and webhook; a subscription for Web Push).
+    public var target: String
+    /// The item as JSON (the display message, or the withdraw).
+    public var item: [UInt8]
+    /// When it was handed to the output (seconds since 1970).
+    public var created: Double
+}
+
+/// The outputs' deliveries in the journal's database (docs/outputs.md: stored before it is
+/// attempted, removed when the service accepted it).
+///
+/// One table, `output_deliveries`. A row is inserted when an item is handed to an output
+/// and marked done on a 2xx answer (or a final rejection); done rows are kept for a bounded
+/// tail (`doneTail` per output) so a replayed message — the journal replays a message whose
+/// display acknowledgement a crash lost — is recognised by its `(output, key, target)` and
+/// not delivered twice, then deleted.
+extension Journal {
+    /// Done rows kept per output to recognise a replay of what was already delivered.
+    public static let outputDoneTail: Int64 = 4096
+
+    static let outputSchema = """
+        CREATE TABLE IF NOT EXISTS output_deliveries(
+            id INTEGER PRIMARY KEY AUTOINCREMENT, output TEXT NOT NULL, key TEXT NOT NULL,
+            target TEXT NOT NULL, item BLOB NOT NULL, created REAL NOT NULL, done INTEGER NOT NULL DEFAULT 0,
+            UNIQUE(output, key, target));
+        CREATE INDEX IF NOT EXISTS output_pending ON output_deliveries(output, done, id);
+        """
+
+    /// Stores the deliveries of one item (one transaction); a `(output, key, target)` already
+    /// stored is left as it is. Returns, per row, whether it is new.
+    public func storeOutputDeliveries(_ rows: [(output: String, key: String, target: String)], item: [UInt8],
+                                      created: Double) throws(SQLiteError) -> [Bool] {
+        guard !rows.isEmpty else { return [] }
+        return try store.withLock { s throws(SQLiteError) -> [Bool] in
+            try s.commitBatch()
+            let db = s.db
+            try Self.ensureOutputSchema(db)
+            let insert = try db.prepare("INSERT OR IGNORE INTO output_deliveries(output, key, target, item, created) VALUES (?1, ?2, ?3, ?4, ?5)")
+            var added: [Bool] = []
+            try db.execute("BEGIN")
+            do throws(SQLiteError) {
+                for row in rows {
+                    insert.reset()
+                    insert.bind(1, row.output)
+                    insert.bind(2, row.key)
+                    insert.bind(3, row.target)
+                    insert.bind(4, item)
+                    insert.bind(5, created)
+                    try insert.run()
+                    added.append(db.changes > 0)
+                }
+                try db.execute("COMMIT")
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+            return added
+        }
+    }
+
+    /// Up to `limit` open deliveries of `output` after row `after`, oldest first.
+    public func openOutputDeliveries(output: String, after: Int64, limit: Int) throws(SQLiteError) -> [OutputDeliveryRow] {
+        try store.withLock { s throws(SQLiteError) -> [OutputDeliveryRow] in
+            try s.commitBatch()
+            let db = s.db
+            try Self.ensureOutputSchema(db)
+            let q = try db.prepare("SELECT id, key, target, item, created FROM output_deliveries WHERE output = ?1 AND done = 0 AND id > ?2 ORDER BY id LIMIT ?3")
+            q.bind(1, output)
+            q.bind(2, after)
+            q.bind(3, Int64(limit))
+            var rows: [OutputDeliveryRow] = []
+            while try q.step() {
+                rows.append(OutputDeliveryRow(id: q.int64(0), output: output, key: q.text(1) ?? "", target: q.text(2) ?? "",
+                                              item: q.blob(3), created: q.double(4)))
+            }
+            return rows
+        }
+    }
+
+    /// Open deliveries of `output`.
+    public func pendingOutputDeliveries(output: String) throws(SQLiteError) -> Int {
+        try store.withLock { s throws(SQLiteError) -> Int in
+            try s.commitBatch()
+            try Self.ensureOutputSchema(s.db)
+            let q = try s.db.prepare("SELECT count(*) FROM output_deliveries WHERE output = ?1 AND done = 0")
+            q.bind(1, output)
+            return try q.step() ? Int(q.int64(0)) : 0
+        }
+    }
+
+    /// Marks rows done (delivered, or finally rejected) and trims the done tail of `output`.
+    public func finishOutputDeliveries(_ ids: [Int64], output: String) throws(SQLiteError) {
+        guard !ids.isEmpty else { return }
+        try store.withLock { s throws(SQLiteError) in
+            try s.commitBatch()
+            let db = s.db
+            try Self.ensureOutputSchema(db)
+            let mark = try db.prepare("UPDATE output_deliveries SET done = 1 WHERE id = ?1")
+            let trim = try db.prepare("""
+                DELETE FROM output_deliveries WHERE output = ?1 AND done = 1 AND id <= (
+                    SELECT id FROM output_deliveries WHERE output = ?1 AND done = 1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
+                """)
+            try db.execute("BEGIN")
+            do throws(SQLiteError) {
+                for id in ids {
+                    mark.reset()
+                    mark.bind(1, id)
+                    try mark.run()
+                }
+                trim.bind(1, output)
+                trim.bind(2, Self.outputDoneTail)
+                try trim.run()
+                try db.execute("COMMIT")
+            } catch {
+                try? db.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    private static func ensureOutputSchema(_ db: SQLiteDatabase) throws(SQLiteError) {
+        guard !db.outputSchemaReady else { return }
+        try db.execute(outputSchema)
+        db.outputSchemaReady = true
+    }
+}

@@ -1,0 +1,74 @@
+import CCurl
+
+/// One libcurl multi handle: the transfers of one output, driven by that output's worker
+/// thread (`perform`, `wait`, `finished`); other threads only `wakeUp()` a wait.
+///
+/// `@unchecked Sendable`: libcurl allows `curl_multi_wakeup` from any thread; every other
+/// call is made by the single worker thread that owns the handle.
+final class CurlMulti: @unchecked Sendable {
+    private let handle: UnsafeMutableRawPointer
+    /// The transfers running, by easy handle (they must outlive their time in the multi handle).
+    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+
+    init?(maxHostConnections: Int) {
+        guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }
+        handle = m
+        // HTTP/2 multiplexes the transfers of one output on one connection where it can.
+        _ = pb_curl_multi_set_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = pb_curl_multi_set_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+    }
+
+    deinit {
+        for (easy, _) in running { curl_multi_remove_handle(handle, easy) }
+        running.removeAll()
+        curl_multi_cleanup(handle)
+    }
+
+    var count: Int { running.count }
+
+    /// Starts `transfer` (it runs during the next `perform` calls).
+    func add(_ transfer: CurlTransfer) throws(CurlError) {
+        let rc = curl_multi_add_handle(handle, transfer.handle)
+        guard rc == CURLM_OK else {
+            throw CurlError(code: CURLE_FAILED_INIT, detail: String(cString: curl_multi_strerror(rc)))
+        }
+        running[transfer.handle] = transfer
+    }
+
+    /// Does what the sockets allow now, without blocking.
+    func perform() {
+        var still: Int32 = 0
+        _ = curl_multi_perform(handle, &still)
+    }
+
+    /// The transfers that ended since the last call, each with its answer.
+    func finished() -> [(CurlTransfer, HTTPAnswer)] {
+        var done: [(CurlTransfer, HTTPAnswer)] = []
+        var left: Int32 = 0
+        while let message = curl_multi_info_read(handle, &left) {
+            guard pb_curl_msg_done(message) != 0, let easy = pb_curl_msg_handle(message) else { continue }
+            let result = pb_curl_msg_result(message)
+            curl_multi_remove_handle(handle, easy)
+            if let transfer = running.removeValue(forKey: easy) { done.append((transfer, transfer.answer(result: result))) }
+        }
+        return done
+    }
+
+    /// Blocks until a socket of a running transfer is ready, libcurl's own timer is due,
+    /// `wakeUp()` is called, or `milliseconds` pass.
+    func wait(milliseconds: Int) {
+        var ready: Int32 = 0
+        _ = curl_multi_poll(handle, nil, 0, Int32(clamping: max(0, milliseconds)), &ready)
+    }
+
+    /// Ends a `wait` in progress (or the next one) at once; any thread.
+    func wakeUp() {
+        _ = curl_multi_wakeup(handle)
+    }
+
+    /// Abandons every running transfer (the drain bound passed).
+    func abandonAll() {
+        for (easy, _) in running { curl_multi_remove_handle(handle, easy) }
+        running.removeAll()
+    }
+}

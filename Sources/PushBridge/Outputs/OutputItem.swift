@@ -1,0 +1,77 @@
+/// What the message path hands to the outputs: a delivered alert (its display message,
+/// always as JSON) or a condition's withdraw (its JSON: `type` "withdraw", `alert_id`,
+/// `collapse_id`, `source_topic`, `route`, `reason`).
+public struct OutputItem: Sendable {
+    /// The two item kinds.
+    public enum Kind: String, Sendable {
+        case alert, withdraw
+    }
+
+    public let kind: Kind
+    /// Unique per item and stable across a replay: the alert's id; `<alert_id>/withdraw`.
+    public let key: String
+    /// The route it came from (outputs choose by route).
+    public let route: String
+    /// The JSON as stored and sent.
+    public let json: [UInt8]
+
+    /// A delivered alert: `displayJSON` is `DisplayRenderer.displayJSON` of its request.
+    public init(alertID: String, route: String, displayJSON: [UInt8]) {
+        kind = .alert
+        key = alertID
+        self.route = route
+        json = displayJSON
+    }
+
+    /// A condition's withdraw: `{"type":"withdraw","alert_id":…,"collapse_id":…,
+    /// "source_topic":…,"route":…,"reason":"cleared"}`.
+    public init(withdrawOf alertID: String, collapseID: String?, sourceTopic: String, route: String,
+                reason: String = "cleared") {
+        kind = .withdraw
+        key = alertID + "/withdraw"
+        self.route = route
+        var w = JSONWriter(capacity: 192)
+        w.beginObject()
+        w.add("type", "withdraw")
+        w.add("alert_id", alertID)
+        w.add("collapse_id", collapseID)
+        w.add("source_topic", sourceTopic)
+        w.add("route", route)
+        w.add("reason", reason)
+        w.endObject()
+        json = w.bytes
+    }
+}
+
+/// An item's JSON parsed, as the output kinds read it.
+struct OutputMessage: Sendable {
+    let value: JSONValue
+    let json: [UInt8]
+
+    /// `nil` when the stored bytes are not a JSON object (a damaged row).
+    init?(json: [UInt8]) {
+        guard let v = try? JSONValue.parse(json), case .object = v else { return nil }
+        value = v
+        self.json = json
+    }
+
+    var isWithdraw: Bool { value["type"]?.stringValue == "withdraw" }
+    func text(_ key: String) -> String? { value[key]?.stringValue }
+    var title: String { text("title") ?? "" }
+    var body: String { text("body") ?? "" }
+    var route: String { text("route") ?? "" }
+    var sourceTopic: String { text("source_topic") ?? "" }
+    var collapseID: String? { text("collapse_id") }
+    var interruptionLevel: String? { text("interruption_level") }
+    var category: String? { text("category") }
+    /// The alert's id (a withdraw names the alert it withdraws).
+    var alertID: String { text(isWithdraw ? "alert_id" : "id") ?? "" }
+    /// `user_info.url` when it is an http(s) URL.
+    var clickURL: String? {
+        guard let url = value["user_info"]?["url"]?.stringValue else { return nil }
+        let lower = url.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), url.count > 8,
+              !url.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) else { return nil }
+        return url
+    }
+}

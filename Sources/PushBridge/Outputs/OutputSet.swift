@@ -1,0 +1,107 @@
+import Foundation
+
+/// The outputs of a running bridge (docs/outputs.md): one worker per `outputs:` entry, the
+/// hand-off from the message path, the dead letters of refused deliveries, the drain.
+public final class OutputSet: Sendable {
+    let workers: [OutputWorker]
+    private let journal: Journal?
+    private let renderer: DisplayRenderer
+    private let logger: Logger
+
+    /// The workers for `config.outputs` (`nil` when there are none); `publish` sends a
+    /// dead-letter message (the bridge's output connection).
+    init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, logger: Logger,
+          publish: @escaping @Sendable (OutboundMessage) -> Void) {
+        guard !config.outputs.isEmpty else { return nil }
+        self.journal = journal
+        self.renderer = renderer
+        self.logger = logger
+        var workers: [OutputWorker] = []
+        for output in config.outputs {
+            let kind: any OutputKind
+            switch output.kind {
+            case .ntfy(let c): kind = NtfyOutput(config: c)
+            case .webhook(let c): kind = WebhookOutput(config: c)
+            }
+            let reject: @Sendable (OutputRejection) -> Void = { [renderer, logger] r in
+                let message = OutputMessage(json: r.item)
+                let receivedAt = message?.value["received_at"]?.stringValue.flatMap(Self.parseTimestamp) ?? Date().timeIntervalSince1970
+                guard let m = renderer.outputRejectionMessage(output: r.output, status: r.status, detail: r.detail, item: r.item,
+                                                              sourceTopic: message?.sourceTopic ?? "", route: message?.route,
+                                                              receivedAt: receivedAt)
+                else { return }
+                publish(m)
+                logger.debug("output '\(r.output)': dead letter to '\(m.topic)'")
+            }
+            guard let worker = OutputWorker(config: output, kind: kind, journal: journal, logger: logger, reject: reject) else {
+                logger.error("output '\(output.name)': libcurl could not be initialised; it is off")
+                continue
+            }
+            workers.append(worker)
+        }
+        self.workers = workers
+        logger.debug("outputs through \(CurlGlobal.version)")
+    }
+
+    /// Starts the workers (each first sends what the journal kept).
+    func start() {
+        for w in workers { w.start() }
+    }
+
+    /// A delivered alert: handed to the outputs of its route (never waits for them).
+    func delivered(_ decision: Decision, sourceTopic: String, receivedAt: Double) {
+        guard decision.outcome == .delivered, let request = decision.request, let route = decision.route else { return }
+        let json: [UInt8]
+        if renderer.display.format == .json, let display = decision.publish.first {
+            json = display.payload
+        } else {
+            json = DisplayRenderer.displayJSON(request, source: sourceTopic, route: route, modified: decision.modified,
+                                               receivedAt: receivedAt)
+        }
+        offer(OutputItem(alertID: request.id, route: route, displayJSON: json))
+    }
+
+    /// Hands `item` to every output whose `routes` include its route. With a journal the
+    /// deliveries are stored first (one transaction); the workers are then woken.
+    public func offer(_ item: OutputItem) {
+        var rows: [(output: String, key: String, target: String)] = []
+        var owners: [OutputWorker] = []
+        for w in workers where w.config.routes?.contains(item.route) ?? true {
+            for target in w.kind.targets(for: item) {
+                rows.append((w.config.name, item.key, target))
+                owners.append(w)
+            }
+        }
+        guard !rows.isEmpty else { return }
+        let now = Date().timeIntervalSince1970
+        if let journal {
+            do {
+                let added = try journal.storeOutputDeliveries(rows, item: item.json, created: now)
+                var counts: [ObjectIdentifier: Int] = [:]
+                for (owner, new) in zip(owners, added) where new { counts[ObjectIdentifier(owner), default: 0] += 1 }
+                for w in workers { if let n = counts[ObjectIdentifier(w)] { w.stored(n) } }
+                return
+            } catch {
+                logger.error("outputs: cannot store the deliveries of \(item.key): \(error); sending them from memory")
+            }
+        }
+        for (row, owner) in zip(rows, owners) {
+            owner.enqueue(PendingDelivery(row: nil, key: row.key, target: row.target, item: item.json, created: now))
+        }
+    }
+
+    /// Delivers what can be delivered until `deadline`; what is left stays in the journal.
+    func drain(until deadline: ContinuousClock.Instant) {
+        for w in workers { w.stop(by: deadline) }
+        for w in workers { w.waitUntilStopped(deadline: deadline + .seconds(2)) }
+    }
+
+    /// Each output's counters now, in config order.
+    public func snapshots() -> [OutputStatsSnapshot] { workers.map { $0.stats.snapshot() } }
+
+    private static func parseTimestamp(_ text: String) -> Double? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.date(from: text)?.timeIntervalSince1970
+    }
+}

@@ -1,0 +1,76 @@
+import Synchronization
+
+/// One output's counters: written by its worker and its
+/// hand-off, read by the stats, `/metrics` and the dashboard.
+public final class OutputStats: Sendable {
+    public let name: String
+    public let kind: String
+    let delivered = Atomic<Int>(0)
+    /// Rejected for good (dead-lettered), or dropped because the memory queue was full.
+    let failed = Atomic<Int>(0)
+    let retried = Atomic<Int>(0)
+    let skipped = Atomic<Int>(0)
+    let pending = Atomic<Int>(0)
+    /// Added latency of the last deliveries, seconds (hand-off to 2xx).
+    private let latencies = Mutex<LatencyRing>(LatencyRing())
+
+    init(name: String, kind: String) {
+        self.name = name
+        self.kind = kind
+    }
+
+    func recordLatency(_ seconds: Double) { latencies.withLock { $0.add(seconds) } }
+
+    /// The counters now.
+    public func snapshot() -> OutputStatsSnapshot {
+        let (p50, p99) = latencies.withLock { ($0.quantile(0.5), $0.quantile(0.99)) }
+        return OutputStatsSnapshot(name: name, kind: kind, delivered: delivered.load(ordering: .relaxed),
+                                   failed: failed.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
+                                   skipped: skipped.load(ordering: .relaxed), pending: pending.load(ordering: .relaxed),
+                                   latencyP50ms: p50 * 1000, latencyP99ms: p99 * 1000)
+    }
+}
+
+/// One output's counters at one moment.
+public struct OutputStatsSnapshot: Sendable, Equatable {
+    public var name: String
+    public var kind: String
+    public var delivered: Int
+    public var failed: Int
+    public var retried: Int
+    public var skipped: Int
+    public var pending: Int
+    public var latencyP50ms: Double
+    public var latencyP99ms: Double
+
+    public init(name: String, kind: String, delivered: Int, failed: Int, retried: Int, skipped: Int, pending: Int,
+                latencyP50ms: Double, latencyP99ms: Double) {
+        self.name = name
+        self.kind = kind
+        self.delivered = delivered
+        self.failed = failed
+        self.retried = retried
+        self.skipped = skipped
+        self.pending = pending
+        self.latencyP50ms = latencyP50ms
+        self.latencyP99ms = latencyP99ms
+    }
+}
+
+/// The last 1024 latencies.
+struct LatencyRing {
+    private var values: [Double] = []
+    private var next = 0
+    static let capacity = 1024
+
+    mutating func add(_ v: Double) {
+        if values.count < Self.capacity { values.append(v) } else { values[next] = v }
+        next = (next + 1) % Self.capacity
+    }
+
+    func quantile(_ q: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))]
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import Synchronization
+
+/// One output's queue and thread: it starts up to `concurrency` requests on its own libcurl
+/// multi handle, sleeps in `curl_multi_poll` until a socket, a retry's time or a new item
+/// (`curl_multi_wakeup`) needs it, retries with backoff, and finishes journal rows.
+///
+/// With a journal the queue is the journal: the hand-off stores the rows and wakes the
+/// worker, which reads the next ones (at most `window` in memory), so a dead service's
+/// backlog waits on disk. Without one, items wait in memory, at most `memoryLimit`; more are
+/// counted as failed and logged.
+final class OutputWorker: Sendable {
+    let config: OutputConfig
+    let kind: any OutputKind
+    let stats: OutputStats
+    let journal: Journal?
+    private let logger: Logger
+    private let reject: @Sendable (OutputRejection) -> Void
+    private let multi: CurlMulti
+    private let shared = Mutex<Shared>(Shared())
+    /// Rows may be waiting in the journal that the worker has not read.
+    private let journalDirty: Atomic<Bool>
+    private let exited = Atomic<Bool>(false)
+    /// Deliveries refused because the memory queue was full (no journal).
+    private let droppedCount = Atomic<Int>(0)
+    private let exitGate = WaitGate()
+
+    private struct Shared {
+        var inbox: [PendingDelivery] = []
+        var stopBy: ContinuousClock.Instant?
+    }
+
+    /// Deliveries held in memory at most, with a journal (the rest wait on disk).
+    static let window = 512
+    /// Deliveries held at most without a journal.
+    static let memoryLimit = 10_000
+
+    init?(config: OutputConfig, kind: any OutputKind, journal: Journal?, logger: Logger,
+          reject: @escaping @Sendable (OutputRejection) -> Void) {
+        guard let multi = CurlMulti(maxHostConnections: config.concurrency) else { return nil }
+        self.multi = multi
+        self.config = config
+        self.kind = kind
+        self.journal = journal
+        journalDirty = Atomic(journal != nil)
+        self.logger = logger
+        self.reject = reject
+        stats = OutputStats(name: config.name, kind: kind.kindName)
+        if let journal {
+            do {
+                stats.pending.store(try journal.pendingOutputDeliveries(output: config.name), ordering: .relaxed)
+            } catch {
+                logger.error("output '\(config.name)': cannot count its journal rows: \(error)")
+            }
+        }
+    }
+
+    /// Starts the thread (it first sends what the journal kept from an earlier run).
+    func start() {
+        let thread = Thread { [self] in
+            run()
+            exited.store(true, ordering: .sequentiallyConsistent)
+            exitGate.notify()
+        }
+        thread.name = "pushbridge-output"
+        thread.start()
+    }
+
+    /// Without a journal: queues `delivery` in memory (never blocks). `false` when full.
+    @discardableResult
+    func enqueue(_ delivery: PendingDelivery) -> Bool {
+        let added = shared.withLock { s -> Bool in
+            guard s.stopBy == nil, stats.pending.load(ordering: .relaxed) < Self.memoryLimit else { return false }
+            s.inbox.append(delivery)
+            return true
+        }
+        guard added else {
+            // Logged for the first drop and every 1000th after it (a dead service under load).
+            stats.failed.add(1, ordering: .relaxed)
+            let dropped = droppedCount.add(1, ordering: .relaxed).newValue
+            if dropped % 1000 == 1 {
+                logger.error("output '\(config.name)': \(Self.memoryLimit) deliveries waiting and no journal; dropping new ones (\(dropped) so far)")
+            }
+            return false
+        }
+        stats.pending.add(1, ordering: .relaxed)
+        multi.wakeUp()
+        return true
+    }
+
+    /// With a journal: `count` new rows were stored for this output.
+    func stored(_ count: Int) {
+        stats.pending.add(count, ordering: .relaxed)
+        journalDirty.store(true, ordering: .sequentiallyConsistent)
+        multi.wakeUp()
+    }
+
+    /// Delivers what it can until `deadline`, then stops (the rest stays in the journal).
+    func stop(by deadline: ContinuousClock.Instant) {
+        shared.withLock { $0.stopBy = deadline }
+        multi.wakeUp()
+    }
+
+    /// Waits until the thread ended (after `stop(by:)`), at most until `deadline`.
+    func waitUntilStopped(deadline: ContinuousClock.Instant) {
+        _ = exitGate.wait(until: deadline) { exited.load(ordering: .sequentiallyConsistent) }
+    }
+
+    // MARK: The worker thread
+
+    private func run() {
+        var queue = WorkQueue()
+        var active: [Int: PendingDelivery] = [:]
+        var nextTag = 0
+        var loadedThrough: Int64 = 0
+        var failing = false
+        // While the service fails, the whole output waits (one probe at a time, at the
+        // backoff of its consecutive failures): a dead service costs one attempt per wait,
+        // not one per queued delivery.
+        var streak = 0
+        var pausedUntil = 0.0
+        while true {
+            let (inbox, stopBy) = shared.withLock { s in
+                defer { s.inbox.removeAll(keepingCapacity: true) }
+                return (s.inbox, s.stopBy)
+            }
+            queue.append(contentsOf: inbox)
+            let now = Date().timeIntervalSince1970
+            queue.releaseDue(now: now)
+            if let journal, queue.count + active.count < Self.window,
+               journalDirty.exchange(false, ordering: .sequentiallyConsistent) {
+                let room = Self.window - queue.count - active.count
+                do {
+                    let rows = try journal.openOutputDeliveries(output: config.name, after: loadedThrough, limit: room)
+                    if rows.count == room { journalDirty.store(true, ordering: .sequentiallyConsistent) }
+                    loadedThrough = rows.last?.id ?? loadedThrough
+                    queue.append(contentsOf: rows.map {
+                        PendingDelivery(row: $0.id, key: $0.key, target: $0.target, item: $0.item, created: $0.created)
+                    })
+                } catch {
+                    logger.error("output '\(config.name)': cannot read its journal rows: \(error)")
+                }
+            }
+            var done: [Int64] = []
+            let limit = failing ? 1 : config.concurrency
+            while multi.count < limit, Date().timeIntervalSince1970 >= pausedUntil, let d = queue.popReady() {
+                nextTag += 1
+                if !start(d, tag: nextTag, done: &done) { continue }
+                active[nextTag] = d
+            }
+            multi.perform()
+            for (transfer, answer) in multi.finished() {
+                guard var d = active.removeValue(forKey: transfer.tag) else { continue }
+                let now = Date().timeIntervalSince1970
+                switch outcome(of: answer, for: d) {
+                case .finished:
+                    if failing, case .response = answer {
+                        failing = false
+                        streak = 0
+                        pausedUntil = 0
+                        queue.releaseDue(now: .infinity)  // the service is back: no item waits on
+                        logger.info("output '\(config.name)': delivering again")
+                    }
+                    finish(d, into: &done)
+                case .retry(let after, let reason):
+                    if !failing {
+                        failing = true
+                        logger.warning("output '\(config.name)': \(reason); retrying with backoff (nothing is lost\(journal == nil ? " while the bridge runs" : ""))")
+                    }
+                    stats.retried.add(1, ordering: .relaxed)
+                    d.attempts += 1
+                    streak += 1
+                    let wait = after ?? RetryAfter.backoff(attempt: streak)
+                    pausedUntil = max(pausedUntil, now + wait)
+                    d.due = now + (after ?? RetryAfter.backoff(attempt: d.attempts))
+                    queue.wait(d)
+                }
+            }
+            if let journal, !done.isEmpty {
+                do { try journal.finishOutputDeliveries(done, output: config.name) } catch {
+                    logger.error("output '\(config.name)': cannot finish its journal rows: \(error) (they are sent again after a restart)")
+                }
+            }
+            if let stopBy {
+                // What is ready goes out; a delivery waiting for its retry is not waited for
+                // (a dead service would hold every stop to the bound): it stays in the journal.
+                let clock = ContinuousClock.now
+                let dirty = journalDirty.load(ordering: .sequentiallyConsistent)
+                let paused = failing && Date().timeIntervalSince1970 < pausedUntil
+                let nothingLeft = active.isEmpty && (paused || (!dirty && queue.readyCount == 0))
+                if nothingLeft || clock >= stopBy {
+                    multi.abandonAll()
+                    let left = queue.count + active.count
+                    if left > 0 || dirty {
+                        logger.info("output '\(config.name)': \(left) delivery(ies) not sent at the stop"
+                                    + (journal == nil ? " (no journal: lost)" : "; kept in the journal for the next start"))
+                    }
+                    return
+                }
+            }
+            // Sleep until a socket, libcurl's timer, a due retry, a new item or the deadline.
+            var wait = 60_000.0
+            let now2 = Date().timeIntervalSince1970
+            if queue.readyCount > 0 && multi.count < (failing ? 1 : config.concurrency) {
+                wait = now2 >= pausedUntil ? 0 : (pausedUntil - now2) * 1000
+            }
+            if let due = queue.nextDue { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
+            if let stopBy {
+                let c = (stopBy - ContinuousClock.now).components
+                wait = min(wait, max(0, Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15))
+            }
+            multi.wait(milliseconds: Int(wait.rounded(.up)))
+        }
+    }
+
+    private enum Outcome {
+        case finished
+        case retry(after: Double?, reason: String)
+    }
+
+    /// Starts `d`; `false` when it finished at once (nothing to send, or it cannot be sent).
+    private func start(_ d: PendingDelivery, tag: Int, done: inout [Int64]) -> Bool {
+        guard let message = OutputMessage(json: d.item) else {
+            logger.error("output '\(config.name)': stored item \(d.key) is not JSON; dropped")
+            stats.failed.add(1, ordering: .relaxed)
+            finish(d, into: &done)
+            return false
+        }
+        guard let request = kind.request(for: message, target: d.target) else {
+            stats.skipped.add(1, ordering: .relaxed)
+            logger.debug("output '\(config.name)': nothing to send for \(d.key)")
+            finish(d, into: &done)
+            return false
+        }
+        do {
+            try multi.add(CurlTransfer(request, tag: tag, timeout: config.timeout, tls: config.tls))
+            return true
+        } catch {
+            logger.error("output '\(config.name)': cannot send \(d.key): \(error)")
+            stats.failed.add(1, ordering: .relaxed)
+            reject(OutputRejection(output: config.name, status: 0, detail: Self.prefix(Array(error.description.utf8)), item: d.item))
+            finish(d, into: &done)
+            return false
+        }
+    }
+
+    private func outcome(of answer: HTTPAnswer, for d: PendingDelivery) -> Outcome {
+        guard case .response(let response) = answer else {
+            if case .failed(let error) = answer { return .retry(after: nil, reason: error.description) }
+            return .retry(after: nil, reason: "no answer")
+        }
+        guard let message = OutputMessage(json: d.item) else { return .finished }
+        switch kind.verdict(for: response, message: message, target: d.target) {
+        case .delivered:
+            stats.delivered.add(1, ordering: .relaxed)
+            stats.recordLatency(max(0, Date().timeIntervalSince1970 - d.created))
+        case .retry(let after):
+            return .retry(after: after, reason: "HTTP \(response.status)")
+        case .rejected:
+            stats.failed.add(1, ordering: .relaxed)
+            let detail = Self.prefix(response.body)
+            logger.error("output '\(config.name)': HTTP \(response.status) for \(d.key): \(detail)")
+            reject(OutputRejection(output: config.name, status: response.status, detail: detail, item: d.item))
+        case .skipped(let why):
+            stats.skipped.add(1, ordering: .relaxed)
+            logger.debug("output '\(config.name)': \(d.key) skipped: \(why)")
+        }
+        return .finished
+    }
+
+    private func finish(_ d: PendingDelivery, into done: inout [Int64]) {
+        stats.pending.subtract(1, ordering: .relaxed)
+        if let row = d.row { done.append(row) }
+    }
+
+    /// The first 200 bytes of `bytes` as text, cut before an incomplete UTF-8 sequence.
+    static func prefix(_ bytes: [UInt8], limit: Int = 200) -> String {
+        guard bytes.count > limit else { return String(decoding: bytes, as: UTF8.self) }
+        var end = limit
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+}

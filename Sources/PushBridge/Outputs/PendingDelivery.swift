@@ -1,0 +1,22 @@
+/// One delivery in a worker's hands: an item for one target, with its retry state.
+struct PendingDelivery: Sendable {
+    /// The journal row; `nil` without a journal.
+    var row: Int64?
+    var key: String
+    var target: String
+    var item: [UInt8]
+    /// When it was handed over (seconds since 1970): the added latency is counted from here.
+    var created: Double
+    var attempts = 0
+    /// When the next attempt may start (seconds since 1970).
+    var due: Double = 0
+}
+
+/// A refused delivery on its way to the dead-letter topic.
+struct OutputRejection: Sendable {
+    var output: String
+    var status: Int
+    /// The first 200 bytes of the answer (or the setup error).
+    var detail: String
+    var item: [UInt8]
+}

@@ -1,0 +1,37 @@
+/// A worker's deliveries: those ready to start, oldest first, and those waiting for a retry.
+struct WorkQueue {
+    private var ready: [PendingDelivery] = []
+    private var head = 0
+    private var waiting: [PendingDelivery] = []
+
+    var readyCount: Int { ready.count - head }
+    var count: Int { readyCount + waiting.count }
+    /// The earliest retry time.
+    var nextDue: Double? { waiting.lazy.map(\.due).min() }
+
+    mutating func append(contentsOf items: [PendingDelivery]) {
+        ready.append(contentsOf: items)
+    }
+
+    mutating func popReady() -> PendingDelivery? {
+        guard head < ready.count else { return nil }
+        let d = ready[head]
+        head += 1
+        if head > 1024 && head * 2 > ready.count {
+            ready.removeFirst(head)
+            head = 0
+        }
+        return d
+    }
+
+    /// `d` waits until its `due` time.
+    mutating func wait(_ d: PendingDelivery) { waiting.append(d) }
+
+    /// Moves the retries due by `now` to the ready ones (oldest item first).
+    mutating func releaseDue(now: Double) {
+        guard waiting.contains(where: { $0.due <= now }) else { return }
+        let due = waiting.filter { $0.due <= now }.sorted { ($0.row ?? 0, $0.created) < ($1.row ?? 0, $1.created) }
+        waiting.removeAll { $0.due <= now }
+        ready.append(contentsOf: due)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import PushBridge
+
+/// The ntfy output against a real ntfy server (Debian's package, tests/ntfy/install.sh),
+/// read back through ntfy's own JSON API.
+@Suite("Integration: ntfy output", .serialized)
+struct OutputNtfyTests {
+    static func routes(_ s: Scenario) -> String {
+        """
+        routes:
+          - name: alarm
+            topic: \(s.ns)/in/alarm/+
+            collapse_id: "{{ payload.collapse | default('') }}"
+            alert:
+              title: "{{ payload.title }}"
+              body: "{{ payload.body }}"
+              interruption_level: "{{ payload.level }}"
+              category: "{{ payload.cat }}"
+        """
+    }
+
+    @Test("titles, bodies, priorities, tags, click; a second alert with the same collapse id; a withdraw")
+    func delivers() async throws {
+        let ntfy = try await NtfyServer.make()
+        let s = try await Scenario.start()
+        let topic = "pb-\(UUID().uuidString.prefix(8))"
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.routes(s) + """
+
+            outputs:
+              - name: phones
+                ntfy: {url: "\(ntfy.url(topic))"}
+            """))
+        try await s.waitUntilOnline()
+        // Levels and categories as the display message example and Apple's documentation spell them.
+        let sent: [(title: String, body: String, level: String, cat: String, priority: Int)] = [
+            ("Doorbell", "Alice is at the door", "time-sensitive", "DOORBELL", 4),
+            ("Water leak", "Kitchen sensor is wet", "critical", "LEAK", 5),
+            ("Laundry", "The washer is done", "passive", "APPLIANCE", 2),
+            ("Tür", "Grüße aus der Küche", "active", "DOOR", 3),
+        ]
+        for (i, m) in sent.enumerated() {
+            let info = i == 0 ? #","url":"https://cam.example.com/front""# : ""
+            try s.publish("alarm/\(i)", #"{"title":"\#(m.title)","body":"\#(m.body)","level":"\#(m.level)","cat":"\#(m.cat)"\#(info)}"#)
+        }
+        try await eventually("4 messages in ntfy", timeout: .seconds(20)) { try ntfy.messages(topic).count == 4 }
+        let got = try ntfy.messages(topic)
+        for m in sent {
+            guard let n = got.first(where: { $0["title"]?.stringValue == m.title }) else {
+                Issue.record("no message titled \(m.title) in \(got)")
+                continue
+            }
+            #expect(n["message"] == .string(m.body))
+            #expect(n["priority"] == .int(Int64(m.priority)))
+            #expect(n["tags"] == .array([.string(m.cat)]))
+        }
+        #expect(got.first { $0["title"] == .string("Doorbell") }?["click"] == .string("https://cam.example.com/front"))
+        #expect(got.first { $0["title"] == .string("Water leak") }?["click"] == nil)
+
+        // The same collapse id twice: a server with sequence ids keeps the newer one under that id;
+        // one without (Debian's 2.11) keeps both, as separate messages — the documented fallback.
+        for body in ["first", "second"] {
+            try s.publish("alarm/door", #"{"title":"Door","body":"\#(body)","level":"active","cat":"DOOR","collapse":"door-front"}"#)
+            try await eventually("\(body) in ntfy", timeout: .seconds(20)) { try ntfy.messages(topic).contains { $0["message"] == .string(body) } }
+        }
+        let door = try ntfy.messages(topic).filter { $0["title"] == .string("Door") }
+        let supports = door.contains { $0["sequence_id"] != nil }
+        if supports {
+            #expect(door.last?["sequence_id"] == .string("door-front"))
+        } else {
+            #expect(door.map { $0["message"] } == [.string("first"), .string("second")])
+        }
+
+        // A condition's withdraw: deleted by sequence id where the server can; skipped where not.
+        let outputs = try #require(bridge.bridge.outputs)
+        outputs.offer(OutputItem(withdrawOf: "a1", collapseID: "door-front", sourceTopic: s.input("alarm/door"), route: "alarm"))
+        try await eventually("withdraw handled") { outputs.snapshots()[0].pending == 0 && outputs.snapshots()[0].skipped + outputs.snapshots()[0].delivered >= 7 }
+        let stats = outputs.snapshots()[0]
+        if supports {
+            #expect(stats.delivered == 7)
+        } else {
+            #expect(stats.delivered == 6 && stats.skipped == 1)
+            #expect(try ntfy.messages(topic).count == 6, "nothing deleted, nothing added")
+        }
+        Self.report(ntfy)
+        try await bridge.stop()
+        await ntfy.stop()
+    }
+
+    @Test("a token-protected topic: delivered with the token; refused (dead letter) without it")
+    func protectedTopic() async throws {
+        let ntfy = try await NtfyServer.make(protected: true)
+        let token = try #require(ntfy.token)
+        let tokenFile = try writeTempFile(token + "\n", name: "ntfy-token")
+        let s = try await Scenario.start()
+        let topic = "pb-\(UUID().uuidString.prefix(8))"
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.routes(s) + """
+
+            outputs:
+              - name: with-token
+                ntfy: {url: "\(ntfy.url(topic))", token_file: "\(tokenFile)"}
+              - name: anonymous
+                ntfy: {url: "\(ntfy.url(topic))"}
+            """))
+        try await s.waitUntilOnline()
+        // Reading without the token is refused by the server itself.
+        #expect(throws: NtfyStatus.self) { try ntfy.messages(topic) }
+        do { _ = try ntfy.messages(topic) } catch let e as NtfyStatus { #expect([401, 403].contains(e.status), "\(e)") }
+        try s.publish("alarm/1", #"{"title":"Smoke","body":"Hallway","level":"critical","cat":"SMOKE"}"#)
+        try await eventually("delivered with the token", timeout: .seconds(20)) { try ntfy.messages(topic, token: token).count == 1 }
+        #expect(try ntfy.messages(topic, token: token)[0]["title"] == .string("Smoke"))
+        let dead = try await s.waitFor(s.dead("alarm/1"))[0]
+        let d = try JSONValue.parse(dead.payload)
+        #expect(d["reason"] == .string("OutputRejected"))
+        #expect(d["output"] == .string("anonymous"))
+        #expect(d["status"] == .int(403) || d["status"] == .int(401), "\(d)")
+        #expect(jsonString(d["detail"]).contains("\"http\""), "ntfy's JSON error: \(d)")
+        #expect(!bridge.log.lines.contains { $0.contains(token) }, "the token never reaches the log")
+        try await bridge.stop()
+        await ntfy.stop()
+    }
+
+    static func report(_ ntfy: NtfyServer) {
+        if let line = ntfy.versionLine { print("ntfy server: \(line)") }
+    }
+}
