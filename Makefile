@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= bridge.yml
 APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicrohttpd-dev \
-                libsqlite3-dev openssl tmux python3 procps
+                libsqlite3-dev libssl-dev openssl tmux python3 procps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 

@@ -32,9 +32,15 @@ let package = Package(
         // library through SocketBufferHooks; the library never depends on this target.
         .target(name: "CSocketBuffers"),
         .systemLibrary(name: "CMalloc"),
+        // libcrypto (OpenSSL 3): Web Push's P-256 keys, ECDH, ES256, HKDF and AES-128-GCM.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "COpenSSL"]
         ),
         .executableTarget(
             name: "pushbridge",

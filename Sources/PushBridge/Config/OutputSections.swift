@@ -37,7 +37,7 @@ extension ConfigReader {
     func readMonitoring(_ node: YAMLNode) -> MonitoringConfig {
         var mon = MonitoringConfig()
         guard let f = fields(node, key: "monitoring", context: "monitoring",
-                             known: ["status_topic", "stats_topic", "trace_topic", "interval", "max_topics", "http", "log_level", "log_format"])
+                             known: ["status_topic", "stats_topic", "trace_topic", "interval", "max_topics", "http", "tls", "log_level", "log_format"])
         else { return mon }
         for key in ["status_topic", "stats_topic", "trace_topic"] {
             var value: String? = key == "status_topic" ? mon.statusTopic : key == "stats_topic" ? mon.statsTopic : mon.traceTopic
@@ -62,6 +62,10 @@ extension ConfigReader {
             do { _ = try HostPort(parsing: v); mon.http = v } catch {
                 self.error("invalid 'http' \(show(n)): \(error)", at: n.mark)
             }
+        }
+        if let n = f["tls"] {
+            mon.tls = readMonitoringTLS(n)
+            if f["http"] == nil { error("'tls' needs 'http' (the address to serve HTTPS on)", at: f.keyMarks["tls"] ?? n.mark) }
         }
         if let n = f["log_level"], let v = word(n, key: "log_level", allowed: LogLevel.allCases.map(\.rawValue)) {
             mon.logLevel = LogLevel(rawValue: v)!
