@@ -32,10 +32,11 @@ let package = Package(
         // library through SocketBufferHooks; the library never depends on this target.
         .target(name: "CSocketBuffers"),
         .systemLibrary(name: "CMalloc"),
-        // libcrypto (OpenSSL 3): Web Push's P-256 keys, ECDH, ES256, HKDF and AES-128-GCM.
+        // OpenSSL 3: Web Push's P-256 keys, ECDH, ES256, HKDF and AES-128-GCM (libcrypto), and
+        // the TLS client of `pushbridge health` for an https endpoint (libssl).
         .systemLibrary(
             name: "COpenSSL",
-            pkgConfig: "libcrypto",
+            pkgConfig: "libssl",
             providers: [.apt(["libssl-dev"])]
         ),
         .target(
@@ -44,7 +45,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pushbridge",
-            dependencies: ["PushBridge", "CSocketBuffers"]
+            dependencies: ["PushBridge", "CSocketBuffers", "COpenSSL"]
         ),
         .executableTarget(
             name: "pushbridge-example-extension",

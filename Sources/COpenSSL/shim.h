@@ -1,8 +1,9 @@
 #ifndef PUSHBRIDGE_COPENSSL_SHIM_H
 #define PUSHBRIDGE_COPENSSL_SHIM_H
-// OpenSSL's libcrypto (Debian libssl-dev, OpenSSL 3): the EVP interfaces Web Push needs —
-// P-256 keys (generate, PEM in and out, ECDH), ECDSA signatures (ES256), HKDF-SHA256,
-// AES-128-GCM and SHA-256. Imported only by Sources/PushBridge/WebPush.
+// OpenSSL 3 (Debian libssl-dev): libcrypto's EVP interfaces Web Push needs — P-256 keys
+// (generate, PEM in and out, ECDH), ECDSA signatures (ES256), HKDF-SHA256, AES-128-GCM and
+// SHA-256 — imported in the library only by Sources/PushBridge/WebPush; and libssl's TLS
+// client, for the CLI's `pushbridge health` against an https endpoint (Sources/pushbridge).
 #include <openssl/evp.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
@@ -15,6 +16,7 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/params.h>
+#include <openssl/ssl.h>
 #include <string.h>
 
 // What Swift cannot import or call well (macros, variadics, OSSL_PARAM arrays), as functions.
@@ -115,6 +117,11 @@ static inline EVP_PKEY *pb_ssl_private_from_scalar(const unsigned char *scalar, 
     BN_clear_free(d);
     EC_GROUP_free(group);
     return key;
+}
+
+/// SNI for a TLS client (SSL_set_tlsext_host_name is a macro); 1 on success.
+static inline int pb_ssl_set_host_name(SSL *ssl, const char *name) {
+    return (int)SSL_set_tlsext_host_name(ssl, name);
 }
 
 /// ECDSA signature DER -> raw r||s (32 bytes each, big-endian); 1 on success.
