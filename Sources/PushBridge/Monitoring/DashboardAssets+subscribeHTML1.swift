@@ -2,7 +2,7 @@
 // DashboardAssetsTests fails when this file is stale.
 
 extension DashboardAssets {
-    /// Lines 1–185 of dashboard/subscribe.html (a part of `subscribeHTML`).
+    /// Lines 1–195 of dashboard/subscribe.html (a part of `subscribeHTML`).
     static let subscribeHTML1 = ##"""
 <!doctype html>
 <html lang="en">
@@ -78,7 +78,7 @@ function show(state, text, detail) {
   $("detail").textContent = detail || "";
   const token = localStorage.getItem(TOKEN_KEY);
   $("token-form").hidden = state === "unsupported" || !!token;
-  $("subscribe").hidden = !token || state === "subscribed" || state === "unsupported" || state === "denied";
+  $("subscribe").hidden = !token || ["subscribed", "unsupported", "denied", "working"].includes(state);
   $("unsubscribe").hidden = state !== "subscribed";
   $("forget").hidden = !token;
 }
@@ -110,7 +110,16 @@ async function send(subscription) {
   return true;
 }
 
+// A browser whose push service cannot be reached may never settle `subscribe()`: give up after this.
+const PUSH_SERVICE_WAIT_MS = 15000;
+
+function within(ms, promise, what) {
+  return Promise.race([promise, new Promise((_, reject) =>
+    setTimeout(() => reject(new Error(what + " did not answer within " + ms / 1000 + " s")), ms))]);
+}
+
 async function subscribe() {
+  show("working", "Subscribing…", "Asking the browser's push service for an address.");
   try {
     const permission = await Notification.requestPermission();
     if (permission !== "granted") {
@@ -124,7 +133,8 @@ async function subscribe() {
       if (current.join() !== keyBytes(key.public_key).join()) { await subscription.unsubscribe(); subscription = null; }
     }
     if (!subscription) {
-      subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(key.public_key) });
+      subscription = await within(PUSH_SERVICE_WAIT_MS, registration.pushManager.subscribe(
+        { userVisibleOnly: true, applicationServerKey: keyBytes(key.public_key) }), "The browser's push service");
     }
     await send(subscription);
   } catch (e) {
