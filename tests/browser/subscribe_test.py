@@ -7,7 +7,8 @@ BASE_URL is a pushbridge monitoring server with the Web Push endpoints (the Swif
 WebPushBrowserTests starts one on a free loopback port). Checks: /subscribe loads with its
 web app manifest (Chromium parses it without errors and finds its icons), the service worker
 registers and activates, the page shows its state (asks for the token, then for permission),
-the token is kept in localStorage, pressing the button ends in a shown state, and the page
+the token is kept in localStorage, pressing the button ends in a shown state, the service
+worker shows pushes delivered through DevTools (tag replaces, a withdraw closes), and the page
 opens again offline from the service worker's cache. No JavaScript error in the log.
 
 The browser's own push service (Google's FCM for Chromium) cannot be reached from here (no
@@ -116,6 +117,35 @@ def run_checks(driver):
         os.makedirs(ARTIFACTS, exist_ok=True)
         driver.save_screenshot(os.path.join(ARTIFACTS, "subscribe.png"))
     check("pressing the button shows the outcome (error: the browser's push service is unreachable here)", press)
+
+    def push(message):
+        # DevTools delivers a push message to the service worker as the push service would (the
+        # payload already decrypted). The registration's id is not visible to scripts; a fresh
+        # profile has this one registration, and an id that is not one is ignored.
+        for rid in ("0", "1", "2", "3"):
+            driver.execute_cdp_cmd("ServiceWorker.deliverPushMessage",
+                                   {"origin": BASE + "/", "registrationId": rid, "data": json.dumps(message)})
+
+    def shown():
+        return driver.execute_async_script(
+            "navigator.serviceWorker.getRegistration().then(r => r.getNotifications())"
+            ".then(ns => arguments[0](ns.map(n => [n.tag, n.title, n.body, n.data && n.data.url || null]).sort()))")
+
+    def notifications():
+        driver.execute_cdp_cmd("ServiceWorker.enable", {})
+        # The payloads WebPushPayload writes (see SubscriptionTests): two alerts with one tag, one with another.
+        push({"type": "alert", "title": "Doorbell", "body": "front\nAlice is at the door", "tag": "doorbell-front",
+              "data": {"id": "1", "route": "doorbell", "url": "/cameras/front"}})
+        wait("the first notification", lambda: shown() == [["doorbell-front", "Doorbell", "front\nAlice is at the door", "/cameras/front"]])
+        push({"type": "alert", "title": "Doorbell", "body": "front\nBob is at the door", "tag": "doorbell-front",
+              "data": {"id": "2", "route": "doorbell"}})
+        wait("the newer one to replace it", lambda: shown() == [["doorbell-front", "Doorbell", "front\nBob is at the door", None]])
+        push({"type": "alert", "title": "Water leak", "body": "kitchen", "tag": "leak-kitchen", "require_interaction": True,
+              "data": {"id": "3", "route": "leak"}})
+        wait("a second tag", lambda: len(shown()) == 2)
+        push({"type": "withdraw", "tag": "leak-kitchen", "data": {"id": "3", "route": "leak"}})
+        wait("the withdraw to close the leak", lambda: shown() == [["doorbell-front", "Doorbell", "front\nBob is at the door", None]])
+    check("the service worker shows pushes (a newer one with the same tag replaces) and a withdraw closes its tag", notifications)
 
     def offline():
         driver.execute_cdp_cmd("Network.enable", {})
