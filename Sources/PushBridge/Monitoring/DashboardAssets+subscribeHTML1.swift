@@ -2,7 +2,7 @@
 // DashboardAssetsTests fails when this file is stale.
 
 extension DashboardAssets {
-    /// Lines 1–195 of dashboard/subscribe.html (a part of `subscribeHTML`).
+    /// Lines 1–196 of dashboard/subscribe.html (a part of `subscribeHTML`).
     static let subscribeHTML1 = ##"""
 <!doctype html>
 <html lang="en">
@@ -179,7 +179,8 @@ async function start() {
   }
   const subscription = await registration.pushManager.getSubscription();
   if (subscription && Notification.permission === "granted") {
-    await send(subscription);   // tells a bridge that lost it (no journal) again
+    // Tells a bridge that lost it (no journal) again, and re-subscribes after a new VAPID key.
+    await subscribe();
     return;
   }
   show("permission", "Notifications are off", "Press the button to allow them.");
