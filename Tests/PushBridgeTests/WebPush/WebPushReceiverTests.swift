@@ -180,4 +180,35 @@ struct WebPushReceiverTests {
             #expect(try await send(again.url, headers: again.headers.map { ($0.name, $0.value) }, body: again.body).0 == 201)
         }
     }
+
+    @Test func oneAlertFansOutToEverySubscriptionAndTheGoneOneIsPruned() async throws {
+        try await withReceiver { receiver in
+            let vapid = VAPIDKey(key: try P256Key.generate())
+            let store = MemorySubscriptionStore()
+            for (path, answers) in [("/push/a", [201]), ("/push/b", [410]), ("/push/c", [201])] {
+                _ = store.upsert(try await subscribe(receiver, path: path, answers: answers, key: vapid))
+            }
+            // A subscription damaged in storage (its p256dh no P-256 point): dropped, not sent to.
+            _ = store.upsert(WebPushSubscription(endpoint: "http://127.0.0.1:\(receiver.port)/push/damaged",
+                                                 p256dh: [UInt8](repeating: 4, count: 65), auth: [UInt8](repeating: 0, count: 16),
+                                                 expirationTime: nil))
+            let fanOut = WebPushFanOut(store: store, vapid: vapid, subject: "mailto:ops@example.com")
+            let display = #"{"id":"e1","source_topic":"zigbee2mqtt/kitchen","route":"leak","push_type":"alert","priority":10,"collapse_id":"leak-kitchen","title":"Water leak","body":"kitchen","interruption_level":"critical","modified":false,"received_at":"2026-12-01T20:00:00.000Z"}"#
+            let requests = try fanOut.requests(display: Array(display.utf8), expiration: nil)
+            #expect(requests.map(\.url) == ["a", "b", "c"].map { "http://127.0.0.1:\(receiver.port)/push/\($0)" })
+            #expect(store.all().count == 3, "the damaged subscription is removed")
+            var verdicts: [WebPushRequest.Verdict] = []
+            for request in requests {
+                let (status, _) = try await send(request.url, headers: request.headers.map { ($0.name, $0.value) }, body: request.body)
+                verdicts.append(try fanOut.answered(endpoint: request.url, status: status))
+            }
+            #expect(verdicts == [.accepted, .subscriptionGone, .accepted])
+            #expect(store.all().map(\.endpoint) == ["a", "c"].map { "http://127.0.0.1:\(receiver.port)/push/\($0)" }, "the 410 pruned b")
+            let records = try await received(receiver)
+            #expect(records.count == 3 && records.allSatisfy { $0["vapid"]?["ok"] == .bool(true) })
+            #expect(records.allSatisfy { $0["payload"]?.stringValue == #"{"type":"alert","title":"Water leak","body":"kitchen","tag":"leak-kitchen","require_interaction":true,"data":{"id":"e1","route":"leak"}}"# })
+            #expect(records.allSatisfy { headers($0)["urgency"] == "high" && headers($0)["topic"] == "leak-kitchen" })
+            #expect(try fanOut.requests(display: Array("not json".utf8), expiration: nil).isEmpty)
+        }
+    }
 }
