@@ -31,7 +31,7 @@ TMP = tempfile.mkdtemp(prefix="pushbridge-subscribe-")
 results = []
 
 
-def wait(what, cond, timeout=20.0, every=0.1):
+def wait(what, cond, timeout=45.0, every=0.1):
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
@@ -110,7 +110,7 @@ def run_checks(driver):
 
     def press():
         driver.find_element(By.ID, "subscribe").click()
-        s = wait("a state after subscribing", lambda: state(driver)[0] in ("subscribed", "error", "denied") and state(driver), timeout=40)
+        s = wait("a state after subscribing", lambda: state(driver)[0] in ("subscribed", "error", "denied") and state(driver), timeout=60)
         # No push service is reachable from this machine: the browser cannot subscribe.
         assert s[0] == "error" and s[1] == "Subscribing failed" and s[2], s
         print(f"     (the browser said: {s[2]!r})")
@@ -177,7 +177,7 @@ def main():
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
     driver.set_page_load_timeout(30)
-    driver.set_script_timeout(20)
+    driver.set_script_timeout(30)
     try:
         run_checks(driver)
     finally:
