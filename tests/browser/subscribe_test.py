@@ -121,8 +121,9 @@ def run_checks(driver):
     def push(message):
         # DevTools delivers a push message to the service worker as the push service would (the
         # payload already decrypted). The registration's id is not visible to scripts; a fresh
-        # profile has this one registration, and an id that is not one is ignored.
-        for rid in ("0", "1", "2", "3"):
+        # profile has this one registration (ids count up from 0), and an id that is no
+        # registration is ignored, so the message is offered to the first few ids.
+        for rid in (str(n) for n in range(32)):
             driver.execute_cdp_cmd("ServiceWorker.deliverPushMessage",
                                    {"origin": BASE + "/", "registrationId": rid, "data": json.dumps(message)})
 
