@@ -32,6 +32,13 @@ let package = Package(
         // library through SocketBufferHooks; the library never depends on this target.
         .target(name: "CSocketBuffers"),
         .systemLibrary(name: "CMalloc"),
+        // OpenSSL 3: Web Push's P-256 keys, ECDH, ES256, HKDF and AES-128-GCM (libcrypto), and
+        // the TLS client of `pushbridge health` for an https endpoint (libssl).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // The outputs' HTTP client (Sources/PushBridge/Outputs only).
         .systemLibrary(
             name: "CCurl",
@@ -40,11 +47,11 @@ let package = Package(
         ),
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "CCurl"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "CCurl", "COpenSSL"]
         ),
         .executableTarget(
             name: "pushbridge",
-            dependencies: ["PushBridge", "CSocketBuffers"]
+            dependencies: ["PushBridge", "CSocketBuffers", "COpenSSL"]
         ),
         .executableTarget(
             name: "pushbridge-example-extension",

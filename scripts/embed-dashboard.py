@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
 """Writes Sources/PushBridge/Monitoring/DashboardAssets*.swift from dashboard/*.
 
-The dashboard (index.html, dashboard.css, dashboard.js) lives in dashboard/ as ordinary
-files; the binary carries them as Swift raw string literals, so a static single binary
+The dashboard (index.html, dashboard.css, dashboard.js) and the Web Push subscribe page
+(subscribe.html, sw.js, manifest.webmanifest, icon.svg, and the PNG icons that
+scripts/make-icons.py draws) live in dashboard/ as ordinary files; the binary carries them as Swift raw string literals, so a static single binary
 serves the page with no resource bundle and no build step beyond this script. The test
 `DashboardAssetsTests` fails when the generated file differs from dashboard/ (run this
 script after editing the page: `python3 scripts/embed-dashboard.py`). A file is split into
 literals of at most CHUNK lines, one Swift file each, so that no source file is over 300 lines.
 """
-import pathlib, sys
+import base64, pathlib, sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-FILES = [("indexHTML", "index.html"), ("dashboardCSS", "dashboard.css"), ("dashboardJS", "dashboard.js")]
+FILES = [("indexHTML", "index.html"), ("dashboardCSS", "dashboard.css"), ("dashboardJS", "dashboard.js"),
+         ("subscribeHTML", "subscribe.html"), ("serviceWorkerJS", "sw.js"), ("manifest", "manifest.webmanifest"),
+         ("iconSVG", "icon.svg")]
+# Binary files: one base64 literal each, decoded once when first used.
+BINARY = [("icon192PNG", "icon-192.png"), ("icon512PNG", "icon-512.png")]
 DIR = ROOT / "Sources/PushBridge/Monitoring"
 OUT = DIR / "DashboardAssets.swift"
 DELIM = "##"
@@ -30,7 +35,7 @@ def literal(text, name):
 def main():
     for old in DIR.glob("DashboardAssets*.swift"):
         old.unlink()
-    parts = HEADER + ["/// The dashboard page's files, embedded (see scripts/embed-dashboard.py).",
+    parts = HEADER + ["import Foundation", "", "/// The dashboard page's files, embedded (see scripts/embed-dashboard.py).",
                       "enum DashboardAssets {"]
     written = [OUT]
     for prop, name in FILES:
@@ -47,6 +52,10 @@ def main():
             written.append(out)
         parts.append(f"    /// dashboard/{name}")
         parts.append(f"    static let {prop} = [{', '.join(names)}].joined(separator: \"\\n\")")
+    for prop, name in BINARY:
+        encoded = base64.b64encode((ROOT / "dashboard" / name).read_bytes()).decode("ascii")
+        parts.append(f"    /// dashboard/{name}")
+        parts.append(f'    static let {prop} = [UInt8](Data(base64Encoded: "{encoded}")!)')
     parts.append("}")
     OUT.write_text("\n".join(parts) + "\n", encoding="utf-8")
     for out in written:

@@ -32,6 +32,9 @@ struct pb_mhd {
                                                           MHD_ContentReaderFreeCallback crfc);
     void (*suspend_connection)(struct MHD_Connection *connection);
     void (*resume_connection)(struct MHD_Connection *connection);
+    // Request headers (the subscription API's Authorization).
+    const char *(*lookup_connection_value)(struct MHD_Connection *connection, enum MHD_ValueKind kind,
+                                           const char *key);
 };
 
 // Fills `table` from the shared library (its soname first, then the development link).
@@ -51,6 +54,7 @@ static inline const char *pb_mhd_load(struct pb_mhd *table) {
     PB_MHD_SYMBOL(create_response_from_callback, "MHD_create_response_from_callback")
     PB_MHD_SYMBOL(suspend_connection, "MHD_suspend_connection")
     PB_MHD_SYMBOL(resume_connection, "MHD_resume_connection")
+    PB_MHD_SYMBOL(lookup_connection_value, "MHD_lookup_connection_value")
 #undef PB_MHD_SYMBOL
     return NULL;
 }

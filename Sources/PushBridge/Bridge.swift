@@ -115,8 +115,10 @@ public final class Bridge: Sendable {
                     metrics: { [weak self] in self.map { prometheusText($0.snapshot()) + $0.feed.prometheusText() } ?? "" },
                     ready: { intake.isConnected && intake.isSubscribed && output.isConnected },
                     dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] },
-                                                  totals: { [stats] in stats.snapshot(now: 0).totals }))
-                logger.info("monitoring on http://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
+                                                  totals: { [stats] in stats.snapshot(now: 0).totals }),
+                    tls: config.monitoring.tls)
+                let scheme = config.monitoring.tls == nil ? "http" : "https"
+                logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
                 throw error

@@ -3,9 +3,11 @@ import PushBridge
 
 /// `pushbridge health`: one GET of the bridge's `/healthz`, for container healthchecks (no curl needed).
 ///
-/// The address is `monitoring.http` (a wildcard bind such as `0.0.0.0` is probed on loopback) or
-/// `--url URL`. Exit 0 on HTTP 200; 1 when the answer is another status, or no answer came within
-/// two seconds; 2 when there is nothing to check or the URL is not a plain `http://` URL.
+/// The address is `monitoring.http` (a wildcard bind such as `0.0.0.0` is probed on loopback;
+/// over TLS when `monitoring.tls` is set) or `--url URL` (`http://` or `https://`). Exit 0 on
+/// HTTP 200; 1 when the answer is another status, or no answer came within two seconds; 2 when
+/// there is nothing to check or the URL is not an http(s) URL. Over TLS the certificate is not
+/// verified: the probe sends no secret and reads only the status line of its own bridge.
 enum HealthCommand {
     /// Budget for connecting, sending and reading the status line, together.
     static let timeoutMilliseconds = 2_000
@@ -20,8 +22,9 @@ enum HealthCommand {
                 return 2
             }
         } else if let http = config.monitoring.http {
-            switch HealthTarget.parse(url: "http://\(http)/healthz") {
-            case .success(let parsed): target = HealthTarget(address: parsed.address.connectable, path: parsed.path)
+            let scheme = config.monitoring.tls == nil ? "http" : "https"
+            switch HealthTarget.parse(url: "\(scheme)://\(http)/healthz") {
+            case .success(let parsed): target = HealthTarget(address: parsed.address.connectable, path: parsed.path, tls: parsed.tls)
             case .failure(let problem):
                 printErr("pushbridge: error: invalid monitoring.http '\(http)': \(problem.reason)")
                 return 2
@@ -57,22 +60,26 @@ struct HealthProblem: Error {
 struct HealthTarget: CustomStringConvertible {
     var address: HostPort
     var path: String
+    /// `https://`: the GET goes over TLS.
+    var tls = false
 
-    var description: String { "http://\(address)\(path)" }
+    var description: String { "\(tls ? "https" : "http")://\(address)\(path)" }
 
-    /// Parses `http://host[:port][/path]`; IPv6 hosts in brackets; the port defaults to 80.
+    /// Parses `http(s)://host[:port][/path]`; IPv6 hosts in brackets; the port defaults to 80 (443).
     static func parse(url: String) -> Result<HealthTarget, HealthProblem> {
-        guard url.lowercased().hasPrefix("http://") else {
-            return .failure(HealthProblem(reason: "only http:// URLs are supported"))
+        let lower = url.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            return .failure(HealthProblem(reason: "only http:// and https:// URLs are supported"))
         }
-        let rest = url.dropFirst("http://".count)
+        let tls = lower.hasPrefix("https://")
+        let rest = url.dropFirst(tls ? "https://".count : "http://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         var path = String(rest.dropFirst(authority.count))
         if path.isEmpty || !path.hasPrefix("/") { path = "/" + path }
         if let fragment = path.firstIndex(of: "#") { path = String(path[..<fragment]) }
         if authority.contains("@") { return .failure(HealthProblem(reason: "user information is not supported")) }
         do {
-            return .success(HealthTarget(address: try HostPort(parsing: authority, defaultPort: 80), path: path))
+            return .success(HealthTarget(address: try HostPort(parsing: authority, defaultPort: tls ? 443 : 80), path: path, tls: tls))
         } catch {
             return .failure(HealthProblem(reason: "\(error)"))
         }
@@ -92,8 +99,15 @@ enum HealthProbe {
         defer { close(fd) }
         let request = "GET \(target.path) HTTP/1.0\r\nHost: \(target.address)\r\n"
             + "User-Agent: pushbridge-health\r\nConnection: close\r\n\r\n"
-        if let problem = send(Array(request.utf8), on: fd, deadline: deadline) { return .failure(problem) }
-        switch readStatusLine(from: fd, deadline: deadline) {
+        let answer: Result<String, HealthProblem>
+        if target.tls {
+            answer = HealthTLS.statusLine(fd: fd, host: target.address.host, request: Array(request.utf8), deadline: deadline)
+        } else if let problem = send(Array(request.utf8), on: fd, deadline: deadline) {
+            return .failure(problem)
+        } else {
+            answer = readStatusLine(from: fd, deadline: deadline)
+        }
+        switch answer {
         case .failure(let problem): return .failure(problem)
         case .success(let line): return parseStatus(line)
         }
@@ -116,7 +130,7 @@ enum HealthProbe {
     }
 
     /// Waits for `events` on `fd`; `nil` when ready, else the timeout or poll error.
-    private static func wait(_ fd: Int32, for events: Int32, deadline: UInt64, step: String) -> HealthProblem? {
+    static func wait(_ fd: Int32, for events: Int32, deadline: UInt64, step: String) -> HealthProblem? {
         while true {
             let left = remaining(deadline)
             if left == 0 { return HealthProblem(reason: "\(step): no answer within \(HealthCommand.timeoutMilliseconds) ms") }
@@ -192,7 +206,7 @@ enum HealthProbe {
         return .failure(HealthProblem(reason: "the status line is longer than 8 KiB"))
     }
 
-    private static func line(_ bytes: ArraySlice<UInt8>) -> String {
+    static func line(_ bytes: ArraySlice<UInt8>) -> String {
         var text = String(decoding: bytes, as: UTF8.self)
         if text.hasSuffix("\r") { text.removeLast() }
         return text

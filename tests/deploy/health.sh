@@ -63,7 +63,9 @@ expect 0 ""                       -- -c bridge.yml --url "http://localhost:$WEB/
 expect 1 "HTTP 503"               -- -c bridge.yml --url "http://127.0.0.1:$WEB/readyz"
 expect 1 "Connection refused"     -- -c bridge.yml --url "http://127.0.0.1:$CLOSED/healthz"
 expect 1 "no answer within"       -- -c bridge.yml --url "http://127.0.0.1:$SILENT/healthz"
-expect 2 "only http://"           -- -c bridge.yml --url "https://127.0.0.1:$WEB/healthz"
+expect 2 "only http:// and https://" -- -c bridge.yml --url "ftp://127.0.0.1:$WEB/healthz"
+expect 1 "TLS handshake"          -- -c bridge.yml --url "https://127.0.0.1:$WEB/healthz"
+expect 1 "no answer within"       -- -c bridge.yml --url "https://127.0.0.1:$SILENT/healthz"
 expect 2 "monitoring.http is not set; nothing to check" -- -c "$DEPLOY_TMP/no-http.yml"
 expect 2 "monitoring.http is not set; nothing to check" PUSHBRIDGE_HTTP= -- -c bridge.yml
 expect 0 ""                       PUSHBRIDGE_HTTP="0.0.0.0:$WEB" -- -c bridge.yml

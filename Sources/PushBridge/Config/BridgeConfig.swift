@@ -265,6 +265,8 @@ public struct MonitoringConfig: Sendable {
     public var maxTopics = 1000
     /// `host:port` for the HTTP endpoint; `nil` = off.
     public var http: String? = nil
+    /// `tls`: serve `http` over TLS with this certificate and key; `nil` = plain HTTP.
+    public var tls: MonitoringTLSConfig? = nil
     /// `trace_topic`: every decision object published there (QoS 0, not retained); `nil` = off.
     public var traceTopic: String? = nil
     public var logLevel: LogLevel = .info

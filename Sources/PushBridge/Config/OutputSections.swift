@@ -63,6 +63,10 @@ extension ConfigReader {
                 self.error("invalid 'http' \(show(n)): \(error)", at: n.mark)
             }
         }
+        if let n = f["tls"] {
+            mon.tls = readMonitoringTLS(n)
+            if f["http"] == nil { error("'tls' needs 'http' (the address to serve HTTPS on)", at: f.keyMarks["tls"] ?? n.mark) }
+        }
         if let n = f["log_level"], let v = word(n, key: "log_level", allowed: LogLevel.allCases.map(\.rawValue)) {
             mon.logLevel = LogLevel(rawValue: v)!
         }

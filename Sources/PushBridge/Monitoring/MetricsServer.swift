@@ -12,6 +12,8 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     case startFailed(address: String)
     /// libmicrohttpd could not be loaded; `reason` is the dynamic loader's text.
     case libraryMissing(address: String, reason: String)
+    /// libmicrohttpd refused to start with `monitoring.tls` (GnuTLS did not take the certificate and key).
+    case tlsFailed(address: String, certFile: String)
 
     /// One line for the log, naming the address.
     public var description: String {
@@ -21,6 +23,8 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
         case .startFailed(let a): "metrics endpoint \(a): libmicrohttpd could not start"
         case .libraryMissing(let a, let reason):
             "metrics endpoint \(a): cannot load libmicrohttpd (\(reason)); install libmicrohttpd12"
+        case .tlsFailed(let a, let cert):
+            "metrics endpoint \(a): libmicrohttpd could not start TLS with '\(cert)' and its key (is the key the certificate's?)"
         }
     }
 }
@@ -31,7 +35,10 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 /// 0.0.4), `/healthz` (200 `ok` while the process runs), `/readyz` (200 `ready` while
 /// `ready()` returns `true`, else 503 `not ready`); with `dashboard`, also `/` (the page),
 /// `/api/stats` and `/api/events` (Server-Sent Events, see `EventStreams`); any other path
-/// is 404. The content providers are fixed at init and called on libmicrohttpd's thread.
+/// is 404. With `webPush`, also the `/subscribe` page and the subscription API (see
+/// `WebPushEndpoints`; POST and DELETE bodies are read by `RequestUpload`). With `tls`, every
+/// route is served over TLS only. The content providers are fixed at init and called on
+/// libmicrohttpd's thread.
 public final class MetricsServer: Sendable {
     /// The address as given.
     public let address: String
@@ -40,11 +47,14 @@ public final class MetricsServer: Sendable {
     private let handler: MetricsHandler
     /// The daemon handle; `nil` once stopped.
     private let daemon: Mutex<OpaquePointer?>
+    /// The certificate and key handed to libmicrohttpd, kept until the daemon is gone.
+    private let tlsMaterial: TLSMaterial?
 
     /// Binds exactly `address` (`host:port`, IPv6 in brackets; port 0 picks a free one) and starts serving.
     public init(address: String, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool,
-                dashboard: DashboardEndpoints? = nil) throws(MetricsServerError) {
+                dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
+                tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
         let socketAddress = try Self.bindAddress(address)
         let mhd: pb_mhd
         switch MicroHTTPD.functions {
@@ -53,19 +63,33 @@ public final class MetricsServer: Sendable {
         }
         let (fd, port) = try Self.listen(on: socketAddress, address: address)
         let streams = dashboard.map { EventStreams(feed: $0.feed, snapshot: $0.snapshot, totals: $0.totals) }
-        let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams)
+        let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams, webPush: webPush)
+        let material = tls.map { TLSMaterial(cert: $0.certPEM, key: $0.keyPEM) }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
-            | (streams == nil ? 0 : MHD_ALLOW_SUSPEND_RESUME.rawValue)
-        let options: [CVarArg] = [MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
-                                  MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(10),
-                                  MHD_OPTION.END.rawValue]
+            | (streams == nil ? 0 : MHD_ALLOW_SUSPEND_RESUME.rawValue) | (material == nil ? 0 : MHD_USE_TLS.rawValue)
         let cls = Unmanaged.passUnretained(handler).toOpaque()
+        var options: [CVarArg] = [MHD_OPTION.LISTEN_SOCKET.rawValue, fd,
+                                  MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(10),
+                                  MHD_OPTION.NOTIFY_COMPLETED.rawValue, RequestUpload.completedCallback, OpaquePointer(cls)]
+        if let material {
+            options += [MHD_OPTION.HTTPS_MEM_KEY.rawValue, OpaquePointer(material.key),
+                        MHD_OPTION.HTTPS_MEM_CERT.rawValue, OpaquePointer(material.cert)]
+        }
+        options.append(MHD_OPTION.END.rawValue)
         let started = withVaList(options) { args in
-            mhd.start_daemon_va(flags, 0, nil, nil, { cls, connection, url, method, _, _, _, _ in
+            mhd.start_daemon_va(flags, 0, nil, nil, { cls, connection, url, method, _, upload, uploadSize, context in
                 guard let cls, let connection else { return .NO }
                 let handler = Unmanaged<MetricsHandler>.fromOpaque(cls).takeUnretainedValue()
                 let method = method.map { String(cString: $0) } ?? ""
                 let path = url.map { String(cString: $0) } ?? "/"
+                if let webPush = handler.webPush, WebPushEndpoints.takesBody(method: method, path: path),
+                   let uploadSize, let context {
+                    return RequestUpload.step(connection, upload, uploadSize, context, limit: WebPushEndpoints.maximumBody) { body in
+                        webPush.respond(method: method, path: path,
+                                        authorization: RequestUpload.header(connection, "Authorization"), body: body)
+                            ?? HTTPResponse(status: 404, body: "not found\n")
+                    }
+                }
                 if method == "GET", path == "/api/events", let streams = handler.streams {
                     return streams.respond(on: connection)
                 }
@@ -74,7 +98,11 @@ public final class MetricsServer: Sendable {
         }
         // On failure libmicrohttpd 0.9.75 has already closed the listen socket it was given
         // (every failure path after option parsing closes it), so it is not closed here.
-        guard let started else { throw .startFailed(address: address) }
+        guard let started else {
+            if let tls { throw .tlsFailed(address: address, certFile: tls.certFile) }
+            throw .startFailed(address: address)
+        }
+        self.tlsMaterial = material   // freed only after the daemon (deinit stops it first)
         self.address = address
         self.port = port
         self.handler = handler   // outlives the daemon: deinit stops the daemon first
@@ -134,17 +162,20 @@ final class MetricsHandler: Sendable {
     let ready: @Sendable () -> Bool
     let dashboard: DashboardEndpoints?
     let streams: EventStreams?
+    let webPush: WebPushEndpoints?
 
     init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool,
-         dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil) {
+         dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil, webPush: WebPushEndpoints? = nil) {
         self.metrics = metrics
         self.ready = ready
         self.dashboard = dashboard
         self.streams = streams
+        self.webPush = webPush
     }
 
     /// The response for one request (HEAD gets the GET response; libmicrohttpd drops the body).
     func respond(method: String, path: String) -> HTTPResponse {
+        if let answer = webPush?.respond(method: method, path: path, authorization: nil, body: nil) { return answer }
         guard method == "GET" || method == "HEAD" else {
             return HTTPResponse(status: 405, body: "method not allowed\n", headers: [("Allow", "GET, HEAD")])
         }
@@ -168,14 +199,21 @@ final class MetricsHandler: Sendable {
 /// One HTTP response to hand to libmicrohttpd.
 struct HTTPResponse {
     var status: Int
-    var body: String
+    var bytes: [UInt8]
     var contentType = "text/plain; charset=utf-8"
     var headers: [(String, String)] = []
 
+    /// The body as text.
+    var body: String { String(decoding: bytes, as: UTF8.self) }
+
     init(status: Int, body: String, contentType: String = "text/plain; charset=utf-8",
          headers: [(String, String)] = []) {
+        self.init(status: status, bytes: Array(body.utf8), contentType: contentType, headers: headers)
+    }
+
+    init(status: Int, bytes: [UInt8], contentType: String, headers: [(String, String)] = []) {
         self.status = status
-        self.body = body
+        self.bytes = bytes
         self.contentType = contentType
         self.headers = headers
     }
@@ -185,7 +223,7 @@ struct HTTPResponse {
         // Only called back by a daemon, which exists only once the library loaded.
         guard case .success(let table) = MicroHTTPD.functions else { return .NO }
         let mhd = table.functions
-        var bytes = Array(body.utf8)
+        var bytes = self.bytes
         let response = bytes.withUnsafeMutableBytes { buffer in
             mhd.create_response_from_buffer(buffer.count, buffer.baseAddress, .RESPMEM_MUST_COPY)
         }

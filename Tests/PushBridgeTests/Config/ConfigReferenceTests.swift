@@ -15,6 +15,9 @@ import Testing
     static let companions: [String: [String]] = [
         "broker.tls.cert_file": ["broker.tls.key_file"],
         "broker.tls.key_file": ["broker.tls.cert_file"],
+        "monitoring.tls": ["monitoring.http"],
+        "monitoring.tls.cert_file": ["monitoring.http"],
+        "monitoring.tls.key_file": ["monitoring.http"],
     ]
 
     /// `a` with `b`'s members added; a list's first item merged with `b`'s first item.
@@ -72,6 +75,9 @@ import Testing
         let dir = try makeTempDirectory()
         try "secret\n".write(toFile: dir + "/mqtt_password", atomically: true, encoding: .utf8)
         try "tk_example\n".write(toFile: dir + "/ntfy_token", atomically: true, encoding: .utf8)
+        // monitoring.tls reads both files when the config loads (their PEM labels are checked).
+        try "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n".write(toFile: dir + "/tls.crt", atomically: true, encoding: .utf8)
+        try "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n".write(toFile: dir + "/tls.key", atomically: true, encoding: .utf8)
         switch ConfigLoader.load(text: yaml, path: dir + "/bridge.yml", environment: environment) {
         case .success: return []
         case .failure(let errors): return errors.errors

@@ -16,8 +16,16 @@ struct DashboardAssetsTests {
         #expect(DashboardAssets.indexHTML == (try file("index.html")), "\(Self.stale)")
         #expect(DashboardAssets.dashboardCSS == (try file("dashboard.css")), "\(Self.stale)")
         #expect(DashboardAssets.dashboardJS == (try file("dashboard.js")), "\(Self.stale)")
+        #expect(DashboardAssets.subscribeHTML == (try file("subscribe.html")), "\(Self.stale)")
+        #expect(DashboardAssets.serviceWorkerJS == (try file("sw.js")), "\(Self.stale)")
+        #expect(DashboardAssets.manifest == (try file("manifest.webmanifest")), "\(Self.stale)")
+        #expect(DashboardAssets.iconSVG == (try file("icon.svg")), "\(Self.stale)")
+        for (bytes, name) in [(DashboardAssets.icon192PNG, "icon-192.png"), (DashboardAssets.icon512PNG, "icon-512.png")] {
+            #expect(bytes == [UInt8](try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/dashboard/" + name))), "\(Self.stale)")
+        }
         let listed = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/dashboard").sorted()
-        #expect(listed == ["dashboard.css", "dashboard.js", "index.html"], "a file in dashboard/ is not embedded")
+        #expect(listed == ["dashboard.css", "dashboard.js", "icon-192.png", "icon-512.png", "icon.svg", "index.html",
+                           "manifest.webmanifest", "subscribe.html", "sw.js"], "a file in dashboard/ is not embedded")
     }
 
     @Test func thePageIsSelfContained() {
@@ -28,6 +36,21 @@ struct DashboardAssetsTests {
             #expect(!page.contains(marker), "the page refers to something elsewhere: \(marker)")
         }
         #expect(DashboardEndpoints.contentSecurityPolicy.hasPrefix("default-src 'none'"))
+    }
+
+    /// The subscribe page and its service worker load nothing from elsewhere (the SVG's only
+    /// URL is its XML namespace, which is no fetch).
+    @Test func theSubscribePageIsSelfContained() throws {
+        for (name, text) in [("subscribe.html", DashboardAssets.subscribeHTML), ("sw.js", DashboardAssets.serviceWorkerJS),
+                             ("manifest.webmanifest", DashboardAssets.manifest)] {
+            for marker in ["http://", "https://", "@import", "url(", "//cdn", "importScripts"] {
+                #expect(!text.contains(marker), "\(name) refers to something elsewhere: \(marker)")
+            }
+        }
+        #expect(DashboardAssets.iconSVG.replacingOccurrences(of: "xmlns=\"http://www.w3.org/2000/svg\"", with: "")
+            .range(of: "http") == nil)
+        let manifest = try JSONValue.parse(DashboardAssets.manifest)
+        #expect(manifest["name"] != nil && manifest["start_url"] != nil && manifest["icons"] != nil)
     }
 
     @Test func routes() throws {

@@ -1,0 +1,96 @@
+import Foundation
+
+/// A Web Push output's subscriptions in the journal's database, so they outlive restarts.
+///
+/// One table, `webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at)`,
+/// keyed by the output's name and the endpoint (two `webpush` outputs keep separate lists).
+/// Each change commits at once (the journal's open batch first).
+public final class JournalSubscriptionStore: SubscriptionStore {
+    /// The output whose subscriptions these are.
+    public let output: String
+    /// The most subscriptions kept for the output.
+    public let limit: Int
+    private let journal: Journal
+
+    static let schema = """
+        CREATE TABLE IF NOT EXISTS webpush_subscriptions(
+            output TEXT NOT NULL, endpoint TEXT NOT NULL, p256dh BLOB NOT NULL, auth BLOB NOT NULL,
+            expiration INTEGER, added_at REAL NOT NULL,
+            PRIMARY KEY(output, endpoint)) WITHOUT ROWID;
+        """
+
+    /// The store of `output` in `journal` (the table is created when missing).
+    public init(journal: Journal, output: String, limit: Int = 1000) throws(SubscriptionStoreError) {
+        self.journal = journal
+        self.output = output
+        self.limit = limit
+        try run { db throws(SQLiteError) in try db.execute(Self.schema) }
+    }
+
+    public func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult {
+        try run { db throws(SQLiteError) -> UpsertResult in
+            let exists = try db.prepare("SELECT 1 FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2")
+            exists.bind(1, output)
+            exists.bind(2, subscription.endpoint)
+            let replacing = try exists.step()
+            exists.reset()
+            if !replacing {
+                let count = try db.prepare("SELECT count(*) FROM webpush_subscriptions WHERE output = ?1")
+                count.bind(1, output)
+                _ = try count.step()
+                if count.int64(0) >= limit { return .full }
+            }
+            // The first-added time stays when the keys are replaced (the list's order).
+            let q = try db.prepare("""
+                INSERT INTO webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                ON CONFLICT(output, endpoint) DO UPDATE SET p256dh = ?3, auth = ?4, expiration = ?5
+                """)
+            q.bind(1, output)
+            q.bind(2, subscription.endpoint)
+            q.bind(3, subscription.p256dh)
+            q.bind(4, subscription.auth)
+            if let expiration = subscription.expirationTime { q.bind(5, expiration) }
+            q.bind(6, Date().timeIntervalSince1970)
+            try q.run()
+            return replacing ? .replaced : .added
+        }
+    }
+
+    @discardableResult
+    public func remove(endpoint: String) throws(SubscriptionStoreError) -> Bool {
+        try run { db throws(SQLiteError) -> Bool in
+            let q = try db.prepare("DELETE FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2")
+            q.bind(1, output)
+            q.bind(2, endpoint)
+            try q.run()
+            return (Int(try db.scalar("SELECT changes()") ?? "0") ?? 0) > 0
+        }
+    }
+
+    public func all() throws(SubscriptionStoreError) -> [WebPushSubscription] {
+        try run { db throws(SQLiteError) -> [WebPushSubscription] in
+            let q = try db.prepare("""
+                SELECT endpoint, p256dh, auth, expiration FROM webpush_subscriptions
+                WHERE output = ?1 ORDER BY added_at, endpoint
+                """)
+            q.bind(1, output)
+            var out: [WebPushSubscription] = []
+            while try q.step() {
+                out.append(WebPushSubscription(endpoint: q.text(0) ?? "", p256dh: q.blob(1), auth: q.blob(2),
+                                               expirationTime: q.text(3).flatMap { Int64($0) }))
+            }
+            return out
+        }
+    }
+
+    /// `body` on the journal's connection, after committing its open batch; SQLite's error as the store's.
+    private func run<T: Sendable>(_ body: @Sendable (SQLiteDatabase) throws(SQLiteError) -> T) throws(SubscriptionStoreError) -> T {
+        do {
+            return try journal.store.withLock { s throws(SQLiteError) -> T in
+                try s.commitBatch()
+                return try body(s.db)
+            }
+        } catch { throw SubscriptionStoreError("web push subscriptions in '\(journal.file)': \(error)") }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+/// One `webpush` output's work for one alert, without the sending: a request per subscription,
+/// and what the push service's answer does to the subscription list.
+///
+/// The output's HTTP client sends each request (POST `url`, `headers`, `body`) and hands the
+/// status back to `answered`, which removes a subscription the push service says is gone
+/// (404/410) and returns the verdict (retry with backoff on `.retry`, dead letter on `.rejected`).
+public struct WebPushFanOut: Sendable {
+    /// Where the subscriptions are.
+    public let store: any SubscriptionStore
+    /// The output's VAPID key.
+    public let vapid: VAPIDKey
+    /// `webpush.subject`.
+    public let subject: String
+
+    public init(store: any SubscriptionStore, vapid: VAPIDKey, subject: String) {
+        self.store = store
+        self.vapid = vapid
+        self.subject = subject
+    }
+
+    /// The requests that deliver `display` (a display message in `format: json`, or a
+    /// condition's withdraw) to every subscription: `Topic` from its `collapse_id`, `Urgency`
+    /// from its `interruption_level`, `TTL` from `expiration` (the request's `apns-expiration`).
+    /// Empty when `display` is neither kind of message. A subscription whose keys cannot be
+    /// encrypted for (it passed the API's checks, so only a damaged store) is removed.
+    public func requests(display: [UInt8], expiration: Int64?, now: Date = Date()) throws(SubscriptionStoreError) -> [WebPushRequest] {
+        guard let payload = WebPushPayload.from(display: display), let message = try? JSONValue.parse(display) else { return [] }
+        let options = WebPushRequest.Options(vapid: vapid, subject: subject, expiration: expiration,
+                                             interruptionLevel: message["interruption_level"]?.stringValue,
+                                             collapseID: message["collapse_id"]?.stringValue)
+        var out: [WebPushRequest] = []
+        for subscription in try store.all() {
+            do {
+                out.append(try WebPushRequest.build(subscription: subscription, payload: payload, options: options, now: now))
+            } catch .encryption(.badSubscriptionKeys) {
+                try store.remove(endpoint: subscription.endpoint)
+            } catch {
+                continue   // a VAPID or OpenSSL failure for this one endpoint: the others still go
+            }
+        }
+        return out
+    }
+
+    /// What the answer `status` to the request for `endpoint` means; a 404 or 410 removes the subscription.
+    @discardableResult
+    public func answered(endpoint: String, status: Int) throws(SubscriptionStoreError) -> WebPushRequest.Verdict {
+        let verdict = WebPushRequest.verdict(status: status)
+        if verdict == .subscriptionGone { try store.remove(endpoint: endpoint) }
+        return verdict
+    }
+}
