@@ -19,6 +19,8 @@ public struct BridgeConfig: Sendable {
     public var warnings: [ConfigWarning] = []
     /// `homeassistant:`; `nil` = off (SPEC section 11).
     public var homeAssistant: HomeAssistantConfig? = nil
+    /// The alert lifecycle's shared settings (`conditions:`), when set.
+    public var conditions: ConditionsConfig? = nil
     /// The file this config was read from, for messages.
     public var sourcePath: String = "bridge.yml"
 
@@ -130,6 +132,10 @@ public struct RouteConfig: Sendable {
     public var alert = AlertTemplates()
     /// What becomes `userInfo`; defaults to `{{ payload }}`.
     public var userInfo: Template? = nil
+    /// Alerts that raise, repeat, escalate, are acknowledged and clear; `nil`: each message is an event.
+    public var condition: ConditionConfig? = nil
+    /// Where `condition:` is written (for warnings made after the route is read).
+    var conditionMark: YAMLMark? = nil
     /// Where the route was declared, for messages (`bridge.yml:12:5`).
     public var location: String = ""
 

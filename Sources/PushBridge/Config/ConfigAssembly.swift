@@ -32,6 +32,8 @@ struct ConfigAssembly {
         if let n = f["journal"] { config.journal = reader.readJournal(n) }
         if let n = f["monitoring"] { config.monitoring = reader.readMonitoring(n) }
         if let n = f["homeassistant"] { config.homeAssistant = reader.readHomeAssistant(n) }
+        if let n = f["conditions"] { config.conditions = reader.readConditions(n) }
+        checkConditions(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkLoops(config, topicMarks: topicMarks)
         if let n = f["homeassistant"] { checkHomeAssistant(config, at: n.mark, routeMarks: topicMarks) }
@@ -67,6 +69,22 @@ struct ConfigAssembly {
         for (name, scalar) in refs.joined() where !known.contains(name) {
             reader.error("unknown route '\(name)' in filter 'routes'" + KeySuggestion.hint(for: name, in: known, noun: "routes"),
                          at: scalar.mark)
+        }
+    }
+
+    /// Condition routes without a journal forget their conditions at a restart; without
+    /// `conditions:` nobody can acknowledge them.
+    private func checkConditions(_ config: BridgeConfig) {
+        for route in config.routes where route.condition != nil {
+            let mark = route.conditionMark ?? YAMLMark(line: 0, column: 0)
+            if config.journal == nil {
+                reader.warn("route '\(route.name)' has a condition but there is no 'journal': its conditions live in memory and a restart forgets them (and raises them again)",
+                            at: mark)
+            }
+            if config.conditions == nil {
+                reader.warn("route '\(route.name)' has a condition but there is no 'conditions: {ack_topic: …}': its alerts cannot be acknowledged",
+                            at: mark)
+            }
         }
     }
 

@@ -6,7 +6,7 @@ import Foundation
 /// (`bridge.yml:12:9: error: …`) and sorted by line and column.
 public enum ConfigLoader {
     static let topLevelKeys = ["broker", "entitlements", "routes", "extension", "display",
-                               "dead_letter", "journal", "monitoring", "partition", "homeassistant"]
+                               "dead_letter", "journal", "monitoring", "partition", "homeassistant", "conditions"]
 
     /// Reads and validates the file at `path`; `${NAME}` references come from `environment`.
     public static func load(

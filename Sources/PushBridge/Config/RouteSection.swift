@@ -1,7 +1,7 @@
 /// Reads one entry of `routes:` (SPEC section 4).
 extension ConfigReader {
     static let routeKeys = ["name", "topic", "qos", "share", "retained", "input", "push_type", "priority",
-                            "mutable_content", "collapse_id", "expiration", "alert", "user_info"]
+                            "mutable_content", "collapse_id", "expiration", "alert", "user_info", "condition"]
     static let alertKeys = ContentField.allCases.map(\.key)
 
     /// The route, with the marks of its name (or topic) and its topic, for later checks.
@@ -74,6 +74,10 @@ extension ConfigReader {
             route.userInfo = template(n, key: "user_info")
         } else if !f.isExplicitNull("user_info") {
             route.userInfo = try? compiler.template("{{ payload }}")
+        }
+        if let n = f["condition"] {
+            route.condition = readCondition(n, route: name)
+            route.conditionMark = f.keyMarks["condition"]
         }
         return (route, nameMark, topicNode.mark)
     }
