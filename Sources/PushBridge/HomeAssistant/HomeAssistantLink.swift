@@ -140,6 +140,14 @@ final class HomeAssistantLink: Sendable {
         _ = publish(client, topic, AlertEvent.payload(request, route: route, sourceTopic: sourceTopic), retain: false)
     }
 
+    /// A condition's transition, fired by its route's event entity.
+    func condition(_ event: ConditionEvent, client: MQTTClient?) {
+        guard let client else { return }
+        let route = event.record.route
+        let topic = state.withLock { $0.eventTopics[route] } ?? builder.eventTopic(route: route)
+        _ = publish(client, topic, AlertEvent.payload(event), retain: false)
+    }
+
     private func publish(_ client: MQTTClient, _ topic: String, _ payload: [UInt8], retain: Bool) -> Bool {
         do {
             _ = try client.publish(topic: topic, payload: payload, qos: 1, retain: retain, userProperties: hop)
