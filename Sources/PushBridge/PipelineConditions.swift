@@ -16,8 +16,9 @@ extension Pipeline {
         }
         let key = condition.key.render(in: mapped.context)
         let active = Operators.isTruthy(value)
+        // Condition times are read on the stage's clock (the conditions' timer reads it too).
         switch conditions.observe(route: route, key: key, active: active, message: message,
-                                  alertID: NotificationRequest.newID(), now: now) {
+                                  alertID: NotificationRequest.newID(), now: stage.clock.wall()) {
         case .notRaised:
             return .decided(Decision(outcome: .notDisplayed, route: route,
                                      rule: "condition '\(key)' is not raised: nothing to clear"))
