@@ -118,7 +118,12 @@ public final class Bridge: Sendable {
                     metrics: { [weak self] in self.map { prometheusText($0.snapshot()) + $0.feed.prometheusText() } ?? "" },
                     ready: { intake.isConnected && intake.isSubscribed && output.isConnected },
                     dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] },
-                                                  totals: { [stats] in stats.snapshot(now: 0).totals }))
+                                                  totals: { [stats] in stats.snapshot(now: 0).totals },
+                                                  alerts: { [conditions = flow.conditions] in
+                                                      var bytes: [UInt8] = []
+                                                      JSONValue.array(conditions.active.map(\.apiValue)).write(into: &bytes)
+                                                      return bytes
+                                                  }))
                 logger.info("monitoring on http://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
@@ -149,6 +154,7 @@ public final class Bridge: Sendable {
     public func snapshot() -> StatsSnapshot {
         var s = stats.snapshot(now: Date().timeIntervalSince1970)
         s.filterEvictions = pipeline.filterMemory.evictions.filter { $0.value > 0 }
+        s.conditions = flow.conditions.counts
         let c = intake.counters
         s.delivery = [
             "qos0_dropped": c.qos0Dropped.load(ordering: .relaxed),

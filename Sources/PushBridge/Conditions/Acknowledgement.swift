@@ -38,6 +38,15 @@ public struct Acknowledgement: Sendable, Equatable {
         return .success(ack)
     }
 
+    /// A snooze duration as written (`30m`, `1h`, `90s`, bare seconds); `nil` when it is not one.
+    public static func duration(_ text: String) -> Duration? {
+        guard let d = DurationParser.parse(text), d > .zero else { return nil }
+        return d
+    }
+
+    /// `30m`: a duration as the config writes it.
+    public static func text(_ d: Duration) -> String { DurationParser.format(d) }
+
     /// The payload `pushbridge ack` publishes.
     public var payload: [UInt8] {
         var o = JSONObject()
