@@ -31,7 +31,10 @@ public enum AlertEvent {
     }
 
     /// The event JSON for a delivered `request` that arrived on `sourceTopic` and matched `route`.
-    public static func payload(_ request: NotificationRequest, route: String, sourceTopic: String) -> [UInt8] {
+    /// `alertID`: the condition's alert id, for a condition route's notification (the
+    /// blueprint's Acknowledge and Snooze actions carry it back).
+    public static func payload(_ request: NotificationRequest, route: String, sourceTopic: String,
+                               alertID: String? = nil) -> [UInt8] {
         let c = request.content
         var w = JSONWriter(capacity: 384)
         w.beginObject()
@@ -46,6 +49,7 @@ public enum AlertEvent {
         if c.soundCritical { w.add("sound_critical", .bool(true)) }
         w.add("source_topic", sourceTopic)
         w.add("route", route)
+        w.add("alert_id", alertID)
         w.endObject()
         return w.bytes
     }
