@@ -165,7 +165,8 @@ public final class ConditionEngine: Sendable {
         if let r { persist(r, removed: false) }
     }
 
-    /// Acknowledges or snoozes; `nil` (counted, logged at debug) when no active condition matches.
+    /// Acknowledges or snoozes; `nil` when no active condition matches (counted, logged at
+    /// debug) or the condition was acknowledged already (a repeated answer changes nothing).
     public func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {
         let r: ConditionRecord? = state.withLock { s in
             let id = ack.alertID.flatMap { s.byAlertID[$0] } ?? ack.route.flatMap { route in ack.key.map { Self.id(route, $0) } }
@@ -173,6 +174,8 @@ public final class ConditionEngine: Sendable {
                 s.unknownAcks += 1
                 return nil
             }
+            // Already acknowledged (several answers to one alert): nothing changes, nothing is told.
+            if r.acknowledged && ack.snooze == nil { return nil }
             if let snooze = ack.snooze {
                 r.snoozedUntil = now + snooze.seconds
                 r.acknowledgedBy = ack.by ?? r.acknowledgedBy
@@ -187,7 +190,7 @@ public final class ConditionEngine: Sendable {
             return r
         }
         if let r { persist(r, removed: false) } else {
-            logger.debug("conditions: acknowledgement for no active condition (\(ack.alertID ?? "\(ack.route ?? "")/\(ack.key ?? "")"))")
+            logger.debug("conditions: acknowledgement for no active, unacknowledged condition (\(ack.alertID ?? "\(ack.route ?? "")/\(ack.key ?? "")"))")
         }
         return r
     }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where a condition is in its life (SPEC: raised → repeated / escalated → cleared).
+/// Where a condition is in its life: raised → repeated / escalated → cleared.
 public enum ConditionState: String, Sendable, CaseIterable {
     case raised, repeated, escalated, cleared
 }

@@ -109,6 +109,7 @@ extension DashboardAssets {
       while (h.length > 2 && h[0].t < now - (RATE_WINDOW + 1) * 1000) h.shift();
     }
     render();
+    loadAlerts();
   }
 
   function rateOf(h) {
@@ -208,6 +209,34 @@ extension DashboardAssets {
     body.replaceChildren(frag);
   }
 
+  // The active conditions (GET api/alerts), fetched with each stats snapshot (once a second).
+  let alertsInFlight = false;
+  function loadAlerts() {
+    if (alertsInFlight) return;
+    alertsInFlight = true;
+    fetch("api/alerts", { cache: "no-store" }).then((r) => (r.ok ? r.json() : [])).then(renderAlerts)
+      .catch(() => {}).finally(() => { alertsInFlight = false; });
+  }
+
+  function renderAlerts(alerts) {
+    if (!Array.isArray(alerts)) return;
+    const body = document.querySelector("#alerts tbody");
+    const frag = document.createDocumentFragment();
+    const now = Date.now();
+    for (const a of alerts) {
+      let answered = "–";
+      if (a.acknowledged_by !== null && a.acknowledged_by !== undefined) answered = "acknowledged" + (a.acknowledged_by ? " by " + a.acknowledged_by : "");
+      if (a.snoozed_until) answered = "snoozed until " + clock(a.snoozed_until);
+      frag.appendChild(el("tr", { "data-alert": a.alert_id, "data-state": a.state }, [
+        el("td", { text: a.key }), el("td", { text: a.route }), el("td", { text: a.state }),
+        el("td", { text: clock(a.raised_at) + " (" + ago(a.raised_at, now) + ")" }),
+        numCell(a.repeat), numCell(a.step), el("td", { cls: "answered", text: answered })]));
+    }
+    body.replaceChildren(frag);
+    document.getElementById("alert-count").textContent = alerts.length ? "(" + alerts.length + ")" : "";
+    document.getElementById("alerts-empty").hidden = alerts.length > 0;
+  }
+
   function renderFilters(snap) {
     const body = document.querySelector("#filters tbody");
     const frag = document.createDocumentFragment();
@@ -225,34 +254,5 @@ extension DashboardAssets {
 
   function drawChart() {
     const canvas = $("chart");
-    const ratio = window.devicePixelRatio || 1;
-    const w = canvas.clientWidth, h = canvas.clientHeight;
-    if (!w || !h) return;
-    if (canvas.width !== Math.round(w * ratio) || canvas.height !== Math.round(h * ratio)) {
-      canvas.width = Math.round(w * ratio); canvas.height = Math.round(h * ratio);
-    }
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    // The span grows with the history: a minute at first, at most HISTORY_SECONDS.
-    const now = Date.now();
-    const oldest = state.history.length ? state.history[0].t : now;
-    const span = Math.min(HISTORY_SECONDS, Math.max(60, Math.ceil((now - oldest) / 60000) * 60)) * 1000;
-    const series = { received: [], delivered: [], suppressed: [], rejected: [] };
-    const hist = state.history;
-    for (let i = 1; i < hist.length; i++) {
-      const a = hist[i - 1], b = hist[i], dt = (b.t - a.t) / 1000;
-      if (dt <= 0) continue;
-      for (const k in series) series[k].push({ t: b.t, v: Math.max(0, (b[k] - a[k]) / dt) });
-    }
-    let max = 1;
-    for (const k in series) for (const p of series[k]) if (p.t >= now - span && p.v > max) max = p.v;
-    const step = niceStep(max / 4);
-    max = Math.ceil(max / step) * step;
-    const left = 48, right = 8, top = 8, bottom = 22;
-    const pw = w - left - right, ph = h - top - bottom;
-    const x = (t) => left + pw * (1 - (now - t) / span);
-    const y = (v) => top + ph * (1 - v / max);
-    ctx.font = "11px system-ui, sans-serif";
 """##
 }

@@ -2,8 +2,37 @@
 // DashboardAssetsTests fails when this file is stale.
 
 extension DashboardAssets {
-    /// Lines 251–401 of dashboard/dashboard.js (a part of `dashboardJS`).
+    /// Lines 251–430 of dashboard/dashboard.js (a part of `dashboardJS`).
     static let dashboardJS2 = ##"""
+    const ratio = window.devicePixelRatio || 1;
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    if (!w || !h) return;
+    if (canvas.width !== Math.round(w * ratio) || canvas.height !== Math.round(h * ratio)) {
+      canvas.width = Math.round(w * ratio); canvas.height = Math.round(h * ratio);
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    // The span grows with the history: a minute at first, at most HISTORY_SECONDS.
+    const now = Date.now();
+    const oldest = state.history.length ? state.history[0].t : now;
+    const span = Math.min(HISTORY_SECONDS, Math.max(60, Math.ceil((now - oldest) / 60000) * 60)) * 1000;
+    const series = { received: [], delivered: [], suppressed: [], rejected: [] };
+    const hist = state.history;
+    for (let i = 1; i < hist.length; i++) {
+      const a = hist[i - 1], b = hist[i], dt = (b.t - a.t) / 1000;
+      if (dt <= 0) continue;
+      for (const k in series) series[k].push({ t: b.t, v: Math.max(0, (b[k] - a[k]) / dt) });
+    }
+    let max = 1;
+    for (const k in series) for (const p of series[k]) if (p.t >= now - span && p.v > max) max = p.v;
+    const step = niceStep(max / 4);
+    max = Math.ceil(max / step) * step;
+    const left = 48, right = 8, top = 8, bottom = 22;
+    const pw = w - left - right, ph = h - top - bottom;
+    const x = (t) => left + pw * (1 - (now - t) / span);
+    const y = (v) => top + ph * (1 - v / max);
+    ctx.font = "11px system-ui, sans-serif";
     ctx.fillStyle = cssVar("--muted");
     ctx.strokeStyle = cssVar("--line");
     ctx.lineWidth = 1;

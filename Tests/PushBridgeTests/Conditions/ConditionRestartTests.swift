@@ -54,7 +54,7 @@ struct ConditionRestartTests {
         bridge = try await PushbridgeBinary.start(configFile: file, broker: s.broker, subscriptions: 2)
         let shown = try await s.waitFor(topic, count: 3, timeout: .seconds(20))
         let elapsed = Date().timeIntervalSince(raisedAt)
-        let life = try states(s, topic)
+        let life = Array(try states(s, topic).prefix(3))  // a slow machine may have shown more by now
         #expect(life.map(\.state) == ["raised", "repeated", "repeated"], "\(shown.map { String(decoding: $0.payload, as: UTF8.self) })")
         #expect(Set(life.map(\.id)).count == 1)
         #expect(life.map(\.repeat) == [.int(0), .int(1), .int(2)])
@@ -81,11 +81,14 @@ struct ConditionRestartTests {
         #expect(s.messages(on: topic).count == count)
         let metrics = try httpGet(port: http, path: "/metrics").body
         #expect(metrics.contains(#"pushbridge_condition_transitions_total{route="leak",state="acknowledged"} 1"#), "\(metrics.suffix(600))")
-        #expect(metrics.contains(#"pushbridge_condition_transitions_total{route="leak",state="repeated"} 2"#))
+        #expect(metrics.contains(#"pushbridge_condition_transitions_total{route="leak",state="raised"} 0"#))
         #expect(metrics.contains(#"pushbridge_conditions_active{route="leak"} 1"#))
         let stats = try JSONValue.parse(Array(try httpGet(port: http, path: "/api/stats").body.utf8))
-        #expect(stats["routes"]?["leak"]?["conditions"] == .object(["active": .int(1), "raised": .int(0), "repeated": .int(2),
-                                                                  "escalated": .int(0), "acknowledged": .int(1), "cleared": .int(0)]))
+        // Counters since this start: no raise (it was restored), the repeats it sent, one acknowledgement.
+        let conditions = stats["routes"]?["leak"]?["conditions"]
+        #expect(conditions?["active"] == .int(1) && conditions?["raised"] == .int(0) && conditions?["acknowledged"] == .int(1),
+                "\(String(describing: conditions))")
+        #expect((conditions?["repeated"]?.exactInteger ?? 0) >= 2)
         _ = await bridge.terminate()
     }
 

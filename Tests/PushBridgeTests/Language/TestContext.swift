@@ -35,6 +35,7 @@ struct TestContext: EvaluationContext {
         .now: .int(1_700_000_000),
         .hour: .int(22),
         .weekday: .int(3),
+        .condition: .object(["state": .string("raised"), "repeat": .int(0)]),
     ])
 }
 
