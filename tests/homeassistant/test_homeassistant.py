@@ -365,8 +365,10 @@ def test_cleared_makes_the_blueprint_clear_the_notification(w):
 
     call = wait_for("the flood automation's clear_notification call", clear_call)
     assert call["service_data"] == {"message": "clear_notification", "data": {"tag": "flood-zigbee2mqtt-flood-cellar"}}, call
-    withdraw = [json.loads(p) for t, p, _ in w.recorder.messages if t == "display/zigbee2mqtt/flood/cellar"][-1]
-    assert withdraw["type"] == "withdraw" and withdraw["alert_id"] == w.flood_alert, withdraw
+    withdraw = wait_for("the withdraw message on the display topic", lambda: next(
+        (m for m in (json.loads(p) for _, p, _ in w.recorder.on("display/zigbee2mqtt/flood/cellar"))
+         if m.get("type") == "withdraw"), None))
+    assert withdraw["alert_id"] == w.flood_alert and withdraw["reason"] == "cleared", withdraw
     wait_for("sensor flood_active_conditions = 0", lambda: w.state_is(f"sensor.{NODE}_flood_active_conditions", "0"))
 
 
