@@ -77,7 +77,10 @@ final class MessageFlow: Sendable {
             }
             homeAssistant?.delivered(f.decision, sourceTopic: f.topic, client: publisher.intake)
             if let event = f.decision.conditionEvent {
-                homeAssistant?.condition(event, client: publisher.intake)
+                // A repeat held back (quiet hours) is not one: it is tried again on schedule.
+                if event.kind != ConditionState.repeated.rawValue || f.decision.outcome == .delivered {
+                    homeAssistant?.condition(event, client: publisher.intake)
+                }
                 timer.rearm()
             }
             if inFlight.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { inFlight.drained.notify() }

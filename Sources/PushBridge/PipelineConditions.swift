@@ -87,7 +87,9 @@ extension Pipeline {
         }
         context.content = request.content
         let topic = displayTopic.map { $0.render(in: context) }
-        let event = ConditionEvent(kind: state.rawValue, record: r, collapseID: request.collapseID ?? "")
+        var told = r
+        if state == .repeated { told.repeats = number }  // the repeat this notification is
+        let event = ConditionEvent(kind: state.rawValue, record: told, collapseID: request.collapseID ?? "")
         let finish: @Sendable (inout Decision) -> Void = { d in
             if let topic, d.outcome == .delivered, !d.publish.isEmpty { d.publish[0].topic = topic }
             d.publish = before + d.publish

@@ -121,7 +121,7 @@ enum TryCommand {
 func conditionDetail(_ d: Decision) -> String {
     guard let event = d.conditionEvent else { return d.rule }
     var head = "condition \(event.kind)"
-    if event.kind == "repeated" { head += " #\(event.record.repeats + 1)" }
+    if event.kind == "repeated" { head += " #\(event.record.repeats)" }
     if event.kind == "escalated" { head += " step \(event.record.step)" }
     head += " (alert \(event.record.alertID.prefix(8)))"
     switch d.outcome {
