@@ -70,8 +70,8 @@ extension Pipeline {
         case .failure(let rejection):
             var d = rejected(rejection, message: message, context: context, route: route)
             d.publish = before + d.publish
-            d.withdrawal = withdrawal
-            d.conditionEvent = ConditionEvent(kind: state.rawValue, record: r, collapseID: collapseID(r, context: context))
+            d.conditionEvent = ConditionEvent(kind: state.rawValue, record: r, collapseID: collapseID(r, context: context),
+                                              withdrawal: withdrawal)
             return .decided(d)
         case .success(let built):
             request = built
@@ -89,11 +89,11 @@ extension Pipeline {
         let topic = displayTopic.map { $0.render(in: context) }
         var told = r
         if state == .repeated { told.repeats = number }  // the repeat this notification is
-        let event = ConditionEvent(kind: state.rawValue, record: told, collapseID: request.collapseID ?? "")
+        let event = ConditionEvent(kind: state.rawValue, record: told, collapseID: request.collapseID ?? "",
+                                   withdrawal: withdrawal)
         let finish: @Sendable (inout Decision) -> Void = { d in
             if let topic, d.outcome == .delivered, !d.publish.isEmpty { d.publish[0].topic = topic }
             d.publish = before + d.publish
-            d.withdrawal = withdrawal
             d.conditionEvent = event
             d.rule = "condition \(state.rawValue) (alert \(r.alertID)): " + d.rule
         }
@@ -114,7 +114,8 @@ extension Pipeline {
         let probe = mapper.map(message, entry: entry, id: id, now: now, condition: r.value(state: .cleared))
         let w = Withdrawal(alertID: r.alertID, collapseID: collapseID(r, context: probe.context),
                            sourceTopic: message.topic, route: route)
-        let event = ConditionEvent(kind: ConditionState.cleared.rawValue, record: r, collapseID: w.collapseID)
+        let event = ConditionEvent(kind: ConditionState.cleared.rawValue, record: r, collapseID: w.collapseID,
+                                   withdrawal: condition.onClear == .none ? nil : w)
         switch condition.onClear {
         case .none, .withdraw:
             var d = Decision(outcome: .notDisplayed, route: route,
@@ -122,7 +123,6 @@ extension Pipeline {
                                  : "condition '\(r.key)' cleared: withdraw published")
             if condition.onClear == .withdraw {
                 d.publish = withdrawMessages(w)
-                d.withdrawal = w
             }
             d.conditionEvent = event
             return .decided(d)

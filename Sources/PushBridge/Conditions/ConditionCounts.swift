@@ -18,10 +18,20 @@ public struct ConditionCounts: Sendable, Equatable {
     }
 }
 
-/// What a condition did, for the decision feed and Home Assistant.
-public struct ConditionEvent: Sendable {
+/// What a condition did, for the decision feed and Home Assistant. A class: a decision
+/// carries one reference, so decisions of routes without conditions stay as small as before.
+public final class ConditionEvent: Sendable {
     /// `raised`, `repeated`, `escalated`, `acknowledged`, `snoozed` or `cleared`.
-    public var kind: String
-    public var record: ConditionRecord
-    public var collapseID: String
+    public let kind: String
+    public let record: ConditionRecord
+    public let collapseID: String
+    /// The withdraw message's value, when the condition cleared.
+    public let withdrawal: Withdrawal?
+
+    public init(kind: String, record: ConditionRecord, collapseID: String, withdrawal: Withdrawal? = nil) {
+        self.kind = kind
+        self.record = record
+        self.collapseID = collapseID
+        self.withdrawal = withdrawal
+    }
 }

@@ -39,7 +39,7 @@ public struct Decision: Sendable {
     /// A condition's transition this decision carries (raised, repeated, escalated, cleared).
     public var conditionEvent: ConditionEvent?
     /// The withdraw message's value, when a condition cleared (already rendered into `publish`).
-    public var withdrawal: Withdrawal?
+    public var withdrawal: Withdrawal? { conditionEvent?.withdrawal }
 
     public init(outcome: Outcome, route: String?, rule: String) {
         self.outcome = outcome
