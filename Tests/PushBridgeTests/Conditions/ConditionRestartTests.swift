@@ -58,7 +58,9 @@ struct ConditionRestartTests {
         #expect(life.map(\.state) == ["raised", "repeated", "repeated"], "\(shown.map { String(decoding: $0.payload, as: UTF8.self) })")
         #expect(Set(life.map(\.id)).count == 1)
         #expect(life.map(\.repeat) == [.int(0), .int(1), .int(2)])
-        #expect(elapsed >= 5.5, "the second repeat is due 6 s after the raise, came after \(elapsed) s")
+        // The second repeat is due 6 s after the raise (measured here from when the raise was
+        // seen, a little after the bridge raised it): a lost schedule would repeat at once.
+        #expect(elapsed >= 4.5, "the second repeat is due 6 s after the raise, came after \(elapsed) s")
 
         let listed = try await ManagedProcess.run(PushbridgeBinary.path, ["alerts", "-c", file, "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
