@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 N0 = int(os.environ.get("BENCH_N0", "200000"))   # QoS 0 flood size
 N1 = int(os.environ.get("BENCH_N1", "100000"))   # QoS 1 flood size
-ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "fixed", "usersink", "nodelay")
+ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "conditions", "fixed", "usersink", "nodelay")
 # BENCH_CASES=q1,journal runs only those cases (ratios need "relay"; targets whose inputs
 # were not run are left out). Default: all.
 CASES = [c for c in os.environ.get("BENCH_CASES", ",".join(ALL_CASES)).split(",") if c]
@@ -130,7 +130,7 @@ class Bench:
             log(f"  warning: {mode} {args}: {int(result['received'])} of {int(result['expected'])} arrived")
         return result
 
-    def config(self, name, broker, qos, routes=1, journal=None, http_port=None):
+    def config(self, name, broker, qos, routes=1, journal=None, http_port=None, condition=False):
         lines = [
             "broker:",
             "  host: 127.0.0.1",
@@ -152,6 +152,15 @@ class Bench:
                 '      title: "Room {{ payload.room }}"',
                 "      body: \"{{ payload.who | default('Someone') }} rang at {{ levels[2] }}\"",
             ]
+            if condition:
+                # One condition per topic: a message without "drop" raises it (a display), the
+                # next pass, with "drop", clears it (the withdraw message): one publish each.
+                lines += [
+                    "    condition:",
+                    '      key: "{{ topic }}"',
+                    "      active: 'payload.drop != true'",
+                    "      repeat: {every: 1h}",
+                ]
         lines += [
             "extension:",
             "  filters:",
@@ -176,10 +185,10 @@ class Bench:
     def config_loads(self, path):
         return subprocess.run([self.pushbridge, "check", "-c", path], capture_output=True).returncode == 0
 
-    def start_bridge(self, name, broker, qos, routes=1, journal=None):
+    def start_bridge(self, name, broker, qos, routes=1, journal=None, condition=False):
         http = free_port()
         self.http_port = http
-        path = self.config(name, broker, qos, routes, journal, http)
+        path = self.config(name, broker, qos, routes, journal, http, condition)
         logf = open(os.path.join(self.workdir, f"{name}.log"), "w")
         proc = subprocess.Popen([self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 20
@@ -204,10 +213,11 @@ class Bench:
         except subprocess.TimeoutExpired:
             proc.kill()
 
-    def flood(self, broker, qos, n, bridge=None, topics=16, routes=1):
+    def flood(self, broker, qos, n, bridge=None, topics=16, routes=1, expected=None):
         """RUNS floods; medians of rate and of CPU per message for the bridge and the broker."""
         rates, bridge_us, broker_us, received, io = [], [], [], [], []
-        expected = delivered(n, topics) if bridge else n
+        if expected is None:
+            expected = delivered(n, topics) if bridge else n
         sink = "display/#" if bridge else "bench/#"
         for _ in range(RUNS):
             b0 = cpu_seconds(bridge.pid) if bridge else 0
@@ -235,11 +245,13 @@ class Bench:
             row["io"] = {k: statistics.median(x[k] for x in io) for k in io[0]}
         return row
 
-    def bridge_flood(self, name, broker, qos, n, topics=16, routes=1, journal=None, dashboard=False):
-        proc = self.start_bridge(name, broker, qos, routes, journal)
+    def bridge_flood(self, name, broker, qos, n, topics=16, routes=1, journal=None, dashboard=False,
+                     condition=False):
+        proc = self.start_bridge(name, broker, qos, routes, journal, condition)
         reader = DashboardReader(self.http_port) if dashboard else None
         try:
-            row = self.flood(broker, qos, n, bridge=proc, topics=topics, routes=routes)
+            row = self.flood(broker, qos, n, bridge=proc, topics=topics, routes=routes,
+                             expected=n if condition else None)
             if reader:
                 row["dashboard"] = reader.stop()
             return row
@@ -363,6 +375,12 @@ def main():
             log("pushbridge QoS 0, 1 000 routes, 10 000 topics")
             big0 = bench.bridge_flood("big", broker, 0, N0, topics=10000, routes=1000)
             rows.append(("pushbridge QoS 0 1k routes 10k topics", big0, relay0))
+        if "conditions" in CASES:
+            # 10 000 topics, one condition each: passes alternate raising all 10 000 (their
+            # displays) and clearing them (their withdraw messages), with one timer for all.
+            log("pushbridge QoS 0, 10 000 conditions raised and cleared in turn")
+            rows.append(("pushbridge QoS 0 10k conditions", bench.bridge_flood("cond", broker, 0, N0, topics=10000,
+                                                                              condition=True), relay0))
     finally:
         broker.stop()
 

@@ -103,6 +103,7 @@
       while (h.length > 2 && h[0].t < now - (RATE_WINDOW + 1) * 1000) h.shift();
     }
     render();
+    loadAlerts();
   }
 
   function rateOf(h) {
@@ -201,6 +202,34 @@
         numCell(c.suppressed), numCell(c.not_displayed), numCell(c.rejected)]));
     }
     body.replaceChildren(frag);
+  }
+
+  // The active conditions (GET api/alerts), fetched with each stats snapshot (once a second).
+  let alertsInFlight = false;
+  function loadAlerts() {
+    if (alertsInFlight) return;
+    alertsInFlight = true;
+    fetch("api/alerts", { cache: "no-store" }).then((r) => (r.ok ? r.json() : [])).then(renderAlerts)
+      .catch(() => {}).finally(() => { alertsInFlight = false; });
+  }
+
+  function renderAlerts(alerts) {
+    if (!Array.isArray(alerts)) return;
+    const body = document.querySelector("#alerts tbody");
+    const frag = document.createDocumentFragment();
+    const now = Date.now();
+    for (const a of alerts) {
+      let answered = "–";
+      if (a.acknowledged_by !== null && a.acknowledged_by !== undefined) answered = "acknowledged" + (a.acknowledged_by ? " by " + a.acknowledged_by : "");
+      if (a.snoozed_until) answered = "snoozed until " + clock(a.snoozed_until);
+      frag.appendChild(el("tr", { "data-alert": a.alert_id, "data-state": a.state }, [
+        el("td", { text: a.key }), el("td", { text: a.route }), el("td", { text: a.state }),
+        el("td", { text: clock(a.raised_at) + " (" + ago(a.raised_at, now) + ")" }),
+        numCell(a.repeat), numCell(a.step), el("td", { cls: "answered", text: answered })]));
+    }
+    body.replaceChildren(frag);
+    document.getElementById("alert-count").textContent = alerts.length ? "(" + alerts.length + ")" : "";
+    document.getElementById("alerts-empty").hidden = alerts.length > 0;
   }
 
   function renderFilters(snap) {

@@ -31,7 +31,15 @@ public final class Bridge: Sendable {
     /// Builds a bridge for `config` (nothing connects before `run()`); `serviceExtension`
     /// lets a program supply its own Swift extension. Throws when the journal cannot be
     /// opened or the broker options are not valid.
-    public init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) throws {
+    public convenience init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) throws {
+        try self.init(config: config, logger: logger, serviceExtension: serviceExtension, clock: .system)
+    }
+
+    /// As above, with the clock the extension stage and the conditions read; with
+    /// `automaticConditionTimer: false` the conditions' timer is never armed (a test moves
+    /// its clock and calls `flow.conditionTimer.fire()`).
+    init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory?, clock: StageClock,
+         automaticConditionTimer: Bool = true) throws {
         self.config = config
         self.logger = logger
         self.serviceExtension = serviceExtension
@@ -45,7 +53,11 @@ public final class Bridge: Sendable {
             FilterMemoryWriter.restore(memory, from: journal, logger: logger)
             return FilterMemoryWriter(journal: journal, memory: memory, logger: logger)
         }
-        let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory)
+        // Conditions outlive pipelines (reloads) and, with the journal, the process.
+        let conditions = ConditionEngine(journal: intake.journal, logger: logger)
+        let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
+                                clock: clock, conditions: conditions)
+        conditions.restore()
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats
@@ -84,7 +96,9 @@ public final class Bridge: Sendable {
         self.outputs = outputs
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
                            homeAssistant: HomeAssistantLink(config: config, version: Self.version, hop: hop, logger: logger),
-                           outputs: outputs, partition: config.partition.flatMap(Partition.init), hop: hop, logger: logger)
+                           outputs: outputs, partition: config.partition.flatMap(Partition.init), hop: hop, logger: logger,
+                           ackTopic: config.conditions?.ackTopic, wall: clock.wall,
+                           automaticConditionTimer: automaticConditionTimer)
         receiver.bridge = self
     }
 
@@ -115,7 +129,12 @@ public final class Bridge: Sendable {
                     metrics: { [weak self] in self.map { prometheusText($0.snapshot()) + $0.feed.prometheusText() } ?? "" },
                     ready: { intake.isConnected && intake.isSubscribed && output.isConnected },
                     dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] },
-                                                  totals: { [stats] in stats.snapshot(now: 0).totals }),
+                                                  totals: { [stats] in stats.snapshot(now: 0).totals },
+                                                  alerts: { [conditions = flow.conditions] in
+                                                      var bytes: [UInt8] = []
+                                                      JSONValue.array(conditions.active.map(\.apiValue)).write(into: &bytes)
+                                                      return bytes
+                                                  }),
                     tls: config.monitoring.tls)
                 let scheme = config.monitoring.tls == nil ? "http" : "https"
                 logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
@@ -136,6 +155,7 @@ public final class Bridge: Sendable {
             _ = malloc_trim(0)
             publisher.start()
         }
+        flow.conditionTimer.rearm()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
         status.start(through: publisher.intake) { [weak self] in self?.snapshot() }
         await stopRequested.wait()
@@ -148,6 +168,7 @@ public final class Bridge: Sendable {
     public func snapshot() -> StatsSnapshot {
         var s = stats.snapshot(now: Date().timeIntervalSince1970)
         s.filterEvictions = pipeline.filterMemory.evictions.filter { $0.value > 0 }
+        s.conditions = flow.conditions.counts
         let c = intake.counters
         s.delivery = [
             "qos0_dropped": c.qos0Dropped.load(ordering: .relaxed),

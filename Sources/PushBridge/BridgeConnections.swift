@@ -37,5 +37,7 @@ extension Bridge {
         }
         return order.map { byFilter[$0]! }
             + HomeAssistantLink.subscriptions(for: config).filter { byFilter[$0.filter] == nil }
+            + (config.conditions.map { [MQTTSubscription(filter: $0.ackTopic, qos: 1, noLocal: false)] } ?? [])
+                .filter { byFilter[$0.filter] == nil }
     }
 }

@@ -65,9 +65,10 @@ extension Bridge {
         effective.journal = old.journal
         effective.monitoring = old.monitoring
         effective.homeAssistant = old.homeAssistant
+        effective.conditions = old.conditions
         // Unchanged filters keep their memory; changed and removed ones forget theirs.
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
-                                   memory: pipeline.filterMemory)
+                                   memory: pipeline.filterMemory, conditions: pipeline.conditions)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake
         client.setSubscriptions(Self.subscriptions(for: effective))

@@ -32,6 +32,7 @@ extension Bridge {
         await Self.offPool { [flow, logger] in
             // Every message read is in flight once the read batch in progress is over.
             client.pauseReads()
+            flow.conditionTimer.stop()  // no repeat starts while draining; the journal keeps their schedule
             logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
             flow.waitUntilDrained(by: deadline)
         }

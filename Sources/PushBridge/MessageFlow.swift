@@ -17,12 +17,20 @@ final class MessageFlow: Sendable {
     /// The topics this replica handles (`partition:`); `nil`: every topic.
     let partition: Partition?
     private let hop: (name: String, value: String)
-    private let logger: Logger
-    private let sequencer: TopicSequencer<Finished>
+    let logger: Logger
+    let sequencer: TopicSequencer<Finished>
     /// Messages received and not yet handed to the publisher, and the drain's wake-up.
-    private let inFlight = FlightCount()
+    let inFlight = FlightCount()
+    /// The conditions of the condition routes (kept across reloads).
+    let conditions: ConditionEngine
+    /// Where acknowledgements arrive (`conditions.ack_topic`).
+    let ackTopic: String?
+    /// The conditions' one timer.
+    let conditionTimer: ConditionTimer
+    /// The clock conditions are read on.
+    let wall: @Sendable () -> Double
 
-    private final class FlightCount: Sendable {
+    final class FlightCount: Sendable {
         let count = Atomic<Int>(0)
         let drained = WaitGate()
     }
@@ -36,13 +44,14 @@ final class MessageFlow: Sendable {
         var decision: Decision
         /// The journal row, when the message was journaled.
         var seq: Int64?
-        /// The slot `BridgeEvents.received` gave.
-        var slot: Int
+        /// The slot `BridgeEvents.received` gave; `nil` for a condition's own notification.
+        var slot: Int?
     }
 
     init(pipeline: Pipeline, intake: Intake, publisher: Publisher, events: any BridgeEvents,
-         homeAssistant: HomeAssistantLink?, outputs: OutputSet?, partition: Partition?, hop: (name: String, value: String),
-         logger: Logger) {
+         homeAssistant: HomeAssistantLink?, outputs: OutputSet?, partition: Partition?, hop: (name: String, value: String), logger: Logger,
+         ackTopic: String? = nil, wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+         automaticConditionTimer: Bool = true) {
         pipelineSlot = Mutex(pipeline)
         self.intake = intake
         self.publisher = publisher
@@ -53,16 +62,36 @@ final class MessageFlow: Sendable {
         self.hop = hop
         self.logger = logger
         let inFlight = self.inFlight
+        conditions = pipeline.conditions
+        self.ackTopic = ackTopic
+        self.wall = wall
+        let outlet = ConditionOutlet()
+        let timer = ConditionTimer(engine: pipeline.conditions, wall: wall, automatic: automaticConditionTimer) { work, now in
+            outlet.flow?.notify(work, now: now)
+        }
+        conditionTimer = timer
         sequencer = TopicSequencer { f in
             // Stored for the outputs (with a journal) before the display publish can finish the
             // message's own journal row: a crash between the two loses neither.
             outputs?.delivered(f.decision, sourceTopic: f.topic, receivedAt: f.receivedAt)
             publisher.emit(f.decision, seq: f.seq, receivedAt: f.receivedAt)
             if logger.enabled(.debug) { logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))") }
-            events.finished(slot: f.slot, topic: f.topic, id: f.id, decision: f.decision)
+            if let slot = f.slot {
+                events.finished(slot: slot, topic: f.topic, id: f.id, decision: f.decision)
+            } else {
+                events.conditionDecided(topic: f.topic, id: f.id, decision: f.decision)
+            }
             homeAssistant?.delivered(f.decision, sourceTopic: f.topic, client: publisher.intake)
+            if let event = f.decision.conditionEvent {
+                // A repeat held back (quiet hours) is not one: it is tried again on schedule.
+                if event.kind != ConditionState.repeated.rawValue || f.decision.outcome == .delivered {
+                    homeAssistant?.condition(event, client: publisher.intake)
+                }
+                timer.rearm()
+            }
             if inFlight.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { inFlight.drained.notify() }
         }
+        outlet.flow = self
     }
 
     /// The pipeline messages arriving now go through.
@@ -87,6 +116,10 @@ final class MessageFlow: Sendable {
     /// A message from the intake connection (its network thread, inside `on_message`).
     func receive(_ message: InboundMessage) {
         if let homeAssistant, homeAssistant.intercept(message, client: publisher.intake) { return }
+        if message.topic == ackTopic {
+            acknowledge(message)
+            return
+        }
         // Another partition's topic: dropped before the journal and the pipeline; returning
         // lets libmosquitto send the QoS 1 PUBACK as for any message.
         if let partition, !partition.handles(topic: message.topic) {

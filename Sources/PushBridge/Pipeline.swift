@@ -12,6 +12,8 @@ public final class Pipeline: Sendable {
     let stage: ExtensionStage
     /// The remembering filters' state; hand it to the next pipeline to keep it (SPEC section 4).
     public let filterMemory: FilterMemory
+    /// The condition routes' conditions; hand it to the next pipeline to keep them.
+    public let conditions: ConditionEngine
 
     /// Builds the pipeline for `config`. `serviceExtension` is a Swift extension supplied
     /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
@@ -19,7 +21,7 @@ public final class Pipeline: Sendable {
     /// others are forgotten); by default the filters start with none.
     public init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil,
                 hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
-                clock: StageClock = .system) {
+                clock: StageClock = .system, conditions: ConditionEngine? = nil) {
         self.config = config
         self.table = RouteTable(routes: config.routes)
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
@@ -29,6 +31,8 @@ public final class Pipeline: Sendable {
         self.stage = ExtensionStage(config: config.extension, filteringGranted: config.filteringGranted,
                                     serviceExtension: serviceExtension, logger: logger, clock: clock, memory: memory)
         memory.keep(only: config.extension.filters)
+        self.conditions = conditions ?? ConditionEngine(logger: logger)
+        self.conditions.configure(config.routes)
     }
 
     /// Stops the extension stage (its child process); open requests follow `on_failure`.
@@ -58,13 +62,17 @@ public final class Pipeline: Sendable {
         let request: NotificationRequest
         let context: MessageContext
         let receivedAt: Double
+        /// Applied to the decision when it is reached (a condition's withdraw, display topic, event).
+        var finish: (@Sendable (inout Decision) -> Void)? = nil
 
         /// Runs the stage; `completion` is called exactly once (possibly before this returns).
         func start(_ completion: @escaping @Sendable (Decision) -> Void) {
-            let (pipeline, request, context, receivedAt) = (pipeline, request, context, receivedAt)
+            let (pipeline, request, context, receivedAt, finish) = (pipeline, request, context, receivedAt, finish)
             // The closure keeps only what it reads (the context is one shared buffer).
             pipeline.stage.process(request, context: context) { result in
-                completion(pipeline.decision(result, request: request, context: context, receivedAt: receivedAt))
+                var d = pipeline.decision(result, request: request, context: context, receivedAt: receivedAt)
+                finish?(&d)
+                completion(d)
             }
         }
     }
@@ -78,6 +86,9 @@ public final class Pipeline: Sendable {
             return .decided(d)
         }
         let mapped = mapper.map(message, entry: entry, id: id, now: now)
+        if let condition = entry.route.condition {
+            return decideCondition(message, entry: entry, condition: condition, mapped: mapped, id: id, now: now)
+        }
         if message.retain && entry.route.retained == .skip {
             // Stored state the broker replays, not news (SPEC section 2): it only teaches
             // the `changed` filters its value; not validated, not dead-lettered.
@@ -90,39 +101,47 @@ public final class Pipeline: Sendable {
         let request: NotificationRequest
         switch mapped.request {
         case .failure(let rejection):
-            var d = Decision(outcome: .rejected, route: entry.route.name,
-                             rule: "rule 2: the request failed validation (\(rejection.reason.rawValue))")
-            d.rejection = rejection
-            if let dl = renderer.deadLetterMessage(rejection, message: message, context: mapped.context,
-                                                   route: entry.route.name) {
-                d.publish = [dl]
-            }
-            return .decided(d)
+            return .decided(rejected(rejection, message: message, context: mapped.context, route: entry.route.name))
         case .success(let r):
             request = r
         }
+        return decideRequest(request, context: mapped.context, route: entry.route.name, receivedAt: message.receivedAt, now: now)
+    }
+
+    /// Rule 2: the rejection, with its dead letter when one is configured.
+    func rejected(_ rejection: Rejection, message: InboundMessage, context: MessageContext, route: String) -> Decision {
+        var d = Decision(outcome: .rejected, route: route,
+                         rule: "rule 2: the request failed validation (\(rejection.reason.rawValue))")
+        d.rejection = rejection
+        if let dl = renderer.deadLetterMessage(rejection, message: message, context: context, route: route) {
+            d.publish = [dl]
+        }
+        return d
+    }
+
+    /// Rules 3 to 6 for a valid request.
+    func decideRequest(_ request: NotificationRequest, context: MessageContext, route: String,
+                       receivedAt: Double, now: Double) -> Step {
         if let e = request.expiration, e > 0, Double(e) < now {
-            var d = Decision(outcome: .expired, route: entry.route.name, rule: "rule 3: apns-expiration \(e) has passed")
+            var d = Decision(outcome: .expired, route: route, rule: "rule 3: apns-expiration \(e) has passed")
             d.request = request
             return .decided(d)
         }
         if let type = request.pushType, type != .alert {
-            var d = Decision(outcome: .notDisplayed, route: entry.route.name,
+            var d = Decision(outcome: .notDisplayed, route: route,
                              rule: "rule 4: push type '\(type.rawValue)' is not displayed")
             d.request = request
             return .decided(d)
         }
         if !request.content.hasAlertText {
-            var d = Decision(outcome: .notDisplayed, route: entry.route.name, rule: "rule 4: no alert text")
+            var d = Decision(outcome: .notDisplayed, route: route, rule: "rule 4: no alert text")
             d.request = request
             return .decided(d)
         }
         guard request.mutableContent else {
-            return .decided(deliver(request, context: mapped.context, message: message, modified: false,
+            return .decided(deliver(request, context: context, receivedAt: receivedAt, modified: false,
                                     rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
         }
-        let context = mapped.context
-        let receivedAt = message.receivedAt
         // Filters only: decided here, without a completion closure per message.
         if let result = stage.processSynchronously(request, context: context) {
             return .decided(decision(result, request: request, context: context, receivedAt: receivedAt))
@@ -131,7 +150,7 @@ public final class Pipeline: Sendable {
     }
 
     /// The decision for the extension stage's `result` (rule 5 applied by the stage).
-    fileprivate func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
+    func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
                               receivedAt: Double) -> Decision {
         var decision: Decision
         switch result.verdict {
@@ -153,11 +172,6 @@ public final class Pipeline: Sendable {
         decision.stageTrace = result.filterTrace
         decision.stageSeconds = result.duration.seconds
         return decision
-    }
-
-    private func deliver(_ r: NotificationRequest, context: MessageContext, message: InboundMessage,
-                         modified: Bool, rule: String) -> Decision {
-        deliver(r, context: context, receivedAt: message.receivedAt, modified: modified, rule: rule)
     }
 
     private func deliver(_ r: NotificationRequest, context: MessageContext, receivedAt: Double,

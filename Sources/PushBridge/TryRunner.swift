@@ -24,6 +24,22 @@ public enum TryRunner {
         return box.get()!
     }
 
+    /// Waits for the decision of a pipeline step (a condition's notification).
+    static func wait(_ step: Pipeline.Step) -> Decision {
+        switch step {
+        case .decided(let d): return d
+        case .waiting(let waiting):
+            let done = DispatchSemaphore(value: 0)
+            let box = DecisionBox()
+            waiting.start { decision in
+                box.set(decision)
+                done.signal()
+            }
+            done.wait()
+            return box.get()!
+        }
+    }
+
     /// The decision as one JSON object (SPEC section 8, `try --json`).
     public static func json(_ d: Decision, message: InboundMessage) -> JSONValue {
         var o: JSONObject = [

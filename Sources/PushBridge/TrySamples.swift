@@ -93,6 +93,8 @@ public enum TrySamples {
         private let defaultTime: Double?
         private let clock = SampleClock()
         private let memory = FilterMemory()
+        /// The conditions, kept across `#@ env` reloads like the filter memory.
+        private let conditions: ConditionEngine
         private var pipeline: Pipeline?
         private var environment: [String: String]?
 
@@ -107,6 +109,7 @@ public enum TrySamples {
             self.serviceExtension = serviceExtension
             self.day = day
             self.defaultTime = defaultTime
+            conditions = ConditionEngine(logger: logger)
         }
 
         deinit { pipeline?.shutdown() }
@@ -122,15 +125,42 @@ public enum TrySamples {
                 case .success(let config):
                     pipeline?.shutdown()
                     pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension,
-                                        memory: memory, clock: clock.stageClock)
+                                        memory: memory, clock: clock.stageClock, conditions: conditions)
                     environment = sample.environment
                 }
             }
-            let now = sample.at.flatMap { SampleTime.unixSeconds($0, day: day) } ?? defaultTime ?? Date().timeIntervalSince1970
+            let now = time(of: sample)
             clock.set(now)
             let message = InboundMessage(topic: sample.topic, payload: Array(sample.payload.utf8), qos: 1,
                                          retain: sample.retain, receivedAt: now)
             return .success((TryRunner.run(pipeline: pipeline!, message: message, now: now), message))
+        }
+
+        /// When `sample` arrives (UNIX seconds).
+        public func time(of sample: TrySample) -> Double {
+            sample.at.flatMap { SampleTime.unixSeconds($0, day: day) } ?? defaultTime ?? Date().timeIntervalSince1970
+        }
+
+        /// The conditions' repeats and escalation steps due before `sample` arrives, in time
+        /// order, each decided at its due time (so a `#@ at` that moves the clock shows them).
+        public func conditionsDue(before sample: TrySample) -> [(decision: Decision, message: InboundMessage, at: Double)] {
+            guard let pipeline else { return [] }
+            let until = time(of: sample)
+            var out: [(decision: Decision, message: InboundMessage, at: Double)] = []
+            while let due = conditions.nextDue, due <= until, out.count < 10_000 {
+                clock.set(due)
+                for work in conditions.due(now: due) {
+                    guard let step = pipeline.conditionNotification(work, now: due) else { continue }
+                    let decision = TryRunner.wait(step)
+                    if case .repeat = work.kind {
+                        conditions.repeatFinished(route: work.record.route, key: work.record.key,
+                                                  alertID: work.record.alertID, delivered: decision.outcome == .delivered)
+                    }
+                    out.append((decision, InboundMessage(topic: work.record.topic, payload: work.record.payload,
+                                                         qos: work.record.qos, receivedAt: due), due))
+                }
+            }
+            return out
         }
 
     }

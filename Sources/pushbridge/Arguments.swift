@@ -8,10 +8,12 @@ struct Arguments {
     var command: String
     var options: [String: [String]] = [:]
     var flags: Set<String> = []
+    /// Arguments that are not options (`ack ALERT_ID`), for the commands that take them.
+    var positionals: [String] = []
 
     /// Options that take a value, per command.
     static let valued: Set<String> = ["-c", "--config", "-t", "--topic", "-m", "--message", "-f", "--file",
-                                      "-p", "--property", "--samples", "--url", "--at"]
+                                      "-p", "--property", "--samples", "--url", "--at", "--snooze", "--by"]
     static let aliases: [String: String] = ["--config": "-c", "--topic": "-t", "--message": "-m",
                                             "--file": "-f", "--property": "-p"]
     static let allowed: [String: Set<String>] = [
@@ -21,7 +23,11 @@ struct Arguments {
         "monitor": ["-c", "--once", "--json"],
         "health": ["-c", "--url"],
         "schema": [],
+        "alerts": ["-c", "--json"],
+        "ack": ["-c", "--snooze", "--by"],
     ]
+    /// Commands that take positional arguments.
+    static let takesPositionals: Set<String> = ["ack"]
 
     init(_ argv: [String]) throws(UsageError) {
         guard let first = argv.first else { throw UsageError(message: "missing command") }
@@ -33,6 +39,11 @@ struct Arguments {
         while i < argv.count {
             let raw = argv[i]
             let name = Self.aliases[raw] ?? raw
+            if Self.takesPositionals.contains(command), !raw.hasPrefix("-") {
+                positionals.append(raw)
+                i += 1
+                continue
+            }
             guard allowed.contains(name) else {
                 throw UsageError(message: "'\(raw)' is not an option of '\(command)'")
             }

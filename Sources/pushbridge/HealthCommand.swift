@@ -113,6 +113,37 @@ enum HealthProbe {
         }
     }
 
+    /// The status and body of the answer to `GET target.path` (read until the server closes).
+    static func get(_ target: HealthTarget, timeoutMilliseconds: Int) -> Result<(status: Int, body: [UInt8]), HealthProblem> {
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutMilliseconds) * 1_000_000
+        let fd: Int32
+        switch connect(to: target, deadline: deadline) {
+        case .success(let connected): fd = connected
+        case .failure(let problem): return .failure(problem)
+        }
+        defer { close(fd) }
+        let request = "GET \(target.path) HTTP/1.0\r\nHost: \(target.address)\r\n"
+            + "User-Agent: pushbridge\r\nConnection: close\r\n\r\n"
+        if let problem = send(Array(request.utf8), on: fd, deadline: deadline) { return .failure(problem) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        while received.count < 64 << 20 {
+            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n > 0 { received += chunk[..<n]; continue }
+            if n == 0 { break }
+            if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                if let problem = wait(fd, for: Int32(POLLIN), deadline: deadline, step: "read") { return .failure(problem) }
+                continue
+            }
+            return .failure(.errno(errno, "read"))
+        }
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        guard let newline = received.firstIndex(of: UInt8(ascii: "\n")),
+              let end = (0...max(0, received.count - 4)).first(where: { received[$0..<min($0 + 4, received.count)].elementsEqual(separator) })
+        else { return .failure(HealthProblem(reason: "not an HTTP answer")) }
+        return parseStatus(line(received[..<newline])).map { ($0, Array(received[(end + 4)...])) }
+    }
+
     /// `HTTP/1.1 200 OK` → 200.
     static func parseStatus(_ line: String) -> Result<Int, HealthProblem> {
         let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)

@@ -73,6 +73,18 @@ enum TryCommand {
                                        logger: logger)
         var rows: [[String]] = [["LINE", "TOPIC", "OUTCOME", "DETAIL"]]
         for sample in samples {
+            for (d, message, at) in runner.conditionsDue(before: sample) {
+                if json {
+                    var o = TryRunner.json(d, message: message)
+                    if case .object(var members) = o {
+                        members["at"] = .string(Timestamp.iso8601(at))
+                        o = .object(members)
+                    }
+                    printOut(o.jsonText)
+                } else {
+                    rows.append(["@" + Timestamp.iso8601(at), message.topic, d.outcome.rawValue, conditionDetail(d)])
+                }
+            }
             switch runner.decide(sample) {
             case .failure(let errors):
                 for e in errors.errors { printErr(e.description) }
@@ -88,19 +100,35 @@ enum TryCommand {
                     }
                     printOut(o.jsonText)
                 } else {
-                    let detail: String
+                    var detail: String
                     switch d.outcome {
                     case .delivered: detail = d.request.map { [$0.content.title, $0.content.body].compactMap { $0 }.joined(separator: " — ") } ?? ""
                     case .rejected: detail = d.rejection.map { "\($0.reason.rawValue): \($0.detail)" } ?? ""
                     case .suppressed: detail = "by \(d.decidedBy ?? "?")"
                     default: detail = d.rule
                     }
+                    if d.conditionEvent != nil { detail = conditionDetail(d) }
                     rows.append([String(sample.line), message.topic + (sample.retain ? " (retained)" : ""), d.outcome.rawValue, detail])
                 }
             }
         }
         if !json { printOut(Table.render(rows)) }
         return 0
+    }
+}
+
+/// `condition repeated #2 (alert …): Title — body`, or the rule when nothing was delivered.
+func conditionDetail(_ d: Decision) -> String {
+    guard let event = d.conditionEvent else { return d.rule }
+    var head = "condition \(event.kind)"
+    if event.kind == "repeated" { head += " #\(event.record.repeats)" }
+    if event.kind == "escalated" { head += " step \(event.record.step)" }
+    head += " (alert \(event.record.alertID.prefix(8)))"
+    switch d.outcome {
+    case .delivered:
+        return head + ": " + (d.request.map { [$0.content.title, $0.content.body].compactMap { $0 }.joined(separator: " — ") } ?? "")
+    case .suppressed: return head + ": held back by \(d.decidedBy ?? "?")"
+    default: return head + (d.withdrawal != nil ? ": withdraw published" : "")
     }
 }
 

@@ -15,6 +15,10 @@ enum Usage {
                                        live per-topic table read from the stats topic
       pushbridge health  [-c FILE] [--url URL]
                                        exit 0 when the bridge's /healthz answers 200 (for container healthchecks)
+      pushbridge alerts  [-c FILE] [--json]
+                                       the active alerts (conditions), read from the bridge's /api/alerts
+      pushbridge ack     [-c FILE] ALERT_ID [--snooze 30m] [--by NAME]
+                                       acknowledge (or snooze) an alert: published to conditions.ack_topic
       pushbridge schema                print the JSON Schema of bridge.yml (docs/bridge.schema.json)
       pushbridge help config [KEY]     the reference of every bridge.yml key, or of one
                                        (e.g. extension.filters.changed); --markdown: as docs/configuration.md
@@ -83,6 +87,22 @@ enum Usage {
 
         GETs /healthz of the bridge's monitoring.http address (or URL) and exits 0 on 200,
         1 otherwise. Needs no curl in the image.
+        """,
+        "alerts": """
+        usage: pushbridge alerts [-c FILE] [--json]
+
+        Lists the active conditions of the bridge FILE configures (its monitoring.http must be
+        set): alert id, route, key, state (raised, repeated, escalated), since when, repeats
+        delivered, the last escalation step, and who acknowledged it or until when it is
+        snoozed. --json prints GET /api/alerts as it answered.
+        """,
+        "ack": """
+        usage: pushbridge ack [-c FILE] ALERT_ID [--snooze 30m] [--by NAME]
+
+        Publishes {"alert_id": ALERT_ID, "by": NAME, "snooze": D} to conditions.ack_topic on
+        FILE's broker (QoS 1, waits for the PUBACK). Acknowledged, an alert stops repeating
+        and escalating and stays raised until its condition clears; snoozed, its repeats and
+        steps pause for D and resume if it is still active.
         """,
     ]
 }

@@ -82,6 +82,10 @@ case "monitor":
     exit(await MonitorCommand.run(args, config: loadConfig()))
 case "health":
     exit(HealthCommand.run(args, config: loadConfig()))
+case "alerts":
+    exit(AlertsCommand.run(args, config: loadConfig()))
+case "ack":
+    exit(AckCommand.run(args, config: loadConfig()))
 default:
     printErr("pushbridge: error: unknown command '\(args.command)'")
     exit(2)

@@ -103,6 +103,11 @@ routes:
   - {{name: telemetry, topic: "sensors/#", push_type: background}}
   - {{name: passthrough, topic: "apns/#", input: apns}}
   - {{name: alarms, topic: "alarm/#", alert: {{title: "Alarm", body: "{{{{ payload.zone }}}}"}}}}
+  - name: leak
+    topic: "zigbee2mqtt/+"
+    alert: {{title: "Water leak", body: "{{{{ topic }}}}"}}
+    condition: {{key: "{{{{ topic }}}}", active: "payload.water_leak == true", repeat: {{every: 1h}}}}
+conditions: {{ack_topic: pushbridge/ack}}
 extension:
   filters:
     - {{name: drop-test-rings, suppress: "payload.test == true"}}
@@ -312,6 +317,23 @@ def run_checks(driver, broker, url, bridge):
             loader.join(30)
         assert os.path.getsize(os.path.join(ARTIFACTS, "dashboard.png")) > 10000
     check("under load: rates appear; screenshots saved", under_load)
+
+    def active_alerts():
+        # A Zigbee2MQTT leak sensor's report (zigbee2mqtt.io, SJCGQ11LM: water_leak, battery, linkquality).
+        broker.pub("zigbee2mqtt/cellar", '{"battery":100,"water_leak":true,"linkquality":120}')
+
+        def row():
+            rows = driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr")
+            return rows[0] if len(rows) == 1 and "zigbee2mqtt/cellar" in rows[0].text else None
+        r = wait("the raised alert in the active-alerts panel", row)
+        assert r.get_attribute("data-state") == "raised" and "leak" in r.text, r.text
+        assert not driver.find_element(By.ID, "alerts-empty").is_displayed()
+        broker.pub("pushbridge/ack", '{"route":"leak","key":"zigbee2mqtt/cellar","by":"browser"}')
+        wait("acknowledged by browser", lambda: "acknowledged by browser" in (row().text if row() else ""))
+        broker.pub("zigbee2mqtt/cellar", '{"battery":100,"water_leak":false,"linkquality":118}')
+        wait("the alert gone once it cleared", lambda: not driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr"))
+        assert driver.find_element(By.ID, "alerts-empty").is_displayed()
+    check("active alerts: raised, then acknowledged, then gone", active_alerts)
 
     def broker_stops():
         broker.stop()

@@ -40,6 +40,15 @@ routes:
       body: "Water detected in the {{{{ levels[2] }}}}."
       interruption_level: time-sensitive
       thread_id: water
+  - name: flood                     # a condition route: raised, repeated, acknowledged, cleared
+    topic: zigbee2mqtt/flood/+
+    alert:
+      title: Flood
+      body: "Water in the {{{{ levels[2] }}}}."
+    condition:
+      key: "{{{{ topic }}}}"
+      active: 'payload.water_leak == true'
+      repeat: {{every: 2s}}
 {alarm_route}{extra_routes}  - name: "Küche {{{{x}}}}'s \\"leak\\""    # a name that needs quoting in HA's templates
     topic: odd/+
     input: text
@@ -56,6 +65,7 @@ extension:
     - name: notify-dedupe
       routes: [ha-notify]
       dedupe: {{key: "{{{{ raw }}}}", window: 10m}}
+conditions: {{ack_topic: pushbridge/ack}}
 monitoring: {{interval: 500ms}}
 homeassistant:
   device_name: Test bridge
@@ -84,6 +94,14 @@ AUTOMATIONS = f"""
     input:
       event_entity: event.{NODE}_leak
       notify_service: notify.persistent_notification
+- id: pb_flood_forward
+  alias: flood to phone
+  use_blueprint:
+    path: pushbridge/pushbridge_forward.yaml
+    input:
+      event_entity: event.{NODE}_flood
+      notify_service: notify.persistent_notification
+      ack_topic: pushbridge/ack
 - id: pb_alarm_forward
   alias: alarm to phone
   use_blueprint:
@@ -94,8 +112,9 @@ AUTOMATIONS = f"""
 """
 
 ODD = "Küche {{x}}'s \"leak\""
-ROUTES = ["leak", "alarm", "garage", "ha-notify", ODD]
-ROUTE_IDS = {"leak": "leak", "alarm": "alarm", "garage": "garage", "ha-notify": "ha_notify", ODD: "k_che_x_s_leak"}
+ROUTES = ["leak", "flood", "alarm", "garage", "ha-notify", ODD]
+ROUTE_IDS = {"leak": "leak", "flood": "flood", "alarm": "alarm", "garage": "garage", "ha-notify": "ha_notify",
+             ODD: "k_che_x_s_leak"}
 COUNTERS = ["received", "delivered", "suppressed", "rejected"]
 
 
@@ -168,6 +187,7 @@ def test_device_and_entities(w):
     for route in ROUTES:
         rid = ROUTE_IDS[route]
         expected |= {f"sensor.{NODE}_{rid}_{c}" for c in COUNTERS} | {f"event.{NODE}_{rid}"}
+    expected.add(f"sensor.{NODE}_flood_active_conditions")
     wait_for("all discovered entities in /api/states",
              lambda: expected <= {s["entity_id"] for s in w.ha.states()})
     device = wait_for("the device in the device registry", w.our_device)
@@ -287,6 +307,69 @@ def test_blueprint_maps_apple_fields_to_the_notify_call(w):
     finished = [t for t in w.ha.ws({"type": "trace/list", "domain": "automation", "item_id": "pb_leak_forward"})
                 if t.get("script_execution") == "finished"]
     assert len(finished) == 1, finished
+
+
+def flood_event(w, event_type, since_state=None):
+    """The flood event entity's attributes once it fired `event_type` (after `since_state`)."""
+    def fired():
+        s = w.state(f"event.{NODE}_flood")
+        if not s or s["attributes"].get("event_type") != event_type:
+            return None
+        return s if since_state is None or s["state"] != since_state else None
+    return wait_for(f"event.flood to fire {event_type}", fired, timeout=20)
+
+
+def test_condition_events_reach_the_event_entity(w):
+    """A condition route's event entity fires raised, then repeated (with alert_id and
+    collapse_id); its active-count sensor says 1."""
+    w.recorder.publish("zigbee2mqtt/flood/cellar", json.dumps({"water_leak": True, "battery": 97, "linkquality": 120}))
+    raised = flood_event(w, "raised")
+    a = raised["attributes"]
+    assert a["collapse_id"] == "flood-zigbee2mqtt-flood-cellar" and len(a["alert_id"]) == 36, a
+    assert a["event_types"] == ["delivered", "raised", "repeated", "escalated", "acknowledged", "snoozed", "cleared"], a
+    repeated = flood_event(w, "repeated", since_state=raised["state"])["attributes"]
+    assert repeated["alert_id"] == a["alert_id"], repeated
+    wait_for("sensor flood_active_conditions = 1", lambda: w.state_is(f"sensor.{NODE}_flood_active_conditions", "1"))
+    w.flood_alert = a["alert_id"]
+
+
+def test_acknowledge_action_stops_the_repeats(w):
+    """The Companion app's answer, fired through HA's REST API as the app does, with the
+    blueprint's Acknowledge action: the blueprint publishes it to the ack topic and the
+    bridge stops repeating."""
+    status, _ = w.ha.request("POST", "/api/events/mobile_app_notification_action",
+                             {"action": f"PUSHBRIDGE_ACK_{w.flood_alert}"})
+    assert status == 200, status
+    acked = flood_event(w, "acknowledged")["attributes"]
+    assert acked["alert_id"] == w.flood_alert and acked["by"] == "home-assistant", acked
+    shown = len([m for m in w.recorder.on("display/zigbee2mqtt/flood/cellar")])
+    time.sleep(5)  # more than two repeat intervals
+    assert len(w.recorder.on("display/zigbee2mqtt/flood/cellar")) == shown
+
+
+def test_cleared_makes_the_blueprint_clear_the_notification(w):
+    """`cleared`: the blueprint calls notify with clear_notification and the collapse id as tag."""
+    since = ha_now(w)
+    w.recorder.publish("zigbee2mqtt/flood/cellar", json.dumps({"water_leak": False, "battery": 97, "linkquality": 118}))
+    flood_event(w, "cleared")
+
+    def clear_call():
+        for t in finished_runs(w, "pb_flood_forward", since):
+            trace = w.ha.ws({"type": "trace/get", "domain": "automation", "item_id": "pb_flood_forward",
+                             "run_id": t["run_id"]})
+            for step in (s for path, steps in trace["trace"].items() if path.startswith("action/") for s in steps):
+                params = step.get("result", {}).get("params", {})
+                if params.get("service_data", {}).get("message") == "clear_notification":
+                    return params
+        return None
+
+    call = wait_for("the flood automation's clear_notification call", clear_call)
+    assert call["service_data"] == {"message": "clear_notification", "data": {"tag": "flood-zigbee2mqtt-flood-cellar"}}, call
+    withdraw = wait_for("the withdraw message on the display topic", lambda: next(
+        (m for m in (json.loads(p) for _, p, _ in w.recorder.on("display/zigbee2mqtt/flood/cellar"))
+         if m.get("type") == "withdraw"), None))
+    assert withdraw["alert_id"] == w.flood_alert and withdraw["reason"] == "cleared", withdraw
+    wait_for("sensor flood_active_conditions = 0", lambda: w.state_is(f"sensor.{NODE}_flood_active_conditions", "0"))
 
 
 def test_notify_entity_goes_through_the_filters(w):
@@ -427,6 +510,8 @@ CHECKS = [test_device_and_entities, test_connectivity_sensor_is_on_while_the_bri
           test_delivered_alert_fires_the_event_entity, test_counters_of_a_route_with_an_odd_name,
           test_suppressed_alert_does_not_fire,
           test_critical_alert_carries_sound_critical, test_blueprint_maps_apple_fields_to_the_notify_call,
+          test_condition_events_reach_the_event_entity, test_acknowledge_action_stops_the_repeats,
+          test_cleared_makes_the_blueprint_clear_the_notification,
           test_notify_entity_goes_through_the_filters, test_birth_message_makes_the_bridge_announce_again,
           test_home_assistant_restart_gets_the_bridge_announced_again,
           test_route_removed_by_reload_leaves_home_assistant, test_check_names_the_notify_route,

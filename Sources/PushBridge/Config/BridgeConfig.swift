@@ -21,6 +21,8 @@ public struct BridgeConfig: Sendable {
     public var homeAssistant: HomeAssistantConfig? = nil
     /// `outputs:`: services that receive the delivered alerts besides the display topic.
     public var outputs: [OutputConfig] = []
+    /// The alert lifecycle's shared settings (`conditions:`), when set.
+    public var conditions: ConditionsConfig? = nil
     /// The file this config was read from, for messages.
     public var sourcePath: String = "bridge.yml"
 
@@ -132,6 +134,10 @@ public struct RouteConfig: Sendable {
     public var alert = AlertTemplates()
     /// What becomes `userInfo`; defaults to `{{ payload }}`.
     public var userInfo: Template? = nil
+    /// Alerts that raise, repeat, escalate, are acknowledged and clear; `nil`: each message is an event.
+    public var condition: ConditionConfig? = nil
+    /// Where `condition:` is written (for warnings made after the route is read).
+    var conditionMark: YAMLMark? = nil
     /// Where the route was declared, for messages (`bridge.yml:12:5`).
     public var location: String = ""
 

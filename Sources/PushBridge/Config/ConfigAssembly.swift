@@ -34,6 +34,8 @@ struct ConfigAssembly {
         if let n = f["homeassistant"] { config.homeAssistant = reader.readHomeAssistant(n) }
         var outputRoutes: [(String, YAMLScalar)] = []
         if let n = f["outputs"] { (config.outputs, outputRoutes) = reader.readOutputs(n, baseDirectory: directory) }
+        if let n = f["conditions"] { config.conditions = reader.readConditions(n) }
+        checkConditions(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")
         checkLoops(config, topicMarks: topicMarks)
@@ -74,6 +76,22 @@ struct ConfigAssembly {
         for (name, scalar) in refs where !known.contains(name) {
             reader.error("unknown route '\(name)' in \(context)" + KeySuggestion.hint(for: name, in: known, noun: "routes"),
                          at: scalar.mark)
+        }
+    }
+
+    /// Condition routes without a journal forget their conditions at a restart; without
+    /// `conditions:` nobody can acknowledge them.
+    private func checkConditions(_ config: BridgeConfig) {
+        for route in config.routes where route.condition != nil {
+            let mark = route.conditionMark ?? YAMLMark(line: 0, column: 0)
+            if config.journal == nil {
+                reader.warn("route '\(route.name)' has a condition but there is no 'journal': its conditions live in memory and a restart forgets them (and raises them again)",
+                            at: mark)
+            }
+            if config.conditions == nil {
+                reader.warn("route '\(route.name)' has a condition but there is no 'conditions: {ack_topic: …}': its alerts cannot be acknowledged",
+                            at: mark)
+            }
         }
     }
 

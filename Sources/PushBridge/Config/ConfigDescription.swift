@@ -73,6 +73,7 @@ extension BridgeConfig {
             } else {
                 out.append("     alert: " + (set.isEmpty ? "none" : set.joined(separator: " ")))
             }
+            if let c = r.condition { out.append("     condition: " + c.life) }
         }
 
         let e = `extension`
@@ -97,6 +98,9 @@ extension BridgeConfig {
         out.append("partition: " + (partition.map {
             "index=\($0.index) count=\($0.count) (this replica handles the topics whose FNV-1a 32-bit hash modulo \($0.count) is \($0.index))"
         } ?? "off"))
+        if routes.contains(where: { $0.condition != nil }) || conditions != nil {
+            out.append("conditions: ack_topic=" + (conditions?.ackTopic ?? "off (alerts cannot be acknowledged)"))
+        }
         out += describeHomeAssistant()
         out += describeOutputs()
         return out.joined(separator: "\n") + "\n"

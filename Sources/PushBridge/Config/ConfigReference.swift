@@ -7,7 +7,7 @@
 /// unknown key, and a key in the table that no code reads fails `ConfigReferenceTests`.
 package enum ConfigReference {
     /// Every key, sections before their keys, in the order the file is written.
-    package static let all: [ConfigKey] = top + broker + routes + extensionSection + outputs + scaleOut + deliveryOutputs
+    package static let all: [ConfigKey] = top + broker + routes + conditionKeys + extensionSection + outputs + scaleOut + deliveryOutputs + conditionsSection
 
     /// The key at `path`, or `nil`.
     package static func key(_ path: String) -> ConfigKey? { byPath[path] }

@@ -83,18 +83,7 @@ extension ConfigReader {
         case "suppress":
             return expression(node, key: "suppress").map(FilterAction.suppress)
         case "set":
-            guard let f = fields(node, key: "set", context: "set", known: Self.setFields) else { return nil }
-            guard case .mapping(let pairs, _) = node else { return nil }
-            var out: [(field: String, value: Template)] = []
-            for pair in pairs {
-                guard case .scalar(let k) = pair.key, f.has(k.value),
-                      !out.contains(where: { $0.field == k.value }) else { continue }
-                guard let t = template(pair.value, key: k.value) else { continue }
-                if !t.hasHoles, case .scalar(let s) = pair.value { checkConstant(key: k.value, value: s.value, node: pair.value) }
-                out.append((k.value, t))
-            }
-            if out.isEmpty && pairs.isEmpty { error("'set' needs at least one content field", at: node.mark) }
-            return .set(out)
+            return contentSets(node, key: "set").map(FilterAction.set)
         case "dedupe":
             guard let f = fields(node, key: "dedupe", context: "dedupe", known: ConfigReference.keys(in: "extension.filters[].dedupe")) else { return nil }
             let k = required(f, "key", in: "dedupe").flatMap { template($0, key: "key") }
@@ -205,6 +194,23 @@ extension ConfigReader {
     }
 
     /// The value of a key that must be present and not null.
+    /// A mapping of content fields to templates, as `set` takes (also a condition's
+    /// escalation `set` and `clear_alert`): each constant value checked like an alert's.
+    func contentSets(_ node: YAMLNode, key: String) -> [(field: String, value: Template)]? {
+        guard let f = fields(node, key: key, context: key, known: Self.setFields) else { return nil }
+        guard case .mapping(let pairs, _) = node else { return nil }
+        var out: [(field: String, value: Template)] = []
+        for pair in pairs {
+            guard case .scalar(let k) = pair.key, f.has(k.value),
+                  !out.contains(where: { $0.field == k.value }) else { continue }
+            guard let t = template(pair.value, key: k.value) else { continue }
+            if !t.hasHoles, case .scalar(let s) = pair.value { checkConstant(key: k.value, value: s.value, node: pair.value) }
+            out.append((k.value, t))
+        }
+        if out.isEmpty && pairs.isEmpty { error("'\(key)' needs at least one content field", at: node.mark) }
+        return out
+    }
+
     func required(_ f: ConfigFields, _ key: String, in context: String) -> YAMLNode? {
         if let n = f[key] { return n }
         error("'\(context)' needs '\(key)'", at: f.keyMarks[key] ?? f.mark)

@@ -74,6 +74,10 @@ extension ConfigReader {
         } else if !f.isExplicitNull("user_info") {
             route.userInfo = try? compiler.template("{{ payload }}")
         }
+        if let n = f["condition"] {
+            route.condition = readCondition(n, route: name)
+            route.conditionMark = f.keyMarks["condition"]
+        }
         return (route, nameMark, topicNode.mark)
     }
 

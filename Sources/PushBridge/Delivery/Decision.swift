@@ -36,6 +36,10 @@ public struct Decision: Sendable {
     public var stageSeconds: Double?
     /// The messages to publish: the display message or the dead letter.
     public var publish: [OutboundMessage] = []
+    /// A condition's transition this decision carries (raised, repeated, escalated, cleared).
+    public var conditionEvent: ConditionEvent?
+    /// The withdraw message's value, when a condition cleared (already rendered into `publish`).
+    public var withdrawal: Withdrawal? { conditionEvent?.withdrawal }
 
     public init(outcome: Outcome, route: String?, rule: String) {
         self.outcome = outcome

@@ -5,6 +5,9 @@ protocol BridgeEvents: Sendable {
     func received(topic: String, at time: Double) -> Int
     /// A message's decision was handed to the publisher (`slot` from `received`).
     func finished(slot: Int, topic: String, id: String, decision: Decision)
+    /// A condition's own notification (repeat, step) or an acknowledgement was decided: not
+    /// a received message, so no outcome is counted; the decision feed shows it.
+    func conditionDecided(topic: String, id: String, decision: Decision)
     /// A display was acknowledged (QoS>0) or written (QoS 0), `seconds` after its message arrived.
     func delivered(after seconds: Double)
     /// A message was dropped before the pipeline.

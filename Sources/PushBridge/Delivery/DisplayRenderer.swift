@@ -34,7 +34,7 @@ public struct DisplayRenderer: Sendable {
         switch display.format {
         case .json:
             payload = Self.displayJSON(request, source: context.topic, route: context.route,
-                                       modified: modified, receivedAt: receivedAt)
+                                       modified: modified, receivedAt: receivedAt, condition: context.condition)
         case .apns:
             var bytes: [UInt8] = []
             request.apnsBody.write(into: &bytes)
@@ -50,7 +50,7 @@ public struct DisplayRenderer: Sendable {
 
     /// The display JSON of SPEC section 8, keys in the documented order.
     public static func displayJSON(_ r: NotificationRequest, source: String, route: String,
-                                   modified: Bool, receivedAt: Double) -> [UInt8] {
+                                   modified: Bool, receivedAt: Double, condition: JSONValue = .null) -> [UInt8] {
         let c = r.content
         var w = JSONWriter(capacity: 512)
         w.beginObject()
@@ -74,10 +74,18 @@ public struct DisplayRenderer: Sendable {
         }
         if let e = r.expiration { w.add("expiration", .int(e)) }
         if case .object(let o) = c.userInfo, !o.isEmpty { w.add("user_info", c.userInfo) }
+        if case .object = condition { w.add("condition", condition) }
         w.add("modified", .bool(modified))
         w.add("received_at", timestamp: receivedAt)
         w.endObject()
         return w.bytes
+    }
+
+    /// A cleared condition's withdraw message, on the display topic of its source topic.
+    public func withdrawMessage(_ w: Withdrawal) -> OutboundMessage {
+        let ctx = MessageContext(topic: w.sourceTopic, payload: .null, raw: "", route: w.route)
+        return finish(OutboundMessage(topic: display.topic.render(in: ctx), payload: w.json, qos: display.qos,
+                                      retain: false))
     }
 
     /// The dead-letter message for a rejection, or `nil` when no dead-letter topic is set.

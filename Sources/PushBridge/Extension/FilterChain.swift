@@ -84,6 +84,10 @@ final class FilterChain: Sendable {
                 trace.append(FilterTrace(name: name, verdict: "skipped (route)"))
                 continue
             }
+            if context.madeByCondition, filter.config.hasMemory {
+                trace.append(FilterTrace(name: name, verdict: "skipped (a condition's own notification)"))
+                continue
+            }
             if let when = filter.config.when, !when.isTrue(in: context) {
                 trace.append(FilterTrace(name: name, verdict: "skipped (when false)"))
                 continue

@@ -9,9 +9,32 @@
 public enum AlertEvent {
     /// The one event type of a route's event entity.
     public static let eventType = "delivered"
+    /// The lifecycle's event types, fired by a condition route's event entity too.
+    public static let conditionEventTypes = ["raised", "repeated", "escalated", "acknowledged", "snoozed", "cleared"]
+
+    /// The event JSON of a condition's transition: `{"event_type":"raised","alert_id":…,
+    /// "collapse_id":…,"key":…,"route":…,"source_topic":…,"repeat":…,"step":…}`.
+    public static func payload(_ event: ConditionEvent) -> [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        w.add("event_type", event.kind)
+        w.add("alert_id", event.record.alertID)
+        w.add("collapse_id", event.collapseID)
+        w.add("key", event.record.key)
+        w.add("route", event.record.route)
+        w.add("source_topic", event.record.topic)
+        w.add("repeat", .int(Int64(event.record.repeats)))
+        w.add("step", .int(Int64(event.record.step)))
+        if let by = event.record.acknowledgedBy { w.add("by", by) }
+        w.endObject()
+        return w.bytes
+    }
 
     /// The event JSON for a delivered `request` that arrived on `sourceTopic` and matched `route`.
-    public static func payload(_ request: NotificationRequest, route: String, sourceTopic: String) -> [UInt8] {
+    /// `alertID`: the condition's alert id, for a condition route's notification (the
+    /// blueprint's Acknowledge and Snooze actions carry it back).
+    public static func payload(_ request: NotificationRequest, route: String, sourceTopic: String,
+                               alertID: String? = nil) -> [UInt8] {
         let c = request.content
         var w = JSONWriter(capacity: 384)
         w.beginObject()
@@ -26,6 +49,7 @@ public enum AlertEvent {
         if c.soundCritical { w.add("sound_critical", .bool(true)) }
         w.add("source_topic", sourceTopic)
         w.add("route", route)
+        w.add("alert_id", alertID)
         w.endObject()
         return w.bytes
     }

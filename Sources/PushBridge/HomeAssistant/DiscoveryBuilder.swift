@@ -14,6 +14,9 @@ public struct DiscoveryBuilder: Sendable {
     public let version: String
     /// The `outputs:` names: each gets diagnostic sensors (OutputSensors.swift).
     public let outputs: [String]
+    /// The routes with a `condition:` (their event entity fires the lifecycle's events too,
+    /// and an active-count sensor is announced).
+    public let conditionRoutes: Set<String>
 
     /// `nil` when `config` has no `homeassistant:` section (or no status or stats topic,
     /// which the loader refuses with it).
@@ -27,6 +30,7 @@ public struct DiscoveryBuilder: Sendable {
         statsTopic = stats
         self.version = version
         outputs = config.outputs.map(\.name)
+        conditionRoutes = Set(config.routes.filter { $0.condition != nil }.map(\.name))
     }
 
     /// Every entity for `routes`: the bridge's own first, each output's, then each route's in order.
@@ -93,10 +97,21 @@ public struct DiscoveryBuilder: Sendable {
         }
         var event = common(component: "event", objectID: "\(nodeID)_\(id)", name: route, uniqueID: "route:\(route):event")
         event.set("state_topic", eventTopic(route: route))
-        event.set("event_types", .array([.string(AlertEvent.eventType)]))
+        let types = [AlertEvent.eventType] + (conditionRoutes.contains(route) ? AlertEvent.conditionEventTypes : [])
+        event.set("event_types", .array(types.map(JSONValue.string)))
         event.set("qos", .int(1))
         event.set("icon", "mdi:bell-ring")
         out.append(event.entity(route: route))
+        if conditionRoutes.contains(route) {
+            var active = common(component: "sensor", objectID: "\(nodeID)_\(id)_active_conditions",
+                                name: "\(route) active conditions", uniqueID: "route:\(route):active_conditions")
+            active.set("state_topic", statsTopic)
+            active.set("value_template",
+                       "{{ ((value_json.routes.get(\(JinjaText.literal(route))) or {}).get('conditions') or {}).get('active', 0) }}")
+            active.set("state_class", "measurement")
+            active.set("icon", "mdi:alarm-light")
+            out.append(active.entity(route: route))
+        }
         return out
     }
 

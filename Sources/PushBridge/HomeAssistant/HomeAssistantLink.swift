@@ -137,7 +137,16 @@ final class HomeAssistantLink: Sendable {
         guard decision.outcome == .delivered, let route = decision.route, let request = decision.request,
               let client else { return }
         let topic = state.withLock { $0.eventTopics[route] } ?? builder.eventTopic(route: route)
-        _ = publish(client, topic, AlertEvent.payload(request, route: route, sourceTopic: sourceTopic), retain: false)
+        _ = publish(client, topic, AlertEvent.payload(request, route: route, sourceTopic: sourceTopic,
+                                                             alertID: decision.conditionEvent?.record.alertID), retain: false)
+    }
+
+    /// A condition's transition, fired by its route's event entity.
+    func condition(_ event: ConditionEvent, client: MQTTClient?) {
+        guard let client else { return }
+        let route = event.record.route
+        let topic = state.withLock { $0.eventTopics[route] } ?? builder.eventTopic(route: route)
+        _ = publish(client, topic, AlertEvent.payload(event), retain: false)
     }
 
     private func publish(_ client: MQTTClient, _ topic: String, _ payload: [UInt8], retain: Bool) -> Bool {

@@ -5,6 +5,8 @@ public enum Variable: String, CaseIterable, Sendable {
     case priority, content, now, hour, weekday
     /// The display message (or withdraw) an output sends: only a webhook's `body` sees it; null elsewhere.
     case message
+    /// A condition route's notification: `state`, `alert_id`, `raised_at`, `repeat`, `step`.
+    case condition
 }
 
 /// What an expression is evaluated against: one value per `Variable`.
@@ -72,6 +74,13 @@ public struct Expression: Sendable {
     /// Evaluates the expression; never fails at run time (a missing path is `null`).
     public func evaluate(in context: some EvaluationContext) -> JSONValue {
         node.evaluate(in: context)
+    }
+
+    /// Evaluates as `evaluate` does, but a path the value does not have (a missing key, an
+    /// index past the end, a member of a text or number) makes the whole expression `nil`:
+    /// unevaluable. `default(x)` still replaces a missing value. A condition's `active` uses it.
+    public func evaluateStrictly(in context: some EvaluationContext) -> JSONValue? {
+        node.evaluateStrictly(in: context)
     }
 
     /// Evaluates and applies truthiness: `null`, `false`, `0`, `0.0`, `""`, `[]`, `{}` are false.

@@ -25,6 +25,10 @@ public struct MessageContext: EvaluationContext, Sendable {
         var now: Double
         /// `nil`: the system zone, resolved only when `hour` or `weekday` is read.
         var timeZone: TimeZone?
+        /// `condition.*` for a condition's notification; `null` otherwise.
+        var condition: JSONValue = .null
+        /// A notification the condition made (repeat, step, all-clear), not an input message.
+        var madeByCondition = false
 
         init(topic: String, payload: JSONValue, raw: String?, rawBytes: [UInt8], properties: [String: String],
              route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int,
@@ -45,9 +49,12 @@ public struct MessageContext: EvaluationContext, Sendable {
         }
 
         func copy() -> Storage {
-            Storage(topic: topic, payload: payload, raw: raw, rawBytes: rawBytes, properties: properties,
-                    route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
-                    content: content, now: now, timeZone: timeZone)
+            let s = Storage(topic: topic, payload: payload, raw: raw, rawBytes: rawBytes, properties: properties,
+                            route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
+                            content: content, now: now, timeZone: timeZone)
+            s.condition = condition
+            s.madeByCondition = madeByCondition
+            return s
         }
     }
 
@@ -121,6 +128,17 @@ public struct MessageContext: EvaluationContext, Sendable {
         get { storage.now }
         set { uniqueStorage().now = newValue }
     }
+    /// `condition` as expressions see it (`state`, `alert_id`, `raised_at`, `repeat`, `step`).
+    public var condition: JSONValue {
+        get { storage.condition }
+        set { uniqueStorage().condition = newValue }
+    }
+    /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
+    /// `changed` see only input messages, never these.
+    public var madeByCondition: Bool {
+        get { storage.madeByCondition }
+        set { uniqueStorage().madeByCondition = newValue }
+    }
     /// Time zone used for `hour` and `weekday` (the system zone unless one was given).
     public var timeZone: TimeZone {
         get { storage.timeZone ?? SystemTimeZone.current }
@@ -158,6 +176,7 @@ public struct MessageContext: EvaluationContext, Sendable {
         case .pushType: return .string(pushType?.rawValue ?? "none")
         case .priority: return .int(Int64(priority))
         case .content: return content.jsonValue
+        case .condition: return condition
         case .now: return .int(Int64(now.rounded(.down)))
         case .message: return .null
         case .hour, .weekday:

@@ -17,7 +17,9 @@ public struct RequestMapper: Sendable {
     }
 
     /// As above, with the route read in place from the table's shared entry (no copy).
-    func map(_ message: InboundMessage, entry: RouteTable.Entry, id: String, now: Double) -> Mapped {
+    /// `condition` is what `condition.*` reads (a condition's notification; `null` otherwise).
+    func map(_ message: InboundMessage, entry: RouteTable.Entry, id: String, now: Double,
+             condition: JSONValue = .null, madeByCondition: Bool = false) -> Mapped {
         var properties: [String: String] = [:]
         for p in message.userProperties { properties[p.name] = p.value }
         let payload: JSONValue
@@ -32,6 +34,10 @@ public struct RequestMapper: Sendable {
                                      properties: properties, route: entry.route.name, qos: message.qos,
                                      retain: message.retain, pushType: entry.route.pushType,
                                      priority: entry.route.effectivePriority, now: now, timeZone: nil)
+        if case .null = condition {} else {
+            context.condition = condition
+            context.madeByCondition = madeByCondition
+        }
         do throws(Rejection) {
             let request = try build(message, entry: entry, id: id, context: &context)
             try request.validate()

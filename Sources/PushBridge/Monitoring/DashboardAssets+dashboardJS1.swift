@@ -109,6 +109,7 @@ extension DashboardAssets {
       while (h.length > 2 && h[0].t < now - (RATE_WINDOW + 1) * 1000) h.shift();
     }
     render();
+    loadAlerts();
   }
 
   function rateOf(h) {
@@ -209,6 +210,34 @@ extension DashboardAssets {
     body.replaceChildren(frag);
   }
 
+  // The active conditions (GET api/alerts), fetched with each stats snapshot (once a second).
+  let alertsInFlight = false;
+  function loadAlerts() {
+    if (alertsInFlight) return;
+    alertsInFlight = true;
+    fetch("api/alerts", { cache: "no-store" }).then((r) => (r.ok ? r.json() : [])).then(renderAlerts)
+      .catch(() => {}).finally(() => { alertsInFlight = false; });
+  }
+
+  function renderAlerts(alerts) {
+    if (!Array.isArray(alerts)) return;
+    const body = document.querySelector("#alerts tbody");
+    const frag = document.createDocumentFragment();
+    const now = Date.now();
+    for (const a of alerts) {
+      let answered = "–";
+      if (a.acknowledged_by !== null && a.acknowledged_by !== undefined) answered = "acknowledged" + (a.acknowledged_by ? " by " + a.acknowledged_by : "");
+      if (a.snoozed_until) answered = "snoozed until " + clock(a.snoozed_until);
+      frag.appendChild(el("tr", { "data-alert": a.alert_id, "data-state": a.state }, [
+        el("td", { text: a.key }), el("td", { text: a.route }), el("td", { text: a.state }),
+        el("td", { text: clock(a.raised_at) + " (" + ago(a.raised_at, now) + ")" }),
+        numCell(a.repeat), numCell(a.step), el("td", { cls: "answered", text: answered })]));
+    }
+    body.replaceChildren(frag);
+    document.getElementById("alert-count").textContent = alerts.length ? "(" + alerts.length + ")" : "";
+    document.getElementById("alerts-empty").hidden = alerts.length > 0;
+  }
+
   function renderFilters(snap) {
     const body = document.querySelector("#filters tbody");
     const frag = document.createDocumentFragment();
@@ -225,34 +254,5 @@ extension DashboardAssets {
   function renderOutputs(snap) {
     const outputs = snap.outputs || {};
     const names = Object.keys(outputs).sort();
-    $("outputs-panel").hidden = !names.length;
-    const frag = document.createDocumentFragment();
-    for (const name of names) {
-      const o = outputs[name], lat = o.latency_ms || {};
-      const row = el("tr", { "data-output": name }, [el("td", { text: name }), el("td", { text: o.kind || "" }), numCell(o.delivered),
-        numCell(o.failed), numCell(o.retried), numCell(o.pending), el("td", { cls: "num", text: fmtMs(lat.p50) }), el("td", { cls: "num", text: fmtMs(lat.p99) })]);
-      if (o.pending > 0 && o.retried > 0) row.classList.add("warn");
-      frag.appendChild(row);
-    }
-    $("outputs").querySelector("tbody").replaceChildren(frag);
-  }
-
-  function fmtMs(v) { return typeof v === "number" ? v.toFixed(1) : "–"; }
-
-  // ---- chart ----
-  function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
-
-  function drawChart() {
-    const canvas = $("chart");
-    const ratio = window.devicePixelRatio || 1;
-    const w = canvas.clientWidth, h = canvas.clientHeight;
-    if (!w || !h) return;
-    if (canvas.width !== Math.round(w * ratio) || canvas.height !== Math.round(h * ratio)) {
-      canvas.width = Math.round(w * ratio); canvas.height = Math.round(h * ratio);
-    }
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    // The span grows with the history: a minute at first, at most HISTORY_SECONDS.
 """##
 }

@@ -2,8 +2,37 @@
 // DashboardAssetsTests fails when this file is stale.
 
 extension DashboardAssets {
-    /// Lines 251–420 of dashboard/dashboard.js (a part of `dashboardJS`).
+    /// Lines 251–449 of dashboard/dashboard.js (a part of `dashboardJS`).
     static let dashboardJS2 = ##"""
+    $("outputs-panel").hidden = !names.length;
+    const frag = document.createDocumentFragment();
+    for (const name of names) {
+      const o = outputs[name], lat = o.latency_ms || {};
+      const row = el("tr", { "data-output": name }, [el("td", { text: name }), el("td", { text: o.kind || "" }), numCell(o.delivered),
+        numCell(o.failed), numCell(o.retried), numCell(o.pending), el("td", { cls: "num", text: fmtMs(lat.p50) }), el("td", { cls: "num", text: fmtMs(lat.p99) })]);
+      if (o.pending > 0 && o.retried > 0) row.classList.add("warn");
+      frag.appendChild(row);
+    }
+    $("outputs").querySelector("tbody").replaceChildren(frag);
+  }
+
+  function fmtMs(v) { return typeof v === "number" ? v.toFixed(1) : "–"; }
+
+  // ---- chart ----
+  function cssVar(name) { return getComputedStyle(document.documentElement).getPropertyValue(name).trim(); }
+
+  function drawChart() {
+    const canvas = $("chart");
+    const ratio = window.devicePixelRatio || 1;
+    const w = canvas.clientWidth, h = canvas.clientHeight;
+    if (!w || !h) return;
+    if (canvas.width !== Math.round(w * ratio) || canvas.height !== Math.round(h * ratio)) {
+      canvas.width = Math.round(w * ratio); canvas.height = Math.round(h * ratio);
+    }
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    // The span grows with the history: a minute at first, at most HISTORY_SECONDS.
     const now = Date.now();
     const oldest = state.history.length ? state.history[0].t : now;
     const span = Math.min(HISTORY_SECONDS, Math.max(60, Math.ceil((now - oldest) / 60000) * 60)) * 1000;

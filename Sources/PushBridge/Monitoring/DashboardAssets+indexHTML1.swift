@@ -2,7 +2,7 @@
 // DashboardAssetsTests fails when this file is stale.
 
 extension DashboardAssets {
-    /// Lines 1–118 of dashboard/index.html (a part of `indexHTML`).
+    /// Lines 1–129 of dashboard/index.html (a part of `indexHTML`).
     static let indexHTML1 = ##"""
 <!doctype html>
 <html lang="en">
@@ -65,6 +65,17 @@ extension DashboardAssets {
       </table>
     </div>
     <p class="hint muted">Select a topic to see its decisions below.</p>
+  </section>
+
+  <section class="panel" aria-labelledby="alerts-title" id="alerts-panel">
+    <h2 id="alerts-title">Active alerts <span class="muted" id="alert-count"></span></h2>
+    <div class="scroll">
+      <table id="alerts" class="data">
+        <thead><tr><th scope="col">Key</th><th scope="col">Route</th><th scope="col">State</th><th scope="col">Since</th><th scope="col" class="num">Repeats</th><th scope="col" class="num">Step</th><th scope="col">Acknowledged / snoozed</th></tr></thead>
+        <tbody></tbody>
+      </table>
+    </div>
+    <p class="hint muted" id="alerts-empty">No active alert. Routes with a condition list their raised alerts here until they clear.</p>
   </section>
 
   <div class="two">

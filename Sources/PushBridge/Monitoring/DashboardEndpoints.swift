@@ -10,14 +10,17 @@ public struct DashboardEndpoints: Sendable {
     public let snapshot: @Sendable () -> [UInt8]
     /// The totals now, sampled once a second for the rate chart's history (`nil`: no history).
     public let totals: (@Sendable () -> Counters)?
+    /// `GET /api/alerts`: the active conditions as a JSON array.
+    public let alerts: @Sendable () -> [UInt8]
 
     /// Endpoints reading `feed` and `snapshot`; with `totals`, the server keeps the last
     /// minutes of totals for the rate chart (`/api/history`).
     public init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
-                totals: (@Sendable () -> Counters)? = nil) {
+                totals: (@Sendable () -> Counters)? = nil, alerts: @escaping @Sendable () -> [UInt8] = { Array("[]".utf8) }) {
         self.feed = feed
         self.snapshot = snapshot
         self.totals = totals
+        self.alerts = alerts
     }
 
     /// Content-Security-Policy of the page: nothing from anywhere but this server, and
@@ -39,6 +42,9 @@ public struct DashboardEndpoints: Sendable {
                                           ("Cache-Control", "no-cache"), ("X-Content-Type-Options", "nosniff")])
         case "/api/stats":
             return HTTPResponse(status: 200, body: String(decoding: snapshot(), as: UTF8.self),
+                                contentType: "application/json", headers: [("Cache-Control", "no-store")])
+        case "/api/alerts":
+            return HTTPResponse(status: 200, body: String(decoding: alerts(), as: UTF8.self),
                                 contentType: "application/json", headers: [("Cache-Control", "no-store")])
         case "/api/events":
             // HEAD (GET is streamed before this router is asked).

@@ -53,6 +53,17 @@ public func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) ->
     for filter in s.filterEvictions.keys.sorted() {
         out.sample("pushbridge_filter_evictions_total", [("filter", filter)], s.filterEvictions[filter]!)
     }
+    out.family("pushbridge_condition_transitions_total", .counter,
+               "Condition transitions per route: raised, repeated, escalated, acknowledged, cleared.")
+    for route in s.conditions.keys.sorted() {
+        for (state, count) in s.conditions[route]!.transitions {
+            out.sample("pushbridge_condition_transitions_total", [("route", route), ("state", state)], count)
+        }
+    }
+    out.family("pushbridge_conditions_active", .gauge, "Active (raised, not cleared) conditions per route.")
+    for route in s.conditions.keys.sorted() {
+        out.sample("pushbridge_conditions_active", [("route", route)], s.conditions[route]!.active)
+    }
     out.family("pushbridge_modified_total", .counter, "Messages whose content the extension stage changed.")
     out.sample("pushbridge_modified_total", [], s.totals.modified)
     out.family("pushbridge_timeouts_total", .counter, "Extension-stage runs that ran out of time.")

@@ -38,6 +38,8 @@ public struct StatsSnapshot: Sendable, Equatable {
     /// Filter name to the keys its memory forgot because `max_keys` was reached (set by the
     /// bridge from its filter memory; written as `evicted` beside `suppressed`).
     public var filterEvictions: [String: Int] = [:]
+    /// Per condition route: its conditions' counters (`routes.<r>.conditions`).
+    public var conditions: [String: ConditionCounts] = [:]
     /// p50 of the end-to-end latency since start, in milliseconds.
     public var latencyP50Milliseconds: Double
     /// p99 of the end-to-end latency since start, in milliseconds.
@@ -98,7 +100,17 @@ public struct StatsSnapshot: Sendable, Equatable {
         }
         w.endObject()
         w.key("routes"); w.beginObject()
-        for name in routes.keys.sorted() { w.key(name); Self.write(routes[name]!, into: &w, all: false) }
+        for name in Set(routes.keys).union(conditions.keys).sorted() {
+            w.key(name)
+            Self.write(routes[name] ?? Counters(), into: &w, all: false) { w in
+                guard let c = conditions[name] else { return }
+                w.key("conditions"); w.beginObject()
+                w.key("active"); w.number(c.active)
+                for (state, count) in c.transitions { w.key(state); w.number(count) }
+                if c.evicted > 0 { w.key("evicted"); w.number(c.evicted) }
+                w.endObject()
+            }
+        }
         w.endObject()
         w.key("filters"); w.beginObject()
         for name in Set(filters.keys).union(filterEvictions.keys).sorted() {

@@ -50,9 +50,15 @@ public final class OutputSet: Sendable {
 
     /// A delivered alert: handed to the outputs of its route (never waits for them).
     func delivered(_ decision: Decision, sourceTopic: String, receivedAt: Double) {
+        // A cleared condition's withdraw goes out whatever became of its all-clear alert.
+        if let w = decision.withdrawal {
+            offer(OutputItem(withdrawOf: w.alertID, collapseID: w.collapseID, sourceTopic: w.sourceTopic, route: w.route,
+                             reason: w.reason))
+        }
         guard decision.outcome == .delivered, let request = decision.request, let route = decision.route else { return }
         let json: [UInt8]
-        if renderer.display.format == .json, let display = decision.publish.first {
+        // With a withdraw before it (on_clear: notify) the alert's display message is the last one.
+        if renderer.display.format == .json, let display = decision.withdrawal == nil ? decision.publish.first : decision.publish.last {
             json = display.payload
         } else {
             json = DisplayRenderer.displayJSON(request, source: sourceTopic, route: route, modified: decision.modified,

@@ -36,6 +36,7 @@ struct TestContext: EvaluationContext {
         .hour: .int(22),
         .weekday: .int(3),
         .message: .object(["title": .string("Ding")]),
+        .condition: .object(["state": .string("raised"), "repeat": .int(0)]),
     ])
 }
 

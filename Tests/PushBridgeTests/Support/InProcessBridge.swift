@@ -47,6 +47,23 @@ final class InProcessBridge: Sendable {
         return InProcessBridge(bridge: bridge, log: log)
     }
 
+    /// Starts a bridge whose stage and conditions read `clock`, with the conditions' timer
+    /// never armed: the test moves the clock and calls `fireConditions()`.
+    static func start(yaml: String, clock: StageClock, level: LogLevel = .debug) throws -> InProcessBridge {
+        let config: BridgeConfig
+        switch ConfigLoader.load(text: yaml, path: "bridge.yml", environment: [:]) {
+        case .success(let c): config = c
+        case .failure(let errors): throw ProcessError(description: "bad test config: \(errors)")
+        }
+        let log = LogCollector()
+        let bridge = try Bridge(config: config, logger: log.logger(level: level), serviceExtension: nil, clock: clock,
+                                automaticConditionTimer: false)
+        return InProcessBridge(bridge: bridge, log: log)
+    }
+
+    /// Runs the conditions' due repeats and steps at the clock's time.
+    func fireConditions() { bridge.flow.conditionTimer.fire() }
+
     /// The one place tests build a `Bridge` (running or not): a change to `Bridge.init` is
     /// one edit here. Declared `throws` for an initializer that may throw.
     static func make(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) throws -> Bridge {

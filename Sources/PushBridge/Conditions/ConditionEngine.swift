@@ -1,0 +1,283 @@
+import Foundation
+import Synchronization
+
+/// The alert lifecycle's state machine: every condition per route and key, and the one
+/// schedule of their repeats and escalation steps (a heap of due times; the caller arms
+/// one timer for `nextDue`). Time is always passed in (UNIX seconds), so tests drive it
+/// with a fake clock. With a journal every change is stored and `restore` reads it back.
+public final class ConditionEngine: Sendable {
+    /// What a message on a condition route did.
+    public enum Transition: Sendable {
+        case raised(ConditionRecord)
+        case cleared(ConditionRecord)
+        /// Active while raised: state, not an event.
+        case alreadyRaised(ConditionRecord)
+        /// Inactive for a key that is not raised.
+        case notRaised
+    }
+
+    /// A notification the schedule asks for now.
+    public struct Work: Sendable {
+        public enum Kind: Sendable, Equatable {
+            /// The repeat with this number (1 for the first).
+            case `repeat`(Int)
+            /// The escalation step with this number (1 for the first).
+            case step(Int)
+        }
+        public var kind: Kind
+        public var record: ConditionRecord
+    }
+
+    private struct State {
+        var records: [String: ConditionRecord] = [:]
+        var generations: [String: UInt64] = [:]
+        var byAlertID: [String: String] = [:]
+        var heap = DueHeap()
+        var generation: UInt64 = 0
+        var counts: [String: ConditionCounts] = [:]
+        var configs: [String: ConditionConfig] = [:]
+        var unknownAcks = 0
+    }
+
+    private let state = Mutex(State())
+    private let journal: Journal?
+    private let logger: Logger
+
+    public init(journal: Journal? = nil, logger: Logger) {
+        self.journal = journal
+        self.logger = logger
+    }
+
+    static func id(_ route: String, _ key: String) -> String { route + "\u{1F}" + key }
+
+    /// The condition routes of the current config (a reload passes the new ones); the
+    /// conditions of routes that are gone are forgotten.
+    public func configure(_ routes: [RouteConfig]) {
+        let gone: [ConditionRecord] = state.withLock { s in
+            s.configs = [:]
+            for r in routes { if let c = r.condition { s.configs[r.name] = c } }
+            let gone = s.records.values.filter { s.configs[$0.route] == nil }
+            for r in gone { Self.remove(Self.id(r.route, r.key), from: &s) }
+            for r in s.records.values { Self.schedule(r, in: &s) }
+            return Array(gone)
+        }
+        for r in gone { persist(r, removed: true) }
+    }
+
+    /// A message whose `active` evaluated to `active` for `key` on `route`.
+    public func observe(route: String, key: String, active: Bool, message: InboundMessage, alertID: String,
+                        now: Double) -> Transition {
+        let id = Self.id(route, key)
+        var evicted: ConditionRecord?
+        let t: Transition = state.withLock { s in
+            if let existing = s.records[id] {
+                guard !active else { return .alreadyRaised(existing) }
+                Self.remove(id, from: &s)
+                s.counts[route, default: ConditionCounts()].cleared += 1
+                var cleared = existing
+                cleared.state = .cleared
+                return .cleared(cleared)
+            }
+            guard active, let config = s.configs[route] else { return .notRaised }
+            if s.counts[route, default: ConditionCounts()].active >= config.maxActive,
+               let oldest = s.records.values.filter({ $0.route == route }).min(by: { $0.raisedAt < $1.raisedAt }) {
+                Self.remove(Self.id(oldest.route, oldest.key), from: &s)
+                let n = s.counts[route, default: ConditionCounts()].evicted + 1
+                s.counts[route]!.evicted = n
+                evicted = oldest
+            }
+            var r = ConditionRecord(route: route, key: key, alertID: alertID, raisedAt: now, topic: message.topic,
+                                    payload: message.payload)
+            r.properties = message.userProperties
+            r.qos = message.qos
+            r.nextRepeatAt = config.repeatEvery.map { now + $0.seconds }
+            s.records[id] = r
+            s.byAlertID[alertID] = id
+            s.counts[route, default: ConditionCounts()].active += 1
+            s.counts[route]!.raised += 1
+            Self.schedule(r, in: &s)
+            return .raised(r)
+        }
+        if let evicted {
+            persist(evicted, removed: true)
+            logger.warning("route '\(route)': max_active conditions reached; forgot the oldest, '\(evicted.key)'")
+        }
+        switch t {
+        case .raised(let r): persist(r, removed: false)
+        case .cleared(let r): persist(r, removed: true)
+        case .alreadyRaised, .notRaised: break
+        }
+        return t
+    }
+
+    /// The notifications due at `now`: at most one per condition (a step before a repeat;
+    /// a step moves the next repeat to `repeat.every` after it).
+    public func due(now: Double) -> [Work] {
+        let work: [Work] = state.withLock { s in
+            var out: [Work] = []
+            while let top = s.heap.top, top.due <= now {
+                _ = s.heap.pop()
+                guard s.generations[top.id] == top.generation, var r = s.records[top.id],
+                      let config = s.configs[r.route], !r.acknowledged else { continue }
+                if let until = r.snoozedUntil {
+                    if until > now { Self.schedule(r, in: &s); continue }
+                    r.snoozedUntil = nil
+                }
+                if r.step < config.escalate.count, r.raisedAt + config.escalate[r.step].after.seconds <= now {
+                    r.step += 1
+                    r.state = .escalated
+                    // The step is itself a reminder: the next repeat counts from it.
+                    if r.nextRepeatAt != nil, let every = config.repeatEvery { r.nextRepeatAt = now + every.seconds }
+                    s.counts[r.route, default: ConditionCounts()].escalated += 1
+                    out.append(Work(kind: .step(r.step), record: r))
+                } else if let next = r.nextRepeatAt, next <= now, let every = config.repeatEvery {
+                    // Counted when delivered (`repeatFinished`); tried again on schedule either way.
+                    r.nextRepeatAt = now + every.seconds
+                    out.append(Work(kind: .repeat(r.repeats + 1), record: r))
+                }
+                s.records[top.id] = r
+                Self.schedule(r, in: &s)
+            }
+            if s.heap.count > 4 * max(64, s.records.count) {
+                let generations = s.generations
+                s.heap.compact { generations[$0.id] == $0.generation }
+            }
+            return out
+        }
+        for w in work { persist(w.record, removed: false) }
+        return work
+    }
+
+    /// A repeat's notification was decided: only a delivered one counts toward `count`.
+    public func repeatFinished(route: String, key: String, alertID: String, delivered: Bool) {
+        guard delivered else { return }
+        let id = Self.id(route, key)
+        let r: ConditionRecord? = state.withLock { s in
+            guard var r = s.records[id], r.alertID == alertID else { return nil }
+            r.repeats += 1
+            r.state = .repeated
+            s.counts[route, default: ConditionCounts()].repeated += 1
+            if let count = s.configs[route]?.repeatCount, r.repeats >= count { r.nextRepeatAt = nil }
+            s.records[id] = r
+            Self.schedule(r, in: &s)
+            return r
+        }
+        if let r { persist(r, removed: false) }
+    }
+
+    /// Acknowledges or snoozes; `nil` when no active condition matches (counted, logged at
+    /// debug) or the condition was acknowledged already (a repeated answer changes nothing).
+    public func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {
+        let r: ConditionRecord? = state.withLock { s in
+            let id = ack.alertID.flatMap { s.byAlertID[$0] } ?? ack.route.flatMap { route in ack.key.map { Self.id(route, $0) } }
+            guard let id, var r = s.records[id], ack.alertID == nil || ack.alertID == r.alertID else {
+                s.unknownAcks += 1
+                return nil
+            }
+            // Already acknowledged (several answers to one alert): nothing changes, nothing is told.
+            if r.acknowledged && ack.snooze == nil { return nil }
+            if let snooze = ack.snooze {
+                r.snoozedUntil = now + snooze.seconds
+                r.acknowledgedBy = ack.by ?? r.acknowledgedBy
+            } else if !r.acknowledged {
+                r.acknowledged = true
+                r.acknowledgedBy = ack.by ?? ""
+                r.snoozedUntil = nil
+                s.counts[r.route, default: ConditionCounts()].acknowledged += 1
+            }
+            s.records[id] = r
+            Self.schedule(r, in: &s)
+            return r
+        }
+        if let r { persist(r, removed: false) } else {
+            logger.debug("conditions: acknowledgement for no active, unacknowledged condition (\(ack.alertID ?? "\(ack.route ?? "")/\(ack.key ?? "")"))")
+        }
+        return r
+    }
+
+    /// When the earliest repeat or step is due (UNIX seconds), if any.
+    public var nextDue: Double? {
+        state.withLock { s in
+            while let top = s.heap.top, s.generations[top.id] != top.generation { _ = s.heap.pop() }
+            return s.heap.top?.due
+        }
+    }
+
+    /// The active conditions, oldest first.
+    public var active: [ConditionRecord] {
+        state.withLock { Array($0.records.values) }.sorted { ($0.raisedAt, $0.route, $0.key) < ($1.raisedAt, $1.route, $1.key) }
+    }
+
+    /// The counters per condition route.
+    public var counts: [String: ConditionCounts] {
+        state.withLock { s in
+            var out = s.counts
+            for route in s.configs.keys where out[route] == nil { out[route] = ConditionCounts() }
+            return out
+        }
+    }
+
+    /// Counts a payload on the ack topic that is not an acknowledgement.
+    public func countUnknownAcknowledgement() { state.withLock { $0.unknownAcks += 1 } }
+
+    /// Acknowledgements that matched no active condition (or were not one).
+    public var unknownAcknowledgements: Int { state.withLock { $0.unknownAcks } }
+
+    /// Reads the stored conditions of the configured routes (call after `configure`).
+    public func restore() {
+        guard let journal else { return }
+        do {
+            let rows = try journal.loadConditions()
+            let restored = state.withLock { s -> Int in
+                var n = 0
+                for row in rows {
+                    guard s.configs[row.route] != nil, let r = ConditionRecord(route: row.route, key: row.key, stored: row.value) else { continue }
+                    let id = Self.id(r.route, r.key)
+                    s.records[id] = r
+                    s.byAlertID[r.alertID] = id
+                    s.counts[r.route, default: ConditionCounts()].active += 1
+                    Self.schedule(r, in: &s)
+                    n += 1
+                }
+                return n
+            }
+            if restored > 0 { logger.info("conditions: \(restored) active condition(s) restored from the journal") }
+        } catch {
+            logger.error("conditions: cannot read the journal's conditions: \(error)")
+        }
+    }
+
+    // MARK: - Inside the lock
+
+    private static func remove(_ id: String, from s: inout State) {
+        guard let r = s.records.removeValue(forKey: id) else { return }
+        s.generations.removeValue(forKey: id)
+        s.byAlertID.removeValue(forKey: r.alertID)
+        s.counts[r.route, default: ConditionCounts()].active -= 1
+    }
+
+    /// Pushes the condition's next due time (a new generation makes older entries stale).
+    private static func schedule(_ r: ConditionRecord, in s: inout State) {
+        let id = id(r.route, r.key)
+        s.generation += 1
+        s.generations[id] = s.generation
+        guard !r.acknowledged, let config = s.configs[r.route] else { return }
+        var due = r.nextRepeatAt
+        if r.step < config.escalate.count {
+            let stepAt = r.raisedAt + config.escalate[r.step].after.seconds
+            due = min(due ?? stepAt, stepAt)
+        }
+        guard var at = due else { return }
+        if let until = r.snoozedUntil { at = max(at, until) }
+        s.heap.push(DueHeap.Entry(due: at, id: id, generation: s.generation))
+    }
+
+    private func persist(_ r: ConditionRecord, removed: Bool) {
+        guard let journal else { return }
+        do {
+            try journal.saveCondition(route: r.route, key: r.key, value: removed ? nil : r.stored)
+        } catch {
+            logger.error("conditions: cannot store '\(r.route)' '\(r.key)' in the journal: \(error)")
+        }
+    }
+}

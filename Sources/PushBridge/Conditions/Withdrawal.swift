@@ -1,0 +1,46 @@
+/// The withdraw message of a cleared condition: a display or the Home Assistant blueprint
+/// removes the alert it names. A distinct value: every withdrawal goes to the publisher
+/// through `Pipeline.withdrawMessages(_:)` (the place to hand it to other outputs).
+public struct Withdrawal: Sendable, Equatable {
+    public var alertID: String
+    public var collapseID: String
+    public var sourceTopic: String
+    public var route: String
+    public var reason = "cleared"
+
+    public init(alertID: String, collapseID: String, sourceTopic: String, route: String) {
+        self.alertID = alertID
+        self.collapseID = collapseID
+        self.sourceTopic = sourceTopic
+        self.route = route
+    }
+
+    /// `{"type":"withdraw","alert_id":…,"collapse_id":…,"source_topic":…,"route":…,"reason":"cleared"}`.
+    public var json: [UInt8] {
+        var w = JSONWriter(capacity: 256)
+        w.beginObject()
+        w.add("type", "withdraw")
+        w.add("alert_id", alertID)
+        w.add("collapse_id", collapseID)
+        w.add("source_topic", sourceTopic)
+        w.add("route", route)
+        w.add("reason", reason)
+        w.endObject()
+        return w.bytes
+    }
+
+    /// One collapse id per condition: the route's when it renders one, otherwise
+    /// `<route>-<key>` with everything but letters, digits, `.`, `_` and `-` made `-`, at
+    /// most 64 bytes (a longer one keeps its start and ends in a hash of the whole).
+    public static func collapseID(route: String, key: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".utf8)
+        let raw = Array("\(route)-\(key)".utf8)
+        let safe = raw.map { allowed.contains($0) ? $0 : UInt8(ascii: "-") }
+        guard safe.count > 64 else { return String(decoding: safe, as: UTF8.self) }
+        var hash: UInt32 = 2_166_136_261
+        for byte in raw { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let hex = String(hash, radix: 16)
+        let suffix = "-" + String(repeating: "0", count: 8 - hex.count) + hex
+        return String(decoding: safe.prefix(64 - suffix.utf8.count), as: UTF8.self) + suffix
+    }
+}

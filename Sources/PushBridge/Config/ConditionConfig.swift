@@ -1,0 +1,81 @@
+/// What a clear does (`condition.on_clear`).
+public enum ClearAction: String, Sendable, CaseIterable {
+    /// Publish the withdraw message: a display or phone removes the alert.
+    case withdraw
+    /// Publish the withdraw message, then send the all-clear alert.
+    case notify
+    /// Publish nothing.
+    case none
+}
+
+/// One escalation step of a condition: taken once, `after` the raise, while the condition
+/// is neither acknowledged nor cleared.
+public struct EscalationStep: Sendable {
+    /// Counted from the raise.
+    public var after: Duration
+    /// Content fields rewritten for this step and the repeats after it (as the `set` filter).
+    public var set: [(field: String, value: Template)] = []
+    /// Another display topic for this step's notification (a template); `nil`: the display topic.
+    public var displayTopic: Template? = nil
+
+    public init(after: Duration) { self.after = after }
+}
+
+/// `condition:` on a route: its alerts are conditions that raise, repeat, escalate, are
+/// acknowledged and clear, one per `key`.
+public struct ConditionConfig: Sendable {
+    /// One condition per rendered key.
+    public var key: Template
+    /// True raises, false clears; a missing payload path (or a payload that is not JSON)
+    /// makes it unevaluable, and the message changes nothing.
+    public var active: Expression
+    /// The time between repeats while raised and not acknowledged; `nil`: never repeat.
+    public var repeatEvery: Duration? = nil
+    /// How many repeats at most; `nil`: until acknowledged or cleared.
+    public var repeatCount: Int? = nil
+    /// Escalation steps, sorted by `after`.
+    public var escalate: [EscalationStep] = []
+    public var onClear: ClearAction = .withdraw
+    /// The all-clear alert's fields for `on_clear: notify`; `nil`: the alert with ": cleared"
+    /// after its title.
+    public var clearAlert: [(field: String, value: Template)]? = nil
+    /// At most this many active conditions on the route; the oldest is forgotten first.
+    public var maxActive = 10_000
+
+    public init(key: Template, active: Expression) {
+        self.key = key
+        self.active = active
+    }
+
+    /// The life in one line, as `pushbridge check` prints it.
+    public var life: String {
+        func d(_ x: Duration) -> String { DurationParser.format(x) }
+        var parts = ["one per key \"\(key.source)\"", "raised while \"\(active.source)\""]
+        if let every = repeatEvery {
+            parts.append("repeats every \(d(every))" + (repeatCount.map { " up to \($0) time\($0 == 1 ? "" : "s")" } ?? " until acknowledged"))
+        } else {
+            parts.append("no repeats")
+        }
+        for (index, step) in escalate.enumerated() {
+            var text = "step \(index + 1) after \(d(step.after))"
+            if !step.set.isEmpty { text += " sets " + step.set.map(\.field).joined(separator: ", ") }
+            if let topic = step.displayTopic { text += " to \"\(topic.source)\"" }
+            parts.append(text)
+        }
+        switch onClear {
+        case .withdraw: parts.append("a clear withdraws the alert")
+        case .notify: parts.append("a clear withdraws it and sends an all-clear")
+        case .none: parts.append("a clear sends nothing")
+        }
+        parts.append("max_active=\(maxActive)")
+        return parts.joined(separator: "; ")
+    }
+}
+
+/// `conditions:` at the top level, shared by every condition route.
+public struct ConditionsConfig: Sendable {
+    /// Acknowledgements and snoozes arrive here (JSON `{"alert_id":…}` or `{"route":…,"key":…}`).
+    public var ackTopic: String
+
+    public init(ackTopic: String) { self.ackTopic = ackTopic }
+}

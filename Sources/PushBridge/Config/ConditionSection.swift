@@ -1,0 +1,78 @@
+/// Reads a route's `condition:` and the top-level `conditions:` (the alert lifecycle).
+extension ConfigReader {
+    static let conditionKeys = ConfigReference.keys(in: "routes[].condition")
+    static let repeatKeys = ConfigReference.keys(in: "routes[].condition.repeat")
+    static let escalationKeys = ConfigReference.keys(in: "routes[].condition.escalate[]")
+    static let conditionsKeys = ConfigReference.keys(in: "conditions")
+
+    /// `condition:` of the route named `route`; every problem is reported at its value.
+    func readCondition(_ node: YAMLNode, route: String) -> ConditionConfig? {
+        guard let f = fields(node, key: "condition", context: "condition", known: Self.conditionKeys) else { return nil }
+        let key = required(f, "key", in: "condition").flatMap { template($0, key: "key") }
+        let active = required(f, "active", in: "condition").flatMap { expression($0, key: "active") }
+        var repeatEvery: Duration?
+        var repeatCount: Int?
+        if let n = f["repeat"], let r = fields(n, key: "repeat", context: "repeat", known: Self.repeatKeys) {
+            repeatEvery = required(r, "every", in: "repeat").flatMap { duration($0, key: "every", minimum: .seconds(1)) }
+            if let c = r["count"] { repeatCount = int(c, key: "count", range: 1...Int.max) }
+        }
+        var steps: [EscalationStep] = []
+        if let n = f["escalate"], let items = sequence(n, key: "escalate") {
+            var last: Duration?
+            for item in items {
+                guard let s = fields(item, key: "escalate", context: "escalation step", known: Self.escalationKeys),
+                      let after = required(s, "after", in: "escalation step").flatMap({
+                          duration($0, key: "after", minimum: Self.positive) }) else { continue }
+                if let last, after <= last {
+                    error("escalation steps must be in order of 'after': \(DurationParser.format(after)) is not after \(DurationParser.format(last))",
+                          at: s["after"]!.mark)
+                    continue
+                }
+                last = after
+                var step = EscalationStep(after: after)
+                if let set = s["set"] { step.set = contentSets(set, key: "set") ?? [] }
+                if let t = s["display_topic"] {
+                    step.displayTopic = template(t, key: "display_topic")
+                    if let topic = step.displayTopic, !topic.hasHoles, let problem = TopicFilter.validatePublishTopic(topic.source) {
+                        error("invalid 'display_topic' '\(topic.source)': \(problem)", at: t.mark)
+                    }
+                }
+                steps.append(step)
+            }
+        }
+        var onClear = ClearAction.withdraw
+        if let n = f["on_clear"], let v = word(n, key: "on_clear", allowed: ClearAction.allCases.map(\.rawValue)) {
+            onClear = ClearAction(rawValue: v)!
+        }
+        var clearAlert: [(field: String, value: Template)]?
+        if let n = f["clear_alert"] {
+            clearAlert = contentSets(n, key: "clear_alert")
+            if onClear != .notify {
+                warn("'clear_alert' is sent only with 'on_clear: notify' (route '\(route)' has on_clear: \(onClear.rawValue))",
+                     at: f.keyMarks["clear_alert"] ?? n.mark)
+            }
+        }
+        var maxActive = 10_000
+        if let n = f["max_active"], let v = int(n, key: "max_active", range: 1...10_000_000) { maxActive = v }
+        guard let key, let active else { return nil }
+        var condition = ConditionConfig(key: key, active: active)
+        condition.repeatEvery = repeatEvery
+        condition.repeatCount = repeatEvery == nil ? nil : repeatCount
+        condition.escalate = steps
+        condition.onClear = onClear
+        condition.clearAlert = clearAlert
+        condition.maxActive = maxActive
+        return condition
+    }
+
+    /// The top-level `conditions:` section.
+    func readConditions(_ node: YAMLNode) -> ConditionsConfig? {
+        guard let f = fields(node, key: "conditions", context: "conditions", known: Self.conditionsKeys),
+              let n = required(f, "ack_topic", in: "conditions"), let topic = string(n, key: "ack_topic") else { return nil }
+        if let problem = TopicFilter.validatePublishTopic(topic) {
+            error("invalid 'ack_topic' '\(topic)': \(problem)", at: n.mark)
+            return nil
+        }
+        return ConditionsConfig(ackTopic: topic)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// The conditions' side of the message path: their own notifications (repeats, steps) go
+/// through the pipeline and the topic sequencer like messages, and acknowledgements arrive
+/// on `conditions.ack_topic`.
+extension MessageFlow {
+    /// Decides and publishes the due `work` (the timer's queue). Each notification takes an
+    /// intake place (the publisher gives one back per decision) and keeps its topic's order.
+    func notify(_ work: [ConditionEngine.Work], now: Double) {
+        let pipeline = self.pipeline
+        for w in work {
+            guard let step = pipeline.conditionNotification(w, now: now) else { continue }
+            intake.limiter.force()
+            inFlight.count.add(1, ordering: .relaxed)
+            let conditions = self.conditions
+            let report: @Sendable (Decision) -> Void = { d in
+                if case .repeat = w.kind {
+                    conditions.repeatFinished(route: w.record.route, key: w.record.key, alertID: w.record.alertID,
+                                              delivered: d.outcome == .delivered)
+                }
+            }
+            let topic = w.record.topic
+            switch step {
+            case .decided(let d):
+                report(d)
+                sequencer.pass(topic, Finished(topic: topic, id: d.request?.identifier ?? w.record.alertID,
+                                               receivedAt: now, decision: d, seq: nil, slot: nil))
+            case .waiting(let waiting):
+                let ticket = sequencer.enter(topic)
+                let sequencer = self.sequencer
+                waiting.start { d in
+                    report(d)
+                    sequencer.complete(ticket, Finished(topic: topic, id: d.request?.identifier ?? w.record.alertID,
+                                                        receivedAt: now, decision: d, seq: nil, slot: nil))
+                }
+            }
+        }
+    }
+
+    /// A message on the ack topic: acknowledges or snoozes; anything else is counted and
+    /// logged at debug, never an error.
+    func acknowledge(_ message: InboundMessage) {
+        switch Acknowledgement.parse(message.payload) {
+        case .failure(let error):
+            conditions.countUnknownAcknowledgement()
+            logger.debug("\(message.topic): not an acknowledgement (\(error))")
+        case .success(let ack):
+            guard let r = conditions.acknowledge(ack, now: wall()) else { return }
+            let kind = ack.snooze == nil ? "acknowledged" : "snoozed"
+            var d = Decision(outcome: .notDisplayed, route: r.route,
+                             rule: "condition '\(r.key)' \(kind)" + (ack.by.map { " by \($0)" } ?? "")
+                                 + (r.snoozedUntil.map { " until \(Timestamp.iso8601($0))" } ?? ""))
+            d.decidedBy = "condition"
+            let collapse = pipeline.collapseID(r, context: MessageContext(topic: r.topic, payload: .null, raw: "", route: r.route))
+            d.conditionEvent = ConditionEvent(kind: kind, record: r, collapseID: collapse)
+            events.conditionDecided(topic: r.topic, id: r.alertID, decision: d)
+            homeAssistant?.condition(d.conditionEvent!, client: publisher.intake)
+            conditionTimer.rearm()
+        }
+    }
+}
+
+/// The timer's way back to the flow, set once at the end of `MessageFlow.init`.
+///
+/// `@unchecked Sendable`: `flow` is written once, before the timer can fire, and only read after.
+final class ConditionOutlet: @unchecked Sendable {
+    weak var flow: MessageFlow?
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+/// A condition route's messages and the notifications its conditions make: every one goes
+/// through the same rules and extension stage as any request (`decideRequest`).
+extension Pipeline {
+    /// A message on a condition route: raise, clear, or nothing.
+    func decideCondition(_ message: InboundMessage, entry: RouteTable.Entry, condition: ConditionConfig,
+                         mapped: RequestMapper.Mapped, id: String, now: Double) -> Step {
+        let route = entry.route.name
+        if case .failure(let rejection) = mapped.request {
+            return .decided(rejected(rejection, message: message, context: mapped.context, route: route))
+        }
+        guard let value = condition.active.evaluateStrictly(in: mapped.context) else {
+            return .decided(Decision(outcome: .notDisplayed, route: route,
+                                     rule: "condition: 'active' cannot be evaluated (a path the payload does not have, or not JSON): nothing changes"))
+        }
+        let key = condition.key.render(in: mapped.context)
+        let active = Operators.isTruthy(value)
+        // Condition times are read on the stage's clock (the conditions' timer reads it too).
+        switch conditions.observe(route: route, key: key, active: active, message: message,
+                                  alertID: NotificationRequest.newID(), now: stage.clock.wall()) {
+        case .notRaised:
+            return .decided(Decision(outcome: .notDisplayed, route: route,
+                                     rule: "condition '\(key)' is not raised: nothing to clear"))
+        case .alreadyRaised(let r):
+            return .decided(Decision(outcome: .notDisplayed, route: route,
+                                     rule: "condition '\(key)' is already raised (alert \(r.alertID)): state, not an event"))
+        case .raised(let r):
+            return notification(r, state: .raised, number: 0, message: message, entry: entry, id: id, now: now)
+        case .cleared(let r):
+            return cleared(r, condition: condition, message: message, entry: entry, id: id, now: now)
+        }
+    }
+
+    /// The notification for due `work` (a repeat or an escalation step); `nil` when its route is gone.
+    func conditionNotification(_ work: ConditionEngine.Work, now: Double) -> Step? {
+        let r = work.record
+        let message = InboundMessage(topic: r.topic, payload: r.payload, qos: r.qos, retain: false,
+                                     userProperties: r.properties, receivedAt: now)
+        guard let entry = table.matchEntry(r.topic), entry.route.name == r.route else { return nil }
+        switch work.kind {
+        case .repeat(let n):
+            return notification(r, state: .repeated, number: n, message: message, entry: entry,
+                                id: NotificationRequest.newID(), now: now)
+        case .step(let n):
+            let topic = entry.route.condition?.escalate[n - 1].displayTopic
+            return notification(r, state: .escalated, number: r.repeats, message: message, entry: entry,
+                                id: NotificationRequest.newID(), now: now, displayTopic: topic)
+        }
+    }
+
+    /// The one function every withdrawal passes through on its way to the publisher: the
+    /// messages it becomes (today the display topic's withdraw message; outputs hook in here).
+    public func withdrawMessages(_ w: Withdrawal) -> [OutboundMessage] {
+        [renderer.withdrawMessage(w)]
+    }
+
+    /// A condition's notification in `state`: mapped from its message with `condition.*`,
+    /// its collapse id and the escalation steps taken so far, then rules 3 to 6.
+    private func notification(_ r: ConditionRecord, state: ConditionState, number: Int, message: InboundMessage,
+                              entry: RouteTable.Entry, id: String, now: Double, displayTopic: Template? = nil,
+                              clearAlert: [(field: String, value: Template)]? = nil,
+                              before: [OutboundMessage] = [], withdrawal: Withdrawal? = nil) -> Step {
+        let route = entry.route.name
+        let mapped = mapper.map(message, entry: entry, id: id, now: now, condition: r.value(state: state, repeat: number),
+                                madeByCondition: state != .raised)
+        var context = mapped.context
+        var request: NotificationRequest
+        switch mapped.request {
+        case .failure(let rejection):
+            var d = rejected(rejection, message: message, context: context, route: route)
+            d.publish = before + d.publish
+            d.conditionEvent = ConditionEvent(kind: state.rawValue, record: r, collapseID: collapseID(r, context: context),
+                                              withdrawal: withdrawal)
+            return .decided(d)
+        case .success(let built):
+            request = built
+        }
+        request.collapseID = collapseID(r, context: context)
+        for step in (entry.route.condition?.escalate ?? []).prefix(r.step) where !step.set.isEmpty {
+            context.content = request.content
+            request.content = ContentSetter.apply(step.set, to: context).0
+        }
+        if let clearAlert {
+            context.content = request.content
+            request.content = ContentSetter.apply(clearAlert, to: context).0
+        }
+        context.content = request.content
+        let topic = displayTopic.map { $0.render(in: context) }
+        var told = r
+        if state == .repeated { told.repeats = number }  // the repeat this notification is
+        let event = ConditionEvent(kind: state.rawValue, record: told, collapseID: request.collapseID ?? "",
+                                   withdrawal: withdrawal)
+        let finish: @Sendable (inout Decision) -> Void = { d in
+            if let topic, d.outcome == .delivered, !d.publish.isEmpty { d.publish[0].topic = topic }
+            d.publish = before + d.publish
+            d.conditionEvent = event
+            d.rule = "condition \(state.rawValue) (alert \(r.alertID)): " + d.rule
+        }
+        switch decideRequest(request, context: context, route: route, receivedAt: message.receivedAt, now: now) {
+        case .decided(var d):
+            finish(&d)
+            return .decided(d)
+        case .waiting(var waiting):
+            waiting.finish = finish
+            return .waiting(waiting)
+        }
+    }
+
+    /// A clear: the withdraw message (`withdraw`, `notify`), then the all-clear (`notify`).
+    private func cleared(_ r: ConditionRecord, condition: ConditionConfig, message: InboundMessage,
+                         entry: RouteTable.Entry, id: String, now: Double) -> Step {
+        let route = entry.route.name
+        let probe = mapper.map(message, entry: entry, id: id, now: now, condition: r.value(state: .cleared))
+        let w = Withdrawal(alertID: r.alertID, collapseID: collapseID(r, context: probe.context),
+                           sourceTopic: message.topic, route: route)
+        let event = ConditionEvent(kind: ConditionState.cleared.rawValue, record: r, collapseID: w.collapseID,
+                                   withdrawal: condition.onClear == .none ? nil : w)
+        switch condition.onClear {
+        case .none, .withdraw:
+            var d = Decision(outcome: .notDisplayed, route: route,
+                             rule: condition.onClear == .none ? "condition '\(r.key)' cleared (on_clear: none)"
+                                 : "condition '\(r.key)' cleared: withdraw published")
+            if condition.onClear == .withdraw {
+                d.publish = withdrawMessages(w)
+            }
+            d.conditionEvent = event
+            return .decided(d)
+        case .notify:
+            let defaultClear = [(field: "title", value: try! Template.parse("{{ content.title }}: cleared"))]
+            return notification(r, state: .cleared, number: r.repeats, message: message, entry: entry, id: id, now: now,
+                                clearAlert: condition.clearAlert ?? defaultClear, before: withdrawMessages(w), withdrawal: w)
+        }
+    }
+
+    /// The condition's one collapse id: the route's when it renders one, else `<route>-<key>` made safe.
+    func collapseID(_ r: ConditionRecord, context: MessageContext) -> String {
+        if let t = table.matchEntry(r.topic)?.route.collapseID {
+            let s = t.render(in: context)
+            if !s.isEmpty, s.utf8.count <= 64 { return s }
+        }
+        return Withdrawal.collapseID(route: r.route, key: r.key)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import PushBridge
+
+/// `pushbridge ack ALERT_ID [--snooze 30m] [--by NAME]`: publishes the acknowledgement (or
+/// snooze) to `conditions.ack_topic` on the broker FILE configures, QoS 1, and waits for the
+/// broker's PUBACK. Its client id is the bridge's with `-ack-<pid>` (never the bridge's own).
+enum AckCommand {
+    static func run(_ args: Arguments, config: BridgeConfig) -> Int32 {
+        guard args.positionals.count == 1, let id = args.positionals.first else {
+            printErr("pushbridge: error: 'ack' needs one ALERT_ID (see 'pushbridge alerts')")
+            return 2
+        }
+        guard let ackTopic = config.conditions?.ackTopic else {
+            printErr("pushbridge: error: \(config.sourcePath) has no 'conditions: {ack_topic: …}'")
+            return 2
+        }
+        var ack = Acknowledgement(alertID: id, by: args.value("--by"))
+        if let text = args.value("--snooze") {
+            guard let d = Acknowledgement.duration(text) else {
+                printErr("pushbridge: error: '--snooze' must be a duration such as 30m, got '\(text)'")
+                return 2
+            }
+            ack.snooze = d
+        }
+        var options = MQTTClientOptions(config: config.broker, will: nil, subscriptions: [])
+        options.clientID = "\(config.broker.clientID)-ack-\(getpid())"
+        options.cleanStart = true
+        options.sessionExpiry = .zero
+        let acknowledged = DispatchSemaphore(value: 0)
+        let connected = DispatchSemaphore(value: 0)
+        let client: MQTTClient
+        do {
+            client = try MQTTClient(options: options, handlers: MQTTClientHandlers(
+                onPublished: { _ in acknowledged.signal() },
+                onConnection: { event in if case .connected = event { connected.signal() } }))
+        } catch {
+            printErr("pushbridge: error: \(error)")
+            return 1
+        }
+        client.start()
+        defer { client.stop(flushTimeout: .seconds(1)) }
+        let broker = "\(config.broker.host):\(config.broker.effectivePort)"
+        guard connected.wait(timeout: .now() + 10) == .success else {
+            printErr("pushbridge: error: no connection to the broker \(broker) within 10 s")
+            return 1
+        }
+        do {
+            _ = try client.publish(topic: ackTopic, payload: ack.payload, qos: 1, retain: false)
+        } catch {
+            printErr("pushbridge: error: publish to '\(ackTopic)' failed: \(error) (broker \(broker))")
+            return 1
+        }
+        guard acknowledged.wait(timeout: .now() + 10) == .success else {
+            printErr("pushbridge: error: the broker \(broker) did not acknowledge the publish within 10 s")
+            return 1
+        }
+        printOut(ack.snooze.map { "\(id): snoozed for \(Acknowledgement.text($0))" } ?? "\(id): acknowledged")
+        return 0
+    }
+}
