@@ -86,7 +86,7 @@ public final class Bridge: Sendable {
         self.publisher = publisher
         monitor.trace(through: publisher.intake)
         let output = publisher.output
-        let outputs = OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer, logger: logger) { m in
+        let outputs = try OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer, logger: logger) { m in
             do {
                 try output.publish(topic: m.topic, payload: m.payload, qos: m.qos, retain: m.retain, userProperties: m.userProperties)
             } catch {
@@ -135,7 +135,7 @@ public final class Bridge: Sendable {
                                                       JSONValue.array(conditions.active.map(\.apiValue)).write(into: &bytes)
                                                       return bytes
                                                   }),
-                    tls: config.monitoring.tls)
+                    webPush: outputs?.webPushEndpoints(logger: logger), tls: config.monitoring.tls)
                 let scheme = config.monitoring.tls == nil ? "http" : "https"
                 logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
             } catch {

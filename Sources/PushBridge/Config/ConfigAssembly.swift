@@ -33,7 +33,7 @@ struct ConfigAssembly {
         if let n = f["monitoring"] { config.monitoring = reader.readMonitoring(n) }
         if let n = f["homeassistant"] { config.homeAssistant = reader.readHomeAssistant(n) }
         var outputRoutes: [(String, YAMLScalar)] = []
-        if let n = f["outputs"] { (config.outputs, outputRoutes) = reader.readOutputs(n, baseDirectory: directory) }
+        if let n = f["outputs"] { (config.outputs, outputRoutes) = reader.readOutputs(n, baseDirectory: directory, monitoringHTTP: config.monitoring.http != nil) }
         if let n = f["conditions"] { config.conditions = reader.readConditions(n) }
         checkConditions(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)

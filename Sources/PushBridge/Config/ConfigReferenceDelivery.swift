@@ -36,5 +36,15 @@ extension ConfigReference {
         ConfigKey("outputs[].webhook.body", .template, note: "the display message JSON",
                   example: .string("{\"text\":\"{{ message.title }}: {{ message.body }}\"}"),
                   "The request body, a template that sees the display message as message (message.title, message.body, …); absent: the display message JSON."),
+        ConfigKey("outputs[].webpush", .mapping,
+                  example: .object(["vapid_key_file": .string("vapid.pem"), "subject": .string("mailto:ops@example.com"),
+                                    "subscribe_token_file": .string("webpush_token")]),
+                  "Deliver to the browsers subscribed on the monitoring server's /subscribe page (Web Push with VAPID, RFC 8030/8291/8292): one delivery per subscription, TTL from the alert's expiration, Urgency from its interruption level, Topic from its collapse id; a 404/410 answer removes the subscription. Needs monitoring.http; at most one webpush output."),
+        ConfigKey("outputs[].webpush.vapid_key_file", .string, required: true, example: .string("vapid.pem"),
+                  "PEM file of the VAPID key (P-256); made (mode 0600) at the first start when missing. Keep it: subscriptions are made for its public key."),
+        ConfigKey("outputs[].webpush.subject", .string, required: true, example: .string("mailto:ops@example.com"),
+                  "Who runs this bridge, for the push services: a mailto: address or an https: URL (the VAPID JWT's sub)."),
+        ConfigKey("outputs[].webpush.subscribe_token_file", .string, required: true, example: .string("webpush_token"),
+                  "File whose first line (at least 16 characters) is the token the /subscribe page needs to subscribe a browser (never printed)."),
     ]
 }

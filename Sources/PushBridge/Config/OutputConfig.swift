@@ -34,12 +34,15 @@ public struct OutputTLSConfig: Sendable {
 public enum OutputKindConfig: Sendable {
     case ntfy(NtfyConfig)
     case webhook(WebhookConfig)
+    /// Web Push to the browsers subscribed on the monitoring server's `/subscribe` page.
+    case webpush(WebPushConfig)
 
     /// The config key naming the kind.
     public var key: String {
         switch self {
         case .ntfy: return "ntfy"
         case .webhook: return "webhook"
+        case .webpush: return "webpush"
         }
     }
 }

@@ -11,6 +11,8 @@ extension BridgeConfig {
             case .webhook(let w):
                 line += "url=\(w.url) method=\(w.method) body=" + (w.body.map { "\"\($0.source)\"" } ?? "display JSON")
                 if !w.headers.isEmpty { line += " headers=" + w.headers.map(\.name).joined(separator: ",") }
+            case .webpush(let p):
+                line += "vapid_key_file=\(p.vapidKeyFile) subject=\(p.subject) subscribe_token_file=\(p.subscribeTokenFile)"
             }
             out.append(line)
             out.append("     routes=\(o.routes?.joined(separator: ",") ?? "all") timeout=\(DurationParser.format(o.timeout)) concurrency=\(o.concurrency) tls: ca_file=\(o.tls.caFile ?? "-") insecure=\(o.tls.insecure)")

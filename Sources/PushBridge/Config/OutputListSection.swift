@@ -1,15 +1,17 @@
 /// Reads `outputs:`, the services alerts are delivered to besides the display topic.
 extension ConfigReader {
     /// The kinds an output can be (exactly one per entry).
-    static let outputKinds = ["ntfy", "webhook"]
+    static let outputKinds = ["ntfy", "webhook", "webpush"]
     static let outputKeys = ConfigReference.keys(in: "outputs[]")
 
     /// The list, with each entry's `routes` names (checked against the routes afterwards).
-    func readOutputs(_ node: YAMLNode, baseDirectory: String) -> ([OutputConfig], [(String, YAMLScalar)]) {
+    /// `monitoringHTTP`: whether `monitoring.http` is set (a `webpush` output needs it).
+    func readOutputs(_ node: YAMLNode, baseDirectory: String, monitoringHTTP: Bool) -> ([OutputConfig], [(String, YAMLScalar)]) {
         guard let items = sequence(node, key: "outputs") else { return ([], []) }
         var outputs: [OutputConfig] = []
         var routeRefs: [(String, YAMLScalar)] = []
         var names: [String: YAMLMark] = [:]
+        var webPushAt: YAMLMark?
         for item in items {
             guard let f = fields(item, key: "outputs", context: "an output", known: Self.outputKeys) else { continue }
             guard let nameNode = required(f, "name", in: "outputs"), let name = string(nameNode, key: "name") else { continue }
@@ -34,8 +36,22 @@ extension ConfigReader {
             }
             var kind: OutputKindConfig?
             if let kindNode = f.values[kinds[0]] {
-                kind = kinds[0] == "ntfy" ? readNtfy(kindNode, baseDirectory: baseDirectory).map(OutputKindConfig.ntfy)
-                                          : readWebhook(kindNode).map(OutputKindConfig.webhook)
+                switch kinds[0] {
+                case "ntfy": kind = readNtfy(kindNode, baseDirectory: baseDirectory).map(OutputKindConfig.ntfy)
+                case "webhook": kind = readWebhook(kindNode).map(OutputKindConfig.webhook)
+                default:
+                    if let first = webPushAt {
+                        error("output '\(name)' is a second 'webpush' output (the first at line \(first.line + 1)): one Web Push output serves every subscription",
+                              at: f.keyMarks["webpush"] ?? f.mark)
+                    } else {
+                        let at = f.keyMarks["webpush"] ?? f.mark
+                        webPushAt = at
+                        if !monitoringHTTP {
+                            error("output '\(name)': 'webpush' needs 'monitoring.http' (browsers subscribe on its /subscribe page)", at: at)
+                        }
+                        kind = readWebPush(kindNode).map(OutputKindConfig.webpush)
+                    }
+                }
             }
             // The common keys are read even when the kind has errors: one run reports them all.
             var output = OutputConfig(name: name, kind: kind ?? .webhook(WebhookConfig(url: "")))

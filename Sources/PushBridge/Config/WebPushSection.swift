@@ -32,7 +32,7 @@ extension ConfigReader {
     /// at its position, `nil` when any was found. Relative files are relative to the config file.
     func readWebPush(_ node: YAMLNode) -> WebPushConfig? {
         guard let f = fields(node, key: "webpush", context: "webpush",
-                             known: ["vapid_key_file", "subject", "subscribe_token_file"]) else { return nil }
+                             known: ConfigReference.keys(in: "outputs[].webpush")) else { return nil }
         let directory = configDirectory
         var keyFile: String?, subject: String?, tokenFile: String?, token: String?
         if let n = required(f, "vapid_key_file", in: "webpush"), let v = string(n, key: "vapid_key_file") {

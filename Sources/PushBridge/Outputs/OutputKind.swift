@@ -1,10 +1,10 @@
-/// One kind of output (ntfy, webhook, and at the merge Web Push): how an item becomes HTTP
+/// One kind of output (ntfy, webhook, Web Push): how an item becomes HTTP
 /// requests and what the answers mean. The queue, the journal rows, retries, dead letters
 /// and the counters are the worker's (`OutputWorker`), the same for every kind.
 ///
 /// An item is delivered to each of the kind's *targets* separately: one delivery (one
 /// journal row, one retry schedule) per `(item, target)`. ntfy and webhook have one target,
-/// `""`; a kind with many recipients (Web Push: one per subscription) returns their ids
+/// `""`; a kind with many recipients (Web Push: one per subscription endpoint) returns their ids
 /// from `targets(for:)` and answers per target, so one failing recipient is retried alone.
 protocol OutputKind: Sendable {
     /// The config key (`ntfy`, `webhook`): in logs and the stats.

@@ -8,20 +8,29 @@ public final class OutputSet: Sendable {
     private let renderer: DisplayRenderer
     private let logger: Logger
 
+    /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
+    let webPush: WebPushOutput?
+
     /// The workers for `config.outputs` (`nil` when there are none); `publish` sends a
-    /// dead-letter message (the bridge's output connection).
+    /// dead-letter message (the bridge's output connection). Throws when a `webpush` output's
+    /// VAPID key or subscription table cannot be used.
     init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, logger: Logger,
-          publish: @escaping @Sendable (OutboundMessage) -> Void) {
+          publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
         self.journal = journal
         self.renderer = renderer
         self.logger = logger
         var workers: [OutputWorker] = []
+        var webPush: WebPushOutput?
         for output in config.outputs {
             let kind: any OutputKind
             switch output.kind {
             case .ntfy(let c): kind = NtfyOutput(config: c)
             case .webhook(let c): kind = WebhookOutput(config: c)
+            case .webpush(let c):
+                let w = try WebPushOutput.start(name: output.name, config: c, journal: journal, logger: logger)
+                webPush = w
+                kind = w
             }
             let reject: @Sendable (OutputRejection) -> Void = { [renderer, logger] r in
                 let message = OutputMessage(json: r.item)
@@ -40,6 +49,7 @@ public final class OutputSet: Sendable {
             workers.append(worker)
         }
         self.workers = workers
+        self.webPush = webPush
         logger.debug("outputs through \(CurlGlobal.version)")
     }
 

@@ -158,7 +158,7 @@ final class OutputWorker: Sendable {
                         failing = false
                         streak = 0
                         pausedUntil = 0
-                        queue.releaseDue(now: .infinity)  // the service is back: no item waits on
+                        queue.releaseBackoffs(now: now)  // the service is back: no backoff waits on
                         logger.info("output '\(config.name)': delivering again")
                     }
                     finish(d, into: &done)
@@ -173,6 +173,7 @@ final class OutputWorker: Sendable {
                     let wait = after ?? RetryAfter.backoff(attempt: streak)
                     pausedUntil = max(pausedUntil, now + wait)
                     d.due = now + (after ?? RetryAfter.backoff(attempt: d.attempts))
+                    d.notBefore = after.map { now + $0 } ?? 0
                     queue.wait(d)
                 }
             }

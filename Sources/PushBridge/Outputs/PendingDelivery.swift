@@ -10,6 +10,9 @@ struct PendingDelivery: Sendable {
     var attempts = 0
     /// When the next attempt may start (seconds since 1970).
     var due: Double = 0
+    /// The earliest time the service itself asked for (`Retry-After`), 0 when it did not: a
+    /// recovered service (another target's success) does not start it sooner.
+    var notBefore: Double = 0
 }
 
 /// A refused delivery on its way to the dead-letter topic.

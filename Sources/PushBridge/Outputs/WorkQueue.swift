@@ -29,9 +29,19 @@ struct WorkQueue {
 
     /// Moves the retries due by `now` to the ready ones (oldest item first).
     mutating func releaseDue(now: Double) {
-        guard waiting.contains(where: { $0.due <= now }) else { return }
-        let due = waiting.filter { $0.due <= now }.sorted { ($0.row ?? 0, $0.created) < ($1.row ?? 0, $1.created) }
-        waiting.removeAll { $0.due <= now }
+        release { $0.due <= now }
+    }
+
+    /// Moves every retry to the ready ones except those whose service asked them to wait
+    /// past `now` (`Retry-After`): the service is back, the backoff waits end.
+    mutating func releaseBackoffs(now: Double) {
+        release { $0.due <= now || $0.notBefore <= now }
+    }
+
+    private mutating func release(where isReady: (PendingDelivery) -> Bool) {
+        guard waiting.contains(where: isReady) else { return }
+        let due = waiting.filter(isReady).sorted { ($0.row ?? 0, $0.created) < ($1.row ?? 0, $1.created) }
+        waiting.removeAll(where: isReady)
         ready.append(contentsOf: due)
     }
 }

@@ -26,12 +26,17 @@ public struct WebPushFanOut: Sendable {
     /// Empty when `display` is neither kind of message. A subscription whose keys cannot be
     /// encrypted for (it passed the API's checks, so only a damaged store) is removed.
     public func requests(display: [UInt8], expiration: Int64?, now: Date = Date()) throws(SubscriptionStoreError) -> [WebPushRequest] {
+        try build(display: display, expiration: expiration, for: try store.all(), now: now)
+    }
+
+    private func build(display: [UInt8], expiration: Int64?, for subscriptions: [WebPushSubscription],
+                       now: Date) throws(SubscriptionStoreError) -> [WebPushRequest] {
         guard let payload = WebPushPayload.from(display: display), let message = try? JSONValue.parse(display) else { return [] }
         let options = WebPushRequest.Options(vapid: vapid, subject: subject, expiration: expiration,
                                              interruptionLevel: message["interruption_level"]?.stringValue,
                                              collapseID: message["collapse_id"]?.stringValue)
         var out: [WebPushRequest] = []
-        for subscription in try store.all() {
+        for subscription in subscriptions {
             do {
                 out.append(try WebPushRequest.build(subscription: subscription, payload: payload, options: options, now: now))
             } catch .encryption(.badSubscriptionKeys) {
@@ -41,6 +46,14 @@ public struct WebPushFanOut: Sendable {
             }
         }
         return out
+    }
+
+    /// The request that delivers `display` to the subscription with `endpoint` alone (an output
+    /// sends each subscription's delivery on its own); `nil` when that subscription is gone or
+    /// no request can be made for it (see `requests`).
+    public func request(display: [UInt8], expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
+        guard let subscription = try store.all().first(where: { $0.endpoint == endpoint }) else { return nil }
+        return try build(display: display, expiration: expiration, for: [subscription], now: now).first
     }
 
     /// What the answer `status` to the request for `endpoint` means; a 404 or 410 removes the subscription.

@@ -18,6 +18,10 @@ import Testing
         "monitoring.tls": ["monitoring.http"],
         "monitoring.tls.cert_file": ["monitoring.http"],
         "monitoring.tls.key_file": ["monitoring.http"],
+        "outputs[].webpush": ["monitoring.http"],
+        "outputs[].webpush.vapid_key_file": ["monitoring.http"],
+        "outputs[].webpush.subject": ["monitoring.http"],
+        "outputs[].webpush.subscribe_token_file": ["monitoring.http"],
     ]
 
     /// `a` with `b`'s members added; a list's first item merged with `b`'s first item.
@@ -75,6 +79,7 @@ import Testing
         let dir = try makeTempDirectory()
         try "secret\n".write(toFile: dir + "/mqtt_password", atomically: true, encoding: .utf8)
         try "tk_example\n".write(toFile: dir + "/ntfy_token", atomically: true, encoding: .utf8)
+        try "wp_example_token_0123456789\n".write(toFile: dir + "/webpush_token", atomically: true, encoding: .utf8)
         // monitoring.tls reads both files when the config loads (their PEM labels are checked).
         try "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n".write(toFile: dir + "/tls.crt", atomically: true, encoding: .utf8)
         try "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n".write(toFile: dir + "/tls.key", atomically: true, encoding: .utf8)

@@ -89,11 +89,11 @@ import Testing
                 concurrency: 0
                 webhook: {url: "http://x/h", headers: {"Bad Name": x, X-Ok: "a\\nb"}, body: "{{ message.title"}
             """)
-        // One run reports every problem, each at its position; `webpush` is not a kind here.
+        // One run reports every problem, each at its position.
         let expected = [
             "bridge.yml:6:50: error: unknown key 'tokn_file' in ntfy; did you mean 'token_file'?",
             "bridge.yml:7:11: error: duplicate output name 'a' (first at line 5); give each output a unique 'name'",
-            "bridge.yml:9:5: error: output 'b' needs one of 'ntfy' or 'webhook'",
+            "bridge.yml:9:5: error: output 'b' needs one of 'ntfy', 'webhook' or 'webpush'",
             "bridge.yml:12:5: error: output 'c' has 'ntfy' and 'webhook': one kind per output",
             "bridge.yml:14:14: error: unknown route 'dor' in an output's 'routes'; did you mean 'door'?",
             "bridge.yml:15:5: error: unknown key 'concurency' in an output; did you mean 'concurrency'?",
@@ -103,8 +103,9 @@ import Testing
             "bridge.yml:19:14: error: 'timeout' must be between 100ms and 10m, got 0s",
             "bridge.yml:20:21: error: 'insecure' must be true or false, got yes (YAML 1.1 booleans are not accepted; write true)",
             "bridge.yml:20:26: error: unknown key 'ca' in an output's tls; known keys: ca_file, insecure",
-            "bridge.yml:21:5: error: output 'f' needs one of 'ntfy' or 'webhook'",
-            "bridge.yml:22:5: error: unknown key 'webpush' in an output; known keys: name, routes, timeout, tls, concurrency, ntfy, webhook",
+            "bridge.yml:22:5: error: output 'f': 'webpush' needs 'monitoring.http' (browsers subscribe on its /subscribe page)",
+            "bridge.yml:22:14: error: 'webpush' needs 'subject'",
+            "bridge.yml:22:14: error: 'webpush' needs 'subscribe_token_file'",
             "bridge.yml:24:18: error: 'concurrency' must be between 1 and 256, got 0",
             "bridge.yml:25:44: error: invalid header name \"Bad Name\": letters, digits and !#$%&'*+-.^_`|~ only",
             "bridge.yml:25:65: error: header 'X-Ok' must be one line",
