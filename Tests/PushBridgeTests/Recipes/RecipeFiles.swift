@@ -3,7 +3,7 @@ import Foundation
 /// One line of a recipe's `expected.tsv`.
 struct RecipeExpectation: Sendable, Equatable {
     var line: Int
-    /// An outcome name of SPEC section 7.
+    /// An outcome name (docs/decisions.md).
     var outcome: String
     /// After `:` in the outcome column: the filter that suppressed, or the rejection reason.
     var decidedBy: String?
