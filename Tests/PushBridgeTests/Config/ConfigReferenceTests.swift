@@ -18,6 +18,10 @@ import Testing
         "monitoring.tls": ["monitoring.http"],
         "monitoring.tls.cert_file": ["monitoring.http"],
         "monitoring.tls.key_file": ["monitoring.http"],
+        "routes[].condition.live_activity": ["display.format"],
+        "routes[].condition.live_activity.content_state": ["display.format"],
+        "routes[].condition.live_activity.stale_after": ["display.format"],
+        "routes[].condition.live_activity.dismiss_after": ["display.format"],
     ]
 
     /// `a` with `b`'s members added; a list's first item merged with `b`'s first item.
