@@ -63,4 +63,25 @@ struct LiveActivityFlowTests {
         #expect(bridge.bridge.flow.conditions.counts["leak"]?.cleared == 1)
         try await bridge.stop()
     }
+
+    @Test("a content_state that does not render a JSON object is a rejection, dead lettered")
+    func notAnObject() async throws {
+        let s = try await Scenario.start()
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
+            routes:
+              - name: leak
+                topic: "\(s.ns)/in/#"
+                alert: {title: "Water leak", body: "{{ topic }}"}
+                condition:
+                  key: "{{ topic }}"
+                  active: 'payload.water_leak == true'
+                  live_activity: {content_state: '{{ payload.battery }}'}
+            """, display: "format: apns"))
+        try await s.waitUntilOnline()
+        try s.publish("basement", Self.leak(true, battery: 100))
+        let dead = try await s.waitFor("\(s.ns)/dead/\(s.input("basement"))")
+        #expect(String(decoding: dead[0].payload, as: UTF8.self).contains("content_state must render a JSON object"))
+        #expect(s.messages(on: s.display("basement")).isEmpty)
+        try await bridge.stop()
+    }
 }
