@@ -127,6 +127,10 @@ public final class Pipeline: Sendable {
             d.request = request
             return .decided(d)
         }
+        if let live = request.liveActivity {
+            return .decided(deliver(request, context: context, receivedAt: receivedAt, modified: false,
+                                    rule: "rule 4: Live Activity \(live.event.rawValue) delivered (not an alert: the extension stage does not run)"))
+        }
         if let type = request.pushType, type != .alert {
             var d = Decision(outcome: .notDisplayed, route: route,
                              rule: "rule 4: push type '\(type.rawValue)' is not displayed")

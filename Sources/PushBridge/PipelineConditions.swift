@@ -22,11 +22,15 @@ extension Pipeline {
         case .notRaised:
             return .decided(Decision(outcome: .notDisplayed, route: route,
                                      rule: "condition '\(key)' is not raised: nothing to clear"))
+        case .alreadyRaised(let r) where condition.liveActivity != nil:
+            return notification(r, state: r.state, number: r.repeats, message: message, entry: entry, id: id, now: now,
+                                live: .update, onlyIfChanged: true)
         case .alreadyRaised(let r):
             return .decided(Decision(outcome: .notDisplayed, route: route,
                                      rule: "condition '\(key)' is already raised (alert \(r.alertID)): state, not an event"))
         case .raised(let r):
-            return notification(r, state: .raised, number: 0, message: message, entry: entry, id: id, now: now)
+            return notification(r, state: .raised, number: 0, message: message, entry: entry, id: id, now: now,
+                                live: condition.liveActivity == nil ? nil : .start)
         case .cleared(let r):
             return cleared(r, condition: condition, message: message, entry: entry, id: id, now: now)
         }
@@ -41,12 +45,17 @@ extension Pipeline {
         switch work.kind {
         case .repeat(let n):
             return notification(r, state: .repeated, number: n, message: message, entry: entry,
-                                id: NotificationRequest.newID(), now: now)
+                                id: NotificationRequest.newID(), now: now, live: live(entry))
         case .step(let n):
             let topic = entry.route.condition?.escalate[n - 1].displayTopic
             return notification(r, state: .escalated, number: r.repeats, message: message, entry: entry,
-                                id: NotificationRequest.newID(), now: now, displayTopic: topic)
+                                id: NotificationRequest.newID(), now: now, displayTopic: topic, live: live(entry))
         }
+    }
+
+    /// A Live Activity route's repeats and steps are updates (sent even when the content state is the same).
+    private func live(_ entry: RouteTable.Entry) -> LiveActivityUpdate.Event? {
+        entry.route.condition?.liveActivity == nil ? nil : .update
     }
 
     /// The one function every withdrawal passes through on its way to the publisher: the
@@ -60,7 +69,8 @@ extension Pipeline {
     private func notification(_ r: ConditionRecord, state: ConditionState, number: Int, message: InboundMessage,
                               entry: RouteTable.Entry, id: String, now: Double, displayTopic: Template? = nil,
                               clearAlert: [(field: String, value: Template)]? = nil,
-                              before: [OutboundMessage] = [], withdrawal: Withdrawal? = nil) -> Step {
+                              before: [OutboundMessage] = [], withdrawal: Withdrawal? = nil,
+                              live: LiveActivityUpdate.Event? = nil, onlyIfChanged: Bool = false) -> Step {
         let route = entry.route.name
         let mapped = mapper.map(message, entry: entry, id: id, now: now, condition: r.value(state: state, repeat: number),
                                 madeByCondition: state != .raised)
@@ -86,6 +96,18 @@ extension Pipeline {
             request.content = ContentSetter.apply(clearAlert, to: context).0
         }
         context.content = request.content
+        if let live, let config = entry.route.condition?.liveActivity {
+            switch liveActivity(config, event: live, record: r, context: context, onlyIfChanged: onlyIfChanged) {
+            case .failure(let rejection):
+                return .decided(rejected(rejection, message: message, context: context, route: route))
+            case .success(nil):
+                return .decided(Decision(outcome: .notDisplayed, route: route,
+                                         rule: "condition '\(r.key)': the Live Activity's content_state is unchanged: no update"))
+            case .success(let update?):
+                request.liveActivity = update
+                request.pushType = .liveactivity
+            }
+        }
         let topic = displayTopic.map { $0.render(in: context) }
         var told = r
         if state == .repeated { told.repeats = number }  // the repeat this notification is
@@ -94,7 +116,7 @@ extension Pipeline {
         let finish: @Sendable (inout Decision) -> Void = { d in
             if let topic, d.outcome == .delivered, !d.publish.isEmpty { d.publish[0].topic = topic }
             d.publish = before + d.publish
-            d.conditionEvent = event
+            if !onlyIfChanged { d.conditionEvent = event }  // a Live Activity update is no condition event
             d.rule = "condition \(state.rawValue) (alert \(r.alertID)): " + d.rule
         }
         switch decideRequest(request, context: context, route: route, receivedAt: message.receivedAt, now: now) {
@@ -116,6 +138,10 @@ extension Pipeline {
                            sourceTopic: message.topic, route: route)
         let event = ConditionEvent(kind: ConditionState.cleared.rawValue, record: r, collapseID: w.collapseID,
                                    withdrawal: condition.onClear == .none ? nil : w)
+        if condition.liveActivity != nil {
+            return notification(r, state: .cleared, number: r.repeats, message: message, entry: entry, id: id, now: now,
+                                withdrawal: w, live: .end)
+        }
         switch condition.onClear {
         case .none, .withdraw:
             var d = Decision(outcome: .notDisplayed, route: route,

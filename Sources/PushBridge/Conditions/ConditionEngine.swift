@@ -165,6 +165,18 @@ public final class ConditionEngine: Sendable {
         if let r { persist(r, removed: false) }
     }
 
+    /// Remembers `text` as the Live Activity content state last sent for the condition;
+    /// `false` (nothing changes) when it is what was sent last, or the alert is gone.
+    public func replaceLiveContentState(route: String, key: String, alertID: String, with text: String) -> Bool {
+        let id = Self.id(route, key)
+        return state.withLock { s in
+            guard var r = s.records[id], r.alertID == alertID, r.liveContentState != text else { return false }
+            r.liveContentState = text
+            s.records[id] = r
+            return true
+        }
+    }
+
     /// Acknowledges or snoozes; `nil` when no active condition matches (counted, logged at
     /// debug) or the condition was acknowledged already (a repeated answer changes nothing).
     public func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {

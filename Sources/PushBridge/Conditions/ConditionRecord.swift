@@ -32,6 +32,9 @@ public struct ConditionRecord: Sendable {
     public var payload: [UInt8]
     public var properties: [(name: String, value: String)] = []
     public var qos = 1
+    /// The Live Activity content state last sent (its rendered text), in memory only:
+    /// after a restart the next message sends an update.
+    public var liveContentState: String? = nil
 
     public init(route: String, key: String, alertID: String, raisedAt: Double, topic: String, payload: [UInt8]) {
         self.route = route

@@ -21,6 +21,20 @@ public struct EscalationStep: Sendable {
     public init(after: Duration) { self.after = after }
 }
 
+/// `condition.live_activity`: the condition as an Apple Live Activity (`display.format: apns`).
+public struct LiveActivityConfig: Sendable {
+    /// Renders the Live Activity's content state: a JSON object.
+    public var contentState: Template
+    /// `aps.stale-date` is this long after each push; `nil`: not sent.
+    public var staleAfter: Duration? = nil
+    /// The `end` push's `aps.dismissal-date` is this long after the clear.
+    public var dismissAfter: Duration = .seconds(4 * 3600)
+    /// Where `live_activity:` is written (for the check against `display.format`).
+    var mark: YAMLMark? = nil
+
+    public init(contentState: Template) { self.contentState = contentState }
+}
+
 /// `condition:` on a route: its alerts are conditions that raise, repeat, escalate, are
 /// acknowledged and clear, one per `key`.
 public struct ConditionConfig: Sendable {
@@ -41,6 +55,8 @@ public struct ConditionConfig: Sendable {
     public var clearAlert: [(field: String, value: Template)]? = nil
     /// At most this many active conditions on the route; the oldest is forgotten first.
     public var maxActive = 10_000
+    /// The condition as a Live Activity: start, update, end; `nil`: alerts.
+    public var liveActivity: LiveActivityConfig? = nil
 
     public init(key: Template, active: Expression) {
         self.key = key
@@ -66,6 +82,10 @@ public struct ConditionConfig: Sendable {
         case .withdraw: parts.append("a clear withdraws the alert")
         case .notify: parts.append("a clear withdraws it and sends an all-clear")
         case .none: parts.append("a clear sends nothing")
+        }
+        if let live = liveActivity {
+            parts.append("a Live Activity with content_state \"\(live.contentState.source)\"" + (live.staleAfter.map { " stale after \(d($0))" } ?? "")
+                         + " dismissed \(d(live.dismissAfter)) after the clear")
         }
         parts.append("max_active=\(maxActive)")
         return parts.joined(separator: "; ")

@@ -3,6 +3,7 @@ extension ConfigReader {
     static let conditionKeys = ConfigReference.keys(in: "routes[].condition")
     static let repeatKeys = ConfigReference.keys(in: "routes[].condition.repeat")
     static let escalationKeys = ConfigReference.keys(in: "routes[].condition.escalate[]")
+    static let liveActivityKeys = ConfigReference.keys(in: "routes[].condition.live_activity")
     static let conditionsKeys = ConfigReference.keys(in: "conditions")
 
     /// `condition:` of the route named `route`; every problem is reported at its value.
@@ -54,6 +55,15 @@ extension ConfigReader {
         }
         var maxActive = 10_000
         if let n = f["max_active"], let v = int(n, key: "max_active", range: 1...10_000_000) { maxActive = v }
+        var liveActivity: LiveActivityConfig?
+        if let n = f["live_activity"], let l = fields(n, key: "live_activity", context: "live_activity", known: Self.liveActivityKeys),
+           let state = required(l, "content_state", in: "live_activity").flatMap({ template($0, key: "content_state") }) {
+            var live = LiveActivityConfig(contentState: state)
+            live.mark = f.keyMarks["live_activity"] ?? n.mark
+            if let s = l["stale_after"] { live.staleAfter = duration(s, key: "stale_after", minimum: .seconds(1)) }
+            if let s = l["dismiss_after"], let d = duration(s, key: "dismiss_after", minimum: .zero) { live.dismissAfter = d }
+            liveActivity = live
+        }
         guard let key, let active else { return nil }
         var condition = ConditionConfig(key: key, active: active)
         condition.repeatEvery = repeatEvery
@@ -62,6 +72,7 @@ extension ConfigReader {
         condition.onClear = onClear
         condition.clearAlert = clearAlert
         condition.maxActive = maxActive
+        condition.liveActivity = liveActivity
         return condition
     }
 

@@ -84,6 +84,10 @@ struct ConfigAssembly {
     private func checkConditions(_ config: BridgeConfig) {
         for route in config.routes where route.condition != nil {
             let mark = route.conditionMark ?? YAMLMark(line: 0, column: 0)
+            if let live = route.condition?.liveActivity, config.display.format != .apns {
+                reader.error("route '\(route.name)': 'live_activity' needs 'display.format: apns' (the display format is \(config.display.format.rawValue))",
+                             at: live.mark ?? mark)
+            }
             if config.journal == nil {
                 reader.warn("route '\(route.name)' has a condition but there is no 'journal': its conditions live in memory and a restart forgets them (and raises them again)",
                             at: mark)

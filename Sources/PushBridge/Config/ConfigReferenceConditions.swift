@@ -31,6 +31,16 @@ extension ConfigReference {
                   "The all-clear alert of on_clear: notify: content fields as templates."),
         ConfigKey("routes[].condition.max_active", .integer(min: 1, max: 10_000_000), default: .int(10_000), example: .int(500),
                   "Most conditions raised at once on this route; the oldest is forgotten first (counted and logged)."),
+        ConfigKey("routes[].condition.live_activity", .mapping, note: "none (alerts)",
+                  example: .object(["content_state": .string("{\"level\": {{ payload.level }}}"), "stale_after": .string("1h")]),
+                  "The condition as an Apple Live Activity (needs display.format: apns): the raise starts it (aps.event start, apns-push-type liveactivity), each message that changes the rendered content_state while raised updates it, the clear ends it (in place of on_clear's messages)."),
+        ConfigKey("routes[].condition.live_activity.content_state", .template, required: true,
+                  example: .string("{\"level\": {{ payload.level }}}"),
+                  "aps.content-state: must render a JSON object."),
+        ConfigKey("routes[].condition.live_activity.stale_after", .duration, note: "no aps.stale-date", example: .string("1h"),
+                  "aps.stale-date is this long after each push."),
+        ConfigKey("routes[].condition.live_activity.dismiss_after", .duration, default: .string("4h"), example: .string("30m"),
+                  "The end push's aps.dismissal-date is this long after the clear."),
     ] + contentFields(under: "routes[].condition.escalate[].set") + contentFields(under: "routes[].condition.clear_alert")
 
     static let conditionsSection: [ConfigKey] = [

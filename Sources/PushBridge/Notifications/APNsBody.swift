@@ -11,6 +11,7 @@ extension NotificationRequest {
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         if contentAvailable { aps["content-available"] = .int(1) }
         if mutableContent { aps["mutable-content"] = .int(1) }
+        liveActivity?.write(into: &aps)
         var body: JSONObject = [:]
         if case .object(let custom) = c.userInfo {
             for (k, v) in custom where k != "aps" { body[k] = v }

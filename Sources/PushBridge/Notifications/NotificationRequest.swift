@@ -15,6 +15,9 @@ public struct NotificationRequest: Sendable, Equatable {
     /// `aps.content-available: 1`.
     public var contentAvailable: Bool
     public var content: NotificationContent
+    /// A Live Activity's `aps.event` and its keys; set, the request is published as one
+    /// (`apns-push-type: liveactivity`) and is not an alert.
+    public var liveActivity: LiveActivityUpdate? = nil
 
     public init(id: String, pushType: PushType?, priority: Int, collapseID: String? = nil,
                 expiration: Int64? = nil, mutableContent: Bool = false,

@@ -22,6 +22,10 @@ import Testing
         "outputs[].webpush.vapid_key_file": ["monitoring.http"],
         "outputs[].webpush.subject": ["monitoring.http"],
         "outputs[].webpush.subscribe_token_file": ["monitoring.http"],
+        "routes[].condition.live_activity": ["display.format"],
+        "routes[].condition.live_activity.content_state": ["display.format"],
+        "routes[].condition.live_activity.stale_after": ["display.format"],
+        "routes[].condition.live_activity.dismiss_after": ["display.format"],
     ]
 
     /// `a` with `b`'s members added; a list's first item merged with `b`'s first item.
