@@ -18,7 +18,8 @@ struct WebPushReceiverTests {
         let port: Int
         init() async throws {
             process = try ManagedProcess(WebPushReceiverTests.python, [repositoryRoot + "/tests/webpush/receiver.py"])
-            let deadline = ContinuousClock.now + .seconds(15)
+            // Python imports cryptography and http_ece first: seconds when the parallel suite loads both cores.
+            let deadline = ContinuousClock.now + .seconds(45)
             var port: Int?
             while port == nil, ContinuousClock.now < deadline, process.isRunning {
                 if let line = process.stdout.split(separator: "\n").first,
@@ -27,7 +28,7 @@ struct WebPushReceiverTests {
             }
             guard let port else {
                 _ = await process.terminate()
-                throw ProcessError(description: "receiver.py did not start: \(process.stderr)")
+                throw ProcessError(description: "receiver.py did not start (\(process.isRunning ? "no port within 45 s" : "it exited")): \(process.stderr)")
             }
             self.port = port
         }
