@@ -33,18 +33,31 @@ struct GarbageTests {
         try s.publish("json", #"{"who":"after"}"#)
         try s.publish("text", "after")
 
-        let stats = try await s.waitForStats("10 decided", timeout: .seconds(20)) {
-            total($0, "received") == 10 && $0["in_flight"] == .int(0)
+        // QoS 1: under a loaded suite the broker may hand a message over twice (at least once),
+        // so every message is counted as decided, and each input's result is checked by kind.
+        let stats = try await s.waitForStats("10 decided", timeout: .seconds(60)) {
+            total($0, "received") >= 10 && $0["in_flight"] == .int(0)
+                && total($0, "delivered") + total($0, "rejected") == total($0, "received")
         }
         // Empty payloads on json and text routes are the empty text (SPEC section 4), not PayloadEmpty.
-        #expect(total(stats, "delivered") == 9)
-        #expect(stats["totals"]?["rejected_by_reason"] == .object(["PayloadTooLarge": .int(1)]))
+        #expect(total(stats, "delivered") >= 9)
+        guard case .object(let reasons)? = stats["totals"]?["rejected_by_reason"] else {
+            Issue.record("no rejected_by_reason in \(stats)"); return
+        }
+        #expect(Array(reasons.keys) == ["PayloadTooLarge"] && total(stats, "rejected") >= 1)
+        let received = Int(total(stats, "received"))
 
         let text = try await s.waitFor(s.display("text"), count: 3).map { try JSONValue.parse($0.payload)["body"] }
-        #expect(text == [.string("a\u{FFFD}\u{FFFD}\u{FFFD}b"), .string(""), .string("after")])
+        #expect(Set(text) == [.string("a\u{FFFD}\u{FFFD}\u{FFFD}b"), .string(""), .string("after")])
         let json = try await s.waitFor(s.display("json"), count: 6).map { try JSONValue.parse($0.payload)["body"] }
-        #expect(json == [.string("nobody"), .string("nobody"), .string("nobody"), .string("nobody"), .string("nobody"),
-                         .string("after")])
+        #expect(Set(json) == [.string("nobody"), .string("after")])
+        if received == 10 {
+            // The common case, nothing handed over twice: exactly what each input gives, in order.
+            #expect(total(stats, "delivered") == 9)
+            #expect(text == [.string("a\u{FFFD}\u{FFFD}\u{FFFD}b"), .string(""), .string("after")])
+            #expect(json == [.string("nobody"), .string("nobody"), .string("nobody"), .string("nobody"), .string("nobody"),
+                             .string("after")])
+        }
         try await bridge.stop()
     }
 
