@@ -21,6 +21,9 @@ extension Bridge {
     }
 
     /// The subscriptions the routes need (deduplicated, `$share/` applied, No Local on MQTT 5).
+    ///
+    /// A filter that another one covers is left out (`TopicFilterCover`): the broker would
+    /// deliver each of its messages once per matching subscription.
     public static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
         var byFilter: [String: MQTTSubscription] = [:]
         var order: [String] = []
@@ -35,9 +38,9 @@ extension Bridge {
                 order.append(filter)
             }
         }
-        return order.map { byFilter[$0]! }
+        return TopicFilterCover.minimal(order.map { byFilter[$0]! }
             + HomeAssistantLink.subscriptions(for: config).filter { byFilter[$0.filter] == nil }
             + (config.conditions.map { [MQTTSubscription(filter: $0.ackTopic, qos: 1, noLocal: false)] } ?? [])
-                .filter { byFilter[$0.filter] == nil }
+                .filter { byFilter[$0.filter] == nil })
     }
 }

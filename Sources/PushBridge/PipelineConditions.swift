@@ -41,7 +41,8 @@ extension Pipeline {
         let r = work.record
         let message = InboundMessage(topic: r.topic, payload: r.payload, qos: r.qos, retain: false,
                                      userProperties: r.properties, receivedAt: now)
-        guard let entry = table.matchEntry(r.topic), entry.route.name == r.route else { return nil }
+        guard let entry = table.entry(named: r.route), entry.route.condition != nil,
+              TopicFilter.matches(filter: entry.route.topic, topic: r.topic) else { return nil }
         switch work.kind {
         case .repeat(let n):
             return notification(r, state: .repeated, number: n, message: message, entry: entry,
@@ -161,7 +162,7 @@ extension Pipeline {
 
     /// The condition's one collapse id: the route's when it renders one, else `<route>-<key>` made safe.
     func collapseID(_ r: ConditionRecord, context: MessageContext) -> String {
-        if let t = table.matchEntry(r.topic)?.route.collapseID {
+        if let t = table.entry(named: r.route)?.route.collapseID {
             let s = t.render(in: context)
             if !s.isEmpty, s.utf8.count <= 64 { return s }
         }
