@@ -130,6 +130,13 @@ final class MessageFlow: Sendable {
             events.skipped(.partition, topic: message.topic)
             return
         }
+        // A second copy from a partly overlapping subscription (MQTT 5 identifiers): the first
+        // is decided; libmosquitto acknowledges this one as for any message.
+        if !message.subscriptionIdentifiers.isEmpty, let copies = pipeline.duplicateCopies,
+           !copies.isFirstCopy(topic: message.topic, identifiers: message.subscriptionIdentifiers) {
+            if logger.enabled(.debug) { logger.debug("\(message.topic): a second copy (overlapping subscriptions): dropped") }
+            return
+        }
         if message.property(hop.name) == hop.value {
             events.skipped(.loop, topic: message.topic)
             return

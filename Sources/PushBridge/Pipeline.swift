@@ -14,6 +14,8 @@ public final class Pipeline: Sendable {
     public let filterMemory: FilterMemory
     /// The condition routes' conditions; hand it to the next pipeline to keep them.
     public let conditions: ConditionEngine
+    /// Which copy to keep of a message that partly overlapping subscriptions bring twice.
+    let duplicateCopies: DuplicateCopies?
 
     /// Builds the pipeline for `config`. `serviceExtension` is a Swift extension supplied
     /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
@@ -24,6 +26,7 @@ public final class Pipeline: Sendable {
                 clock: StageClock = .system, conditions: ConditionEngine? = nil) {
         self.config = config
         self.table = RouteTable(routes: config.routes)
+        self.duplicateCopies = Bridge.subscriptionPlan(for: config).copies
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
                                         userProperties: config.broker.protocolVersion == .v5, hop: hop)
         let memory = memory ?? FilterMemory()

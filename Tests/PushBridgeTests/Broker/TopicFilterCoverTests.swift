@@ -92,17 +92,50 @@ import Testing
         #expect(config.warnings.isEmpty)
     }
 
-    @Test func partlyOverlappingRoutesAreWarnedAbout() throws {
+    @Test func partlyOverlappingRoutesAreWarnedAboutOnMQTT311() throws {
         let config = try loadConfig("""
+            broker: {protocol: "3.1.1"}
             routes:
               - {name: kitchen, topic: "home/kitchen/+"}
               - {name: doors, topic: "home/+/door"}
               - {name: garden, topic: "garden/+"}
             """)
         #expect(config.warnings.map(\.description) == [
-            "bridge.yml:3:26: warning: route 'doors' (home/+/door) and route 'kitchen' (home/kitchen/+) overlap and neither covers the other: "
+            "bridge.yml:4:26: warning: route 'doors' (home/+/door) and route 'kitchen' (home/kitchen/+) overlap and neither covers the other: "
             + "the broker delivers a message on a topic both match once per subscription, and the bridge decides it twice. "
-            + "Make one filter cover the other (it is then the only one subscribed) or make them disjoint",
+            + "Use protocol: 5 (the copies are then told apart), make one filter cover the other (it is then the only one subscribed) or make them disjoint",
         ])
+        // MQTT 5: no warning, the partly overlapping subscriptions carry identifiers.
+        let v5 = try loadConfig("""
+            routes:
+              - {name: kitchen, topic: "home/kitchen/+"}
+              - {name: doors, topic: "home/+/door"}
+              - {name: garden, topic: "garden/+"}
+            """)
+        #expect(v5.warnings.isEmpty)
+        #expect(Bridge.subscriptions(for: v5).map(\.identifier) == [1, 2, nil])
+    }
+
+    @Test func theFirstCopyIsTheLowestMatchingIdentifiers() {
+        let subs = [sub("home/kitchen/+"), sub("garden/+"), sub("home/+/door"), sub("+/+/door")]
+        let (out, copies) = DuplicateCopies.assign(subs, v5: true)
+        // home/kitchen/+ ~ home/+/door ~ +/+/door: each partly overlaps the others; garden/+ none.
+        #expect(out.map(\.identifier) == [1, nil, 2, 3])
+        let c = try! #require(copies)
+        #expect(c.lower == [2: ["home/kitchen/+"], 3: ["home/kitchen/+", "home/+/door"]])
+        // home/kitchen/door: all three bring it; only the copy of identifier 1 is kept.
+        #expect(c.isFirstCopy(topic: "home/kitchen/door", identifiers: [1]))
+        #expect(!c.isFirstCopy(topic: "home/kitchen/door", identifiers: [2]))
+        #expect(!c.isFirstCopy(topic: "home/kitchen/door", identifiers: [3]))
+        // One copy naming every matching subscription is kept.
+        #expect(c.isFirstCopy(topic: "home/kitchen/door", identifiers: [3, 1, 2]))
+        // home/hall/door: identifiers 2 and 3; kitchen does not match, so 2's copy is kept.
+        #expect(c.isFirstCopy(topic: "home/hall/door", identifiers: [2]))
+        #expect(!c.isFirstCopy(topic: "home/hall/door", identifiers: [3]))
+        #expect(c.isFirstCopy(topic: "shed/x/door", identifiers: [3]))
+        #expect(c.isFirstCopy(topic: "garden/x", identifiers: []))
+        // 3.1.1 has no identifiers; nothing overlapping: nothing assigned.
+        #expect(DuplicateCopies.assign(subs, v5: false).1 == nil)
+        #expect(DuplicateCopies.assign([sub("a/+"), sub("b/+")], v5: true).0.allSatisfy { $0.identifier == nil })
     }
 }

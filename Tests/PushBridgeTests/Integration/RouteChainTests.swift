@@ -45,6 +45,37 @@ struct RouteChainTests {
         try await bridge.stop()
     }
 
+    @Test("routes that partly overlap (MQTT 5): the broker brings two copies, one is decided", arguments: [false, true])
+    func partlyOverlappingRoutesDecideOnce(reload: Bool) async throws {
+        let s = try await Scenario.start()
+        let routes = """
+            routes:
+              - name: kitchen
+                topic: "\(s.ns)/in/kitchen/+"
+                alert: {title: "Kitchen", body: "{{ raw }}"}
+              - name: doors
+                topic: "\(s.ns)/in/+/door"
+                alert: {title: "Door", body: "{{ raw }}"}
+            """
+        let yaml = s.yaml(routes)
+        let bridge = try InProcessBridge.start(yaml: reload ? s.yaml("routes: [{name: other, topic: \"\(s.ns)/other\"}]") : yaml)
+        try await s.waitUntilOnline()
+        if reload {
+            // The identifiers also come with a reload's new subscriptions.
+            _ = bridge.bridge.apply(try loadConfig(yaml))
+        }
+        try await bridge.waitUntilSubscribed(on: s.broker, count: reload ? 3 : 2)
+        try s.publish("kitchen/door", "open")
+        try s.publish("hall/door", "open")
+        try s.publish("kitchen/tap", "on")
+        let stats = try await s.waitForStats("three decided") { total($0, "delivered") == 3 }
+        #expect(total(stats, "received") == 3)
+        let kitchenDoor = try s.json(on: s.display("kitchen/door"))
+        #expect(kitchenDoor.count == 1 && jsonString(kitchenDoor.first?["title"]) == "Kitchen")
+        #expect(route(stats, "kitchen", "delivered") == 2 && route(stats, "doors", "delivered") == 1)
+        try await bridge.stop()
+    }
+
     @Test("continue: a condition route and an event route decide the same message, each once")
     func continueHandsTheMessageOn() async throws {
         let s = try await Scenario.start()
