@@ -157,16 +157,18 @@ final class MessageFlow: Sendable {
         // is the message's outcome and finishes its journal row (a replay after a crash decides
         // the whole chain again: a condition already raised is not raised twice).
         while let i = index, let next = pipeline.table.continuation(after: i, topic: message.topic) {
-            intake.limiter.force()  // the publisher gives a place back per decision
-            inFlight.count.add(1, ordering: .relaxed)
+            index = next
             // Its own request id: two routes' notifications are two notifications.
             let own = NotificationRequest.newID()
+            let step = pipeline.decide(message, id: own, now: now, at: i)
+            if case .decided(let d) = step, d.passedOver { continue }  // a condition that nothing changed
+            intake.limiter.force()  // the publisher gives a place back per decision
+            inFlight.count.add(1, ordering: .relaxed)
             let receivedAt = message.receivedAt
-            queue(pipeline.decide(message, id: own, now: now, at: i), topic: message.topic) { decision in
+            queue(step, topic: message.topic) { decision in
                 Finished(topic: message.topic, id: own, receivedAt: receivedAt, decision: decision, seq: nil, slot: nil,
                          handedOn: true)
             }
-            index = next
         }
         switch pipeline.decide(message, id: id, now: now, at: index) {
         case .decided(let decision):

@@ -31,8 +31,10 @@ public enum TryRunner {
         let routes = pipeline.routeChain(message.topic)
         guard routes.count > 1 else { return [run(pipeline: pipeline, message: message, now: now)] }
         let id = message.property("apns-id")?.lowercased() ?? NotificationRequest.newID()
-        return routes.enumerated().map { n, index in
-            wait(pipeline.decide(message, id: n == routes.count - 1 ? id : NotificationRequest.newID(), now: now, at: index))
+        // A condition route that nothing changed hands on without a decision of its own.
+        return routes.enumerated().compactMap { n, index in
+            let d = wait(pipeline.decide(message, id: n == routes.count - 1 ? id : NotificationRequest.newID(), now: now, at: index))
+            return n < routes.count - 1 && d.passedOver ? nil : d
         }
     }
 
