@@ -82,9 +82,11 @@ struct RecipeLiveTests {
                              timeout: .seconds(40)) {
             decided() == (samples.count, 0)
         }
+        // The notifications (a cleared condition's withdraw message is not one).
         func shown() -> [String] {
-            observer.messages.filter { $0.topic.hasPrefix("display/") }.map { message in
+            observer.messages.filter { $0.topic.hasPrefix("display/") }.compactMap { message in
                 let display = try? JSONValue.parse(message.payload)
+                if jsonString(display?["type"]) == "withdraw" { return nil }
                 return "\(jsonString(display?["source_topic"])) -> \(jsonString(display?["title"]))"
             }.sorted()
         }
