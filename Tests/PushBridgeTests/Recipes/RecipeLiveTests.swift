@@ -43,10 +43,10 @@ struct RecipeLiveTests {
         let expected = try RecipeFiles.expectations(
             try String(contentsOf: dir.appendingPathComponent("expected.tsv"), encoding: .utf8),
             path: "\(recipe)/expected.tsv")
-        let byLine = Dictionary(expected.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
-        let wanted = samples.compactMap { sample -> String? in
-            guard let e = byLine[sample.line], e.outcome == "delivered" else { return nil }
-            return "\(sample.topic) -> \(e.title ?? "")"
+        // Every delivered line, of every route that decides a sample (`continue: true`).
+        let byLine = Dictionary(grouping: expected, by: \.line)
+        let wanted = samples.flatMap { sample -> [String] in
+            (byLine[sample.line] ?? []).filter { $0.outcome == "delivered" }.map { "\(sample.topic) -> \($0.title ?? "")" }
         }.sorted()
         let retained = samples.filter(\.retain)
         let live = samples.filter { !$0.retain }
