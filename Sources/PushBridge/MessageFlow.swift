@@ -46,6 +46,8 @@ final class MessageFlow: Sendable {
         var seq: Int64?
         /// The slot `BridgeEvents.received` gave; `nil` for a condition's own notification.
         var slot: Int?
+        /// A decision of a route that handed the message on (`continue: true`).
+        var handedOn = false
     }
 
     init(pipeline: Pipeline, intake: Intake, publisher: Publisher, events: any BridgeEvents,
@@ -78,6 +80,8 @@ final class MessageFlow: Sendable {
             if logger.enabled(.debug) { logger.debug("\(f.topic): \(f.decision.outcome.rawValue) (\(f.decision.rule))") }
             if let slot = f.slot {
                 events.finished(slot: slot, topic: f.topic, id: f.id, decision: f.decision)
+            } else if f.handedOn {
+                events.routeDecided(topic: f.topic, id: f.id, decision: f.decision)
             } else {
                 events.conditionDecided(topic: f.topic, id: f.id, decision: f.decision)
             }
@@ -126,6 +130,13 @@ final class MessageFlow: Sendable {
             events.skipped(.partition, topic: message.topic)
             return
         }
+        // A second copy from a partly overlapping subscription (MQTT 5 identifiers): the first
+        // is decided; libmosquitto acknowledges this one as for any message.
+        if !message.subscriptionIdentifiers.isEmpty, let copies = pipeline.duplicateCopies,
+           !copies.isFirstCopy(topic: message.topic, identifiers: message.subscriptionIdentifiers) {
+            if logger.enabled(.debug) { logger.debug("\(message.topic): a second copy (overlapping subscriptions): dropped") }
+            return
+        }
         if message.property(hop.name) == hop.value {
             events.skipped(.loop, topic: message.topic)
             return
@@ -140,7 +151,26 @@ final class MessageFlow: Sendable {
         // `now` is the arrival time of a live message, a fresh clock read for a replayed one.
         let slot = events.received(topic: message.topic, at: now)
         inFlight.count.add(1, ordering: .relaxed)
-        switch pipeline.decide(message, id: id, now: now) {
+        let pipeline = self.pipeline
+        var index = pipeline.table.matchIndex(message.topic)
+        // Routes with `continue: true` decide it first, each in turn; the last route's decision
+        // is the message's outcome and finishes its journal row (a replay after a crash decides
+        // the whole chain again: a condition already raised is not raised twice).
+        while let i = index, let next = pipeline.table.continuation(after: i, topic: message.topic) {
+            index = next
+            // Its own request id: two routes' notifications are two notifications.
+            let own = NotificationRequest.newID()
+            let step = pipeline.decide(message, id: own, now: now, at: i)
+            if case .decided(let d) = step, d.passedOver { continue }  // a condition that nothing changed
+            intake.limiter.force()  // the publisher gives a place back per decision
+            inFlight.count.add(1, ordering: .relaxed)
+            let receivedAt = message.receivedAt
+            queue(step, topic: message.topic) { decision in
+                Finished(topic: message.topic, id: own, receivedAt: receivedAt, decision: decision, seq: nil, slot: nil,
+                         handedOn: true)
+            }
+        }
+        switch pipeline.decide(message, id: id, now: now, at: index) {
         case .decided(let decision):
             // Decided here: no ticket, no lane, no closure (the common case).
             sequencer.pass(message.topic, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
@@ -152,6 +182,18 @@ final class MessageFlow: Sendable {
                 sequencer.complete(ticket, Finished(topic: message.topic, id: id, receivedAt: message.receivedAt,
                                                     decision: decision, seq: seq, slot: slot))
             }
+        }
+    }
+
+    /// Queues `step`'s decision on `topic`, as `finished` makes it.
+    private func queue(_ step: Pipeline.Step, topic: String, finished: @escaping @Sendable (Decision) -> Finished) {
+        switch step {
+        case .decided(let decision):
+            sequencer.pass(topic, finished(decision))
+        case .waiting(let waiting):
+            let ticket = sequencer.enter(topic)
+            let sequencer = self.sequencer
+            waiting.start { decision in sequencer.complete(ticket, finished(decision)) }
         }
     }
 }

@@ -14,6 +14,8 @@ public final class Pipeline: Sendable {
     public let filterMemory: FilterMemory
     /// The condition routes' conditions; hand it to the next pipeline to keep them.
     public let conditions: ConditionEngine
+    /// Which copy to keep of a message that partly overlapping subscriptions bring twice.
+    let duplicateCopies: DuplicateCopies?
 
     /// Builds the pipeline for `config`. `serviceExtension` is a Swift extension supplied
     /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
@@ -24,6 +26,7 @@ public final class Pipeline: Sendable {
                 clock: StageClock = .system, conditions: ConditionEngine? = nil) {
         self.config = config
         self.table = RouteTable(routes: config.routes)
+        self.duplicateCopies = Bridge.subscriptionPlan(for: config).copies
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
                                         userProperties: config.broker.protocolVersion == .v5, hop: hop)
         let memory = memory ?? FilterMemory()
@@ -37,6 +40,18 @@ public final class Pipeline: Sendable {
 
     /// Stops the extension stage (its child process); open requests follow `on_failure`.
     public func shutdown() { stage.shutdown() }
+
+    /// The route indexes that decide a message on `topic`, in order: the first matching route,
+    /// then each next matching one while the one before has `continue: true`. Empty: unrouted.
+    func routeChain(_ topic: String) -> [Int] {
+        guard var index = table.matchIndex(topic) else { return [] }
+        var chain = [index]
+        while let next = table.continuation(after: index, topic: topic) {
+            chain.append(next)
+            index = next
+        }
+        return chain
+    }
 
     /// Decides `message`. `completion` is called exactly once: inline when the
     /// extension stage is synchronous, otherwise from the stage's thread.
@@ -80,11 +95,18 @@ public final class Pipeline: Sendable {
     /// `process` without a completion closure: the decision when it is reached in the
     /// caller's thread, otherwise what is needed to start the asynchronous steps.
     func decide(_ message: InboundMessage, id: String, now: Double) -> Step {
-        guard let entry = table.matchEntry(message.topic) else {
+        decide(message, id: id, now: now, at: table.matchIndex(message.topic))
+    }
+
+    /// `decide` by the route at `index` (the first matching one, or one a `continue: true`
+    /// route hands the message on to); `nil`: no route matches.
+    func decide(_ message: InboundMessage, id: String, now: Double, at index: Int?) -> Step {
+        guard let index else {
             var d = Decision(outcome: .unrouted, route: nil, rule: "rule 1: no route matches the topic")
             d.rejection = nil
             return .decided(d)
         }
+        let entry = table.entry(at: index)
         let mapped = mapper.map(message, entry: entry, id: id, now: now)
         if let condition = entry.route.condition {
             return decideCondition(message, entry: entry, condition: condition, mapped: mapped, id: id, now: now)

@@ -10,9 +10,11 @@ extension Pipeline {
         if case .failure(let rejection) = mapped.request {
             return .decided(rejected(rejection, message: message, context: mapped.context, route: route))
         }
+        let handsOn = entry.route.continueMatching
         guard let value = condition.active.evaluateStrictly(in: mapped.context) else {
             return .decided(Decision(outcome: .notDisplayed, route: route,
-                                     rule: "condition: 'active' cannot be evaluated (a path the payload does not have, or not JSON): nothing changes"))
+                                     rule: "condition: 'active' cannot be evaluated (a path the payload does not have, or not JSON): nothing changes",
+                                     passedOver: handsOn))
         }
         let key = condition.key.render(in: mapped.context)
         let active = Operators.isTruthy(value)
@@ -21,13 +23,14 @@ extension Pipeline {
                                   alertID: NotificationRequest.newID(), now: stage.clock.wall()) {
         case .notRaised:
             return .decided(Decision(outcome: .notDisplayed, route: route,
-                                     rule: "condition '\(key)' is not raised: nothing to clear"))
+                                     rule: "condition '\(key)' is not raised: nothing to clear", passedOver: handsOn))
         case .alreadyRaised(let r) where condition.liveActivity != nil:
             return notification(r, state: r.state, number: r.repeats, message: message, entry: entry, id: id, now: now,
                                 live: .update, onlyIfChanged: true)
         case .alreadyRaised(let r):
             return .decided(Decision(outcome: .notDisplayed, route: route,
-                                     rule: "condition '\(key)' is already raised (alert \(r.alertID)): state, not an event"))
+                                     rule: "condition '\(key)' is already raised (alert \(r.alertID)): state, not an event",
+                                     passedOver: handsOn))
         case .raised(let r):
             return notification(r, state: .raised, number: 0, message: message, entry: entry, id: id, now: now,
                                 live: condition.liveActivity == nil ? nil : .start)
@@ -41,7 +44,8 @@ extension Pipeline {
         let r = work.record
         let message = InboundMessage(topic: r.topic, payload: r.payload, qos: r.qos, retain: false,
                                      userProperties: r.properties, receivedAt: now)
-        guard let entry = table.matchEntry(r.topic), entry.route.name == r.route else { return nil }
+        guard let entry = table.entry(named: r.route), entry.route.condition != nil,
+              TopicFilter.matches(filter: entry.route.topic, topic: r.topic) else { return nil }
         switch work.kind {
         case .repeat(let n):
             return notification(r, state: .repeated, number: n, message: message, entry: entry,
@@ -161,7 +165,7 @@ extension Pipeline {
 
     /// The condition's one collapse id: the route's when it renders one, else `<route>-<key>` made safe.
     func collapseID(_ r: ConditionRecord, context: MessageContext) -> String {
-        if let t = table.matchEntry(r.topic)?.route.collapseID {
+        if let t = table.entry(named: r.route)?.route.collapseID {
             let s = t.render(in: context)
             if !s.isEmpty, s.utf8.count <= 64 { return s }
         }

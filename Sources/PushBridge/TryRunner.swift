@@ -24,6 +24,20 @@ public enum TryRunner {
         return box.get()!
     }
 
+    /// The decisions of every route that decides `message` (`continue: true` hands it on), in
+    /// order; the last is the message's outcome. One decision (`unrouted`) when no route matches.
+    public static func chain(pipeline: Pipeline, message: InboundMessage,
+                             now: Double = Date().timeIntervalSince1970) -> [Decision] {
+        let routes = pipeline.routeChain(message.topic)
+        guard routes.count > 1 else { return [run(pipeline: pipeline, message: message, now: now)] }
+        let id = message.property("apns-id")?.lowercased() ?? NotificationRequest.newID()
+        // A condition route that nothing changed hands on without a decision of its own.
+        return routes.enumerated().compactMap { n, index in
+            let d = wait(pipeline.decide(message, id: n == routes.count - 1 ? id : NotificationRequest.newID(), now: now, at: index))
+            return n < routes.count - 1 && d.passedOver ? nil : d
+        }
+    }
+
     /// Waits for the decision of a pipeline step (a condition's notification).
     static func wait(_ step: Pipeline.Step) -> Decision {
         switch step {

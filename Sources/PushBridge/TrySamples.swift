@@ -116,7 +116,7 @@ public enum TrySamples {
 
         /// The decision for `sample` and the message it became, or the errors of the
         /// config it needed (re)loaded.
-        public func decide(_ sample: TrySample) -> Result<(decision: Decision, message: InboundMessage), ConfigErrors> {
+        public func decide(_ sample: TrySample) -> Result<(decision: Decision, message: InboundMessage, handedOn: [Decision]), ConfigErrors> {
             if pipeline == nil || sample.environment != environment {
                 var env = baseEnvironment
                 for (k, v) in sample.environment { env[k] = v }
@@ -133,7 +133,9 @@ public enum TrySamples {
             clock.set(now)
             let message = InboundMessage(topic: sample.topic, payload: Array(sample.payload.utf8), qos: 1,
                                          retain: sample.retain, receivedAt: now)
-            return .success((TryRunner.run(pipeline: pipeline!, message: message, now: now), message))
+            var decisions = TryRunner.chain(pipeline: pipeline!, message: message, now: now)
+            let last = decisions.removeLast()
+            return .success((last, message, decisions))
         }
 
         /// When `sample` arrives (UNIX seconds).

@@ -51,8 +51,17 @@ enum TryCommand {
         }
         let pipeline = Pipeline(config: config, logger: logger, clock: clock)
         defer { pipeline.shutdown() }
-        let decision = TryRunner.run(pipeline: pipeline, message: message, now: now)
-        printOut(json ? TryRunner.json(decision, message: message).jsonText : TryRunner.text(decision, message: message))
+        // A route with `continue: true` hands the message on: each route's decision in turn
+        // (JSON: one object per line), the last being the message's outcome.
+        let decisions = TryRunner.chain(pipeline: pipeline, message: message, now: now)
+        for (n, decision) in decisions.enumerated() {
+            if json {
+                printOut(TryRunner.json(decision, message: message).jsonText)
+            } else {
+                if n > 0 { printOut("\n(route '\(decisions[n - 1].route ?? "?")' has continue: true: the next matching route decides it too)") }
+                printOut(TryRunner.text(decision, message: message))
+            }
+        }
         return 0
     }
 
@@ -90,7 +99,20 @@ enum TryCommand {
                 for e in errors.errors { printErr(e.description) }
                 printErr("\(samplesPath):\(sample.line): error: \(configPath) does not load with \(sample.environment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))")
                 return 2
-            case .success(let (d, message)):
+            case .success(let (d, message, handedOn)):
+                for h in handedOn {
+                    if json {
+                        var o = TryRunner.json(h, message: message)
+                        if case .object(var members) = o {
+                            members["line"] = .int(Int64(sample.line))
+                            o = .object(members)
+                        }
+                        printOut(o.jsonText)
+                    } else {
+                        rows.append([String(sample.line), message.topic + " (\(h.route ?? "?"), continue)", h.outcome.rawValue,
+                                     h.conditionEvent != nil ? conditionDetail(h) : h.rule])
+                    }
+                }
                 if json {
                     var o = TryRunner.json(d, message: message)
                     if case .object(var members) = o {

@@ -136,6 +136,9 @@ public struct RouteConfig: Sendable {
     public var userInfo: Template? = nil
     /// Alerts that raise, repeat, escalate, are acknowledged and clear; `nil`: each message is an event.
     public var condition: ConditionConfig? = nil
+    /// `continue: true`: a message this route decides also goes on to the next route (in file
+    /// order) whose filter matches its topic, which decides it too.
+    public var continueMatching = false
     /// Where `condition:` is written (for warnings made after the route is read).
     var conditionMark: YAMLMark? = nil
     /// Where the route was declared, for messages (`bridge.yml:12:5`).

@@ -39,6 +39,7 @@ struct ConfigAssembly {
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")
         checkLoops(config, topicMarks: topicMarks)
+        if config.broker.protocolVersion != .v5 { checkOverlaps(config, topicMarks: topicMarks) }
         if let n = f["homeassistant"] { checkHomeAssistant(config, at: n.mark, routeMarks: topicMarks) }
         ScaleOutCheck(reader: reader).apply(f, to: &config)
         config.warnings = reader.warnings
@@ -96,6 +97,25 @@ struct ConfigAssembly {
                 reader.warn("route '\(route.name)' has a condition but there is no 'conditions: {ack_topic: …}': its alerts cannot be acknowledged",
                             at: mark)
             }
+        }
+    }
+
+    /// MQTT 3.1.1: two route filters that overlap without one covering the other: the broker
+    /// delivers a message on a topic both match once per subscription, so the bridge decides it
+    /// twice. (A covered filter is not subscribed: `TopicFilterCover`; MQTT 5 tells the copies
+    /// apart by Subscription Identifier.)
+    private func checkOverlaps(_ config: BridgeConfig, topicMarks: [YAMLMark]) {
+        var seen: [(filter: String, route: String)] = []
+        for (route, mark) in zip(config.routes, topicMarks) where TopicFilter.validate(route.topic) == nil {
+            let filter = route.subscriptionFilter
+            for (other, name) in seen where TopicFilterCover.partialOverlaps([other, filter]).count == 1 {
+                reader.warn("route '\(route.name)' (\(filter)) and route '\(name)' (\(other)) overlap and neither covers the other: "
+                            + "the broker delivers a message on a topic both match once per subscription, and the bridge decides it twice. "
+                            + "Use protocol: 5 (the copies are then told apart), make one filter cover the other (it is then the only one subscribed) or make them disjoint",
+                            at: mark)
+                break
+            }
+            if !seen.contains(where: { $0.filter == filter }) { seen.append((filter, route.name)) }
         }
     }
 

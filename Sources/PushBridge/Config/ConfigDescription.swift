@@ -74,6 +74,7 @@ extension BridgeConfig {
                 out.append("     alert: " + (set.isEmpty ? "none" : set.joined(separator: " ")))
             }
             if let c = r.condition { out.append("     condition: " + c.life) }
+            if r.continueMatching { out.append("     continue: the next matching route decides its messages too") }
         }
 
         let e = `extension`

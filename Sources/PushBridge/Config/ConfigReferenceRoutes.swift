@@ -21,6 +21,8 @@ extension ConfigReference {
                   example: .int(5), "APNs priority: 10 immediate, 5 power-aware, 1 lowest. background must use 5."),
         ConfigKey("routes[].mutable_content", .boolean, default: .bool(true), example: .bool(false),
                   "Run the extension stage for this route's alerts (json and text input; an apns body's own aps.mutable-content decides there)."),
+        ConfigKey("routes[].continue", .boolean, default: .bool(false), example: .bool(true),
+                  "After this route decides a message, the next route (in file order) whose topic matches decides it too: a condition route and an event route for the same topics. Without it the first matching route is the only one."),
         ConfigKey("routes[].collapse_id", .template, example: .string("doorbell-{{ levels[1] }}"),
                   "apns-collapse-id: at most 64 bytes; a newer request with the same id replaces the older."),
         ConfigKey("routes[].expiration", .either([.duration, .template]), example: .string("10m"),

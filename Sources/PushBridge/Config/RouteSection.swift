@@ -53,6 +53,7 @@ extension ConfigReader {
             }
         }
         if let n = f["mutable_content"], let v = bool(n, key: "mutable_content") { route.mutableContent = v }
+        if let n = f["continue"], let v = bool(n, key: "continue") { route.continueMatching = v }
         if let n = f["collapse_id"], let t = template(n, key: "collapse_id") {
             if !t.hasHoles, t.source.utf8.count > 64 {
                 error("'collapse_id' must be at most 64 bytes (APNs BadCollapseId), got \(t.source.utf8.count)", at: n.mark)

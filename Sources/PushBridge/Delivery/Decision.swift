@@ -19,6 +19,10 @@ public struct Decision: Sendable {
     public var decidedBy: String?
     /// Human-readable explanation of the rule that decided (for `try`).
     public var rule: String
+    /// A condition route with `continue: true` found nothing to change (its `active` cannot be
+    /// evaluated, or the condition stays as it is): the message goes on to the next route
+    /// without a decision of this route (not published, not counted).
+    var passedOver = false
     /// Content differs from the original.
     public var modified = false
     /// The extension stage did not answer in time.
@@ -45,5 +49,10 @@ public struct Decision: Sendable {
         self.outcome = outcome
         self.route = route
         self.rule = rule
+    }
+
+    init(outcome: Outcome, route: String?, rule: String, passedOver: Bool) {
+        self.init(outcome: outcome, route: route, rule: rule)
+        self.passedOver = passedOver
     }
 }

@@ -5,6 +5,9 @@ protocol BridgeEvents: Sendable {
     func received(topic: String, at time: Double) -> Int
     /// A message's decision was handed to the publisher (`slot` from `received`).
     func finished(slot: Int, topic: String, id: String, decision: Decision)
+    /// A route with `continue: true` decided a message that goes on to the next route: counted
+    /// for that route only (the message's outcome is the last route's); the feed shows it.
+    func routeDecided(topic: String, id: String, decision: Decision)
     /// A condition's own notification (repeat, step) or an acknowledgement was decided: not
     /// a received message, so no outcome is counted; the decision feed shows it.
     func conditionDecided(topic: String, id: String, decision: Decision)

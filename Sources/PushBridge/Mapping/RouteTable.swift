@@ -1,4 +1,5 @@
-/// Finds the first route (in file order) whose topic filter matches a topic.
+/// Finds the first route (in file order) whose topic filter matches a topic, or the first
+/// after a given one (`continue: true`).
 ///
 /// A trie over topic levels, so a lookup costs the topic's depth times the
 /// number of wildcard branches, not the number of routes.
@@ -7,8 +8,8 @@ public struct RouteTable: Sendable {
     private final class Builder {
         var literal: [Substring: Builder] = [:]
         var plus: Builder?
-        var hash: Int?
-        var terminal: Int?
+        var hash: [Int] = []
+        var terminal: [Int] = []
     }
 
     /// A node of the finished trie: immutable, so lookups need no exclusivity checks.
@@ -18,18 +19,30 @@ public struct RouteTable: Sendable {
         /// (the same `==` the dictionary uses), so a lookup hashes nothing.
         let smallLiteral: [(level: Substring, node: Node)]?
         let plus: Node?
-        /// Lowest route index whose filter ends with `#` here.
-        let hash: Int?
-        /// Lowest route index whose filter ends exactly here.
-        let terminal: Int?
+        /// The route indexes whose filter ends with `#` here, ascending.
+        let hashes: [Int]
+        /// The route indexes whose filter ends exactly here, ascending.
+        let terminals: [Int]
+
+        /// The lowest route index above `after` whose filter ends with `#` here.
+        func hash(after: Int) -> Int? {
+            guard let first = hashes.first else { return nil }
+            return first > after ? first : hashes.first { $0 > after }
+        }
+
+        /// The lowest route index above `after` whose filter ends exactly here.
+        func terminal(after: Int) -> Int? {
+            guard let first = terminals.first else { return nil }
+            return first > after ? first : terminals.first { $0 > after }
+        }
 
         /// `b`'s node, its children taken from `done` (frozen before their parent).
         init(_ b: Builder, _ done: [ObjectIdentifier: Node]) {
             literal = b.literal.mapValues { done[ObjectIdentifier($0)]! }
             smallLiteral = literal.count <= Self.smallCount ? literal.map { (level: $0.key, node: $0.value) } : nil
             plus = b.plus.map { done[ObjectIdentifier($0)]! }
-            hash = b.hash
-            terminal = b.terminal
+            hashes = b.hash
+            terminals = b.terminal
         }
 
         /// Children up to which `smallLiteral` is kept.
@@ -64,6 +77,8 @@ public struct RouteTable: Sendable {
     public let routes: [RouteConfig]
     /// The same routes, each behind one shared reference for the per-message path.
     private let entries: [Entry]
+    /// Route index by name.
+    private let byName: [String: Int]
 
     /// A route held by reference: handing it along costs one reference count.
     final class Entry: Sendable {
@@ -75,13 +90,14 @@ public struct RouteTable: Sendable {
     public init(routes: [RouteConfig]) {
         self.routes = routes
         self.entries = routes.map(Entry.init)
+        self.byName = Dictionary(routes.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
         let root = Builder()
         for (index, route) in routes.enumerated() {
             var node = root
             var levels = route.topic.split(separator: "/", omittingEmptySubsequences: false)[...]
             while let level = levels.popFirst() {
                 if level == "#" {
-                    node.hash = min(node.hash ?? index, index)
+                    node.hash.append(index)
                     break
                 }
                 if level == "+" {
@@ -91,7 +107,7 @@ public struct RouteTable: Sendable {
                     if node.literal[level] == nil { node.literal[level] = Builder() }
                     node = node.literal[level]!
                 }
-                if levels.isEmpty { node.terminal = min(node.terminal ?? index, index) }
+                if levels.isEmpty { node.terminal.append(index) }
             }
         }
         self.root = Node.freeze(root)
@@ -102,15 +118,22 @@ public struct RouteTable: Sendable {
         matchIndex(topic).map { routes[$0] }
     }
 
-    /// The first route matching `topic` as a shared reference (no copy of the route).
-    func matchEntry(_ topic: String) -> Entry? {
-        matchIndex(topic).map { entries[$0] }
+    /// The route at `index` as a shared reference.
+    func entry(at index: Int) -> Entry { entries[index] }
+
+    /// The route named `name` (names are unique), as a shared reference.
+    func entry(named name: String) -> Entry? { byName[name].map { entries[$0] } }
+
+    /// The route after `index` that decides a message on `topic` too: the next matching one
+    /// when the route at `index` has `continue: true`, else `nil`.
+    func continuation(after index: Int, topic: String) -> Int? {
+        routes[index].continueMatching ? matchIndex(topic, after: index) : nil
     }
 
-    /// Index of the first route matching `topic`.
+    /// Index of the first route matching `topic`, or of the first after `after`.
     ///
     /// Walks the topic's levels in place (no list of levels is built).
-    public func matchIndex(_ topic: String) -> Int? {
+    public func matchIndex(_ topic: String, after: Int = -1) -> Int? {
         let utf8 = topic.utf8
         let slash = UInt8(ascii: "/")
         let dollar = utf8.first == UInt8(ascii: "$")
@@ -118,9 +141,9 @@ public struct RouteTable: Sendable {
         /// `start` is where the next level begins, `nil` when every level was consumed.
         func walk(_ node: Node, _ start: String.Index?, _ first: Bool) {
             // `#` also matches the parent level ("a/#" matches "a").
-            if !(dollar && first), let i = node.hash, i < best { best = i }
+            if !(dollar && first), let i = node.hash(after: after), i < best { best = i }
             guard let start else {
-                if let i = node.terminal, i < best { best = i }
+                if let i = node.terminal(after: after), i < best { best = i }
                 return
             }
             let end = utf8[start...].firstIndex(of: slash) ?? utf8.endIndex

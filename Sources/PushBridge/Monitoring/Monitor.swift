@@ -29,6 +29,12 @@ final class Monitor: BridgeEvents {
         feed.offer(topic: topic, id: id, decision: decision, client: traceClient.withLock { $0 })
     }
 
+    func routeDecided(topic: String, id: String, decision: Decision) {
+        stats.routeDecided(decision)
+        guard feed.isWatched else { return }
+        feed.offer(topic: topic, id: id, decision: decision, client: traceClient.withLock { $0 })
+    }
+
     func conditionDecided(topic: String, id: String, decision: Decision) {
         guard feed.isWatched else { return }
         feed.offer(topic: topic, id: id, decision: decision, client: traceClient.withLock { $0 })

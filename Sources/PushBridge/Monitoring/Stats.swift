@@ -132,9 +132,20 @@ public final class Stats: Sendable {
         state.withLock { s in Self.count(decision, topicSlot: topicSlot, in: &s) }
     }
 
+    /// A decision of a route that handed the message on (`continue: true`): counted for the
+    /// route (and its filters), not for the topic or the totals, where the message's one
+    /// outcome is the last route's.
+    func routeDecided(_ decision: Decision) {
+        state.withLock { s in Self.countRoute(decision, in: &s) }
+    }
+
     private static func count(_ decision: Decision, topicSlot i: Int, in s: inout State) {
         s.topics.entries[i].count(decision, finishing: true)
         s.totals.count(decision, finishing: true)
+        countRoute(decision, in: &s)
+    }
+
+    private static func countRoute(_ decision: Decision, in s: inout State) {
         if decision.outcome != .unrouted, let route = decision.route, let r = s.routeSlot(route) {
             s.routes.entries[r].received += 1
             s.routes.entries[r].count(decision, finishing: false)

@@ -14,6 +14,16 @@ import Testing
         #expect(!plan.isEmpty)
     }
 
+    @Test func aSubscriptionWithAnIdentifierHasItsOwnPacket() {
+        let x = MQTTSubscription(filter: "x/+/c", qos: 1, noLocal: true, identifier: 1)
+        let y = MQTTSubscription(filter: "x/b/+", qos: 1, noLocal: true, identifier: 2)
+        let plan = SubscriptionPlan(desired: [a, x, b, y], held: [])
+        #expect(plan.subscribe == [[a, b], [x], [y]])
+        // A new identifier for a held filter subscribes it again (that replaces it).
+        let x2 = MQTTSubscription(filter: "x/+/c", qos: 1, noLocal: true, identifier: 3)
+        #expect(SubscriptionPlan(desired: [x2], held: [x]).subscribe == [[x2]])
+    }
+
     @Test func unchangedHeldSubscriptionsSendNothing() {
         let plan = SubscriptionPlan(desired: [a, b], held: [a, b])
         #expect(plan.isEmpty)

@@ -168,7 +168,9 @@ struct StageBehaviourTests {
         let result = await stage.run(request)
         #expect(result.verdict == .deliver(request.content, modified: false))
         #expect(result.timedOut && !result.extensionFailed)
-        #expect(result.duration < .seconds(20), "a task that gives up ends the step without waiting out the grace")
+        // The grace is 30 s: ending before it is the point. Under the whole suite on 2 cores the
+        // cancelled task may wait many seconds for a thread of the cooperative pool (21.7 s seen).
+        #expect(result.duration < .seconds(29), "a task that gives up ends the step without waiting out the grace")
     }
 
     @Test func shutdownFailsOpenAndQueuedRequests() async throws {

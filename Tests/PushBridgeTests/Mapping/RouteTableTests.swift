@@ -30,6 +30,39 @@ import Testing
         #expect(u.match("a")?.name == "r1")
     }
 
+    @Test func theFirstMatchAfterAGivenRoute() {
+        let t = table(["a/#", "x", "a/+", "#", "a/b", "a/+"])
+        #expect(t.matchIndex("a/b") == 0)
+        #expect(t.matchIndex("a/b", after: 0) == 2)
+        #expect(t.matchIndex("a/b", after: 2) == 3)
+        #expect(t.matchIndex("a/b", after: 3) == 4)
+        #expect(t.matchIndex("a/b", after: 4) == 5)
+        #expect(t.matchIndex("a/b", after: 5) == nil)
+        #expect(t.matchIndex("x", after: 1) == 3)
+        #expect(t.matchIndex("$SYS/x", after: -1) == nil)
+        // Brute force over every start.
+        let topics = ["a", "a/b", "a/c", "x", "a/b/c", "b"]
+        for topic in topics {
+            for after in -1..<6 {
+                let expected = t.routes.indices.first { $0 > after && TopicFilter.matches(filter: t.routes[$0].topic, topic: topic) }
+                #expect(t.matchIndex(topic, after: after) == expected, "\(topic) after \(after)")
+            }
+        }
+    }
+
+    @Test func continueHandsOnToTheNextMatchingRoute() {
+        var routes = ["z/#", "z/+/availability", "home/#", "z/#"].enumerated().map { RouteConfig(name: "r\($0.offset)", topic: $0.element) }
+        routes[0].continueMatching = true
+        routes[1].continueMatching = true
+        let t = RouteTable(routes: routes)
+        #expect(t.continuation(after: 0, topic: "z/hall/availability") == 1)
+        #expect(t.continuation(after: 1, topic: "z/hall/availability") == 3)
+        #expect(t.continuation(after: 3, topic: "z/hall/availability") == nil)  // r3 has no continue
+        #expect(t.continuation(after: 0, topic: "z/hall") == 3)
+        #expect(t.continuation(after: 2, topic: "home/x") == nil)
+        #expect(t.entry(named: "r2")?.route.topic == "home/#" && t.entry(named: "nope") == nil)
+    }
+
     @Test func unroutedWhenNothingMatches() {
         #expect(table(["a/b", "c/+"]).match("d") == nil)
     }

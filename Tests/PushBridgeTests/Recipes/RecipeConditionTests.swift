@@ -34,9 +34,9 @@ struct RecipeConditionTests {
                     undelivered.append("\(message.topic) before line \(sample.line): \(event.kind) \(decision.outcome.rawValue)")
                 }
             }
-            let decision = try runner.decide(sample).get().decision
-            if let event = decision.conditionEvent {
-                kinds[event.record.route, default: []].insert(event.kind)
+            let result = try runner.decide(sample).get()
+            for decision in result.handedOn + [result.decision] {
+                if let event = decision.conditionEvent { kinds[event.record.route, default: []].insert(event.kind) }
             }
         }
         return (kinds, undelivered, config)

@@ -43,10 +43,10 @@ struct RecipeLiveTests {
         let expected = try RecipeFiles.expectations(
             try String(contentsOf: dir.appendingPathComponent("expected.tsv"), encoding: .utf8),
             path: "\(recipe)/expected.tsv")
-        let byLine = Dictionary(expected.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
-        let wanted = samples.compactMap { sample -> String? in
-            guard let e = byLine[sample.line], e.outcome == "delivered" else { return nil }
-            return "\(sample.topic) -> \(e.title ?? "")"
+        // Every delivered line, of every route that decides a sample (`continue: true`).
+        let byLine = Dictionary(grouping: expected, by: \.line)
+        let wanted = samples.flatMap { sample -> [String] in
+            (byLine[sample.line] ?? []).filter { $0.outcome == "delivered" }.map { "\(sample.topic) -> \($0.title ?? "")" }
         }.sorted()
         let retained = samples.filter(\.retain)
         let live = samples.filter { !$0.retain }
@@ -82,9 +82,11 @@ struct RecipeLiveTests {
                              timeout: .seconds(40)) {
             decided() == (samples.count, 0)
         }
+        // The notifications (a cleared condition's withdraw message is not one).
         func shown() -> [String] {
-            observer.messages.filter { $0.topic.hasPrefix("display/") }.map { message in
+            observer.messages.filter { $0.topic.hasPrefix("display/") }.compactMap { message in
                 let display = try? JSONValue.parse(message.payload)
+                if jsonString(display?["type"]) == "withdraw" { return nil }
                 return "\(jsonString(display?["source_topic"])) -> \(jsonString(display?["title"]))"
             }.sorted()
         }

@@ -60,9 +60,12 @@ struct RecipeTests {
         let expected = try RecipeFiles.expectations(try String(contentsOfFile: expectedPath, encoding: .utf8),
                                                     path: "\(recipe)/expected.tsv")
         #expect(!samples.isEmpty, "\(recipe)/samples.tsv has no samples")
-        #expect(expected.map(\.line) == samples.map(\.line),
+        // One line per sample, in order; a sample that routes with `continue: true` hand on has
+        // one line per route that decides it, in that order.
+        let lines = expected.map(\.line).enumerated().filter { $0.offset == 0 || expected[$0.offset - 1].line != $0.element }.map(\.element)
+        #expect(lines == samples.map(\.line),
                 "\(recipe)/expected.tsv must have one line per sample, in order (sample lines \(samples.map(\.line)))")
-        let byLine = Dictionary(expected.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
+        let byLine = Dictionary(grouping: expected, by: \.line)
         // The same runner as `pushbridge try --samples`; the environment is the `#@ env`
         // lines only (the developer's shell cannot change the result), the day 2026-03-04,
         // 12:00 before the first `#@ at`.
@@ -71,9 +74,14 @@ struct RecipeTests {
                                        day: Date(timeIntervalSince1970: Self.localTime(minuteOfDay: 12 * 60)),
                                        defaultTime: Self.localTime(minuteOfDay: 12 * 60))
         for sample in samples {
-            guard let expectation = byLine[sample.line] else { continue }
-            let decision = try runner.decide(sample).get().decision
-            Self.check(decision, against: expectation, at: "\(recipe)/samples.tsv:\(sample.line)")
+            guard let rows = byLine[sample.line] else { continue }
+            let result = try runner.decide(sample).get()
+            let decisions = result.handedOn + [result.decision]
+            #expect(rows.count == decisions.count,
+                    "\(recipe)/samples.tsv:\(sample.line): \(decisions.count) route(s) decide it (\(decisions.map { $0.route ?? "-" })), expected.tsv has \(rows.count) line(s) for it")
+            for (decision, expectation) in zip(decisions, rows) {
+                Self.check(decision, against: expectation, at: "\(recipe)/samples.tsv:\(sample.line)")
+            }
         }
     }
 

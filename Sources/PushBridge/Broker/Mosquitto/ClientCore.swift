@@ -136,7 +136,8 @@ final class ClientCore: Sendable {
         let inbound = InboundMessage(
             topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
             userProperties: properties == nil ? [] : PropertyList.userProperties(of: properties),
-            receivedAt: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, mid: message.mid)
+            receivedAt: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, mid: message.mid,
+            subscriptionIdentifiers: properties == nil ? [] : PropertyList.subscriptionIdentifiers(of: properties))
         handlers.onMessage(inbound)
     }
 
@@ -188,8 +189,15 @@ final class ClientCore: Sendable {
                 if group[0].noLocal { options |= Int32(MQTT_SUB_OPT_NO_LOCAL.rawValue) }
             }
             var mid: Int32 = 0
+            // One identifier per SUBSCRIBE (the plan gives a subscription with one its own packet).
+            let properties = PropertyList()
+            if self.options.protocolVersion == .v5, let id = group[0].identifier {
+                do { try properties.addVarint(MQTT_PROP_SUBSCRIPTION_IDENTIFIER, UInt32(id)) } catch {
+                    log(.error, "cannot build SUBSCRIBE properties: \(error)")
+                }
+            }
             let rc = Self.withCStrings(group.map(\.filter)) { count, filters in
-                mosquitto_subscribe_multiple(handle.raw, &mid, count, filters, Int32(group[0].qos), options, nil)
+                mosquitto_subscribe_multiple(handle.raw, &mid, count, filters, Int32(group[0].qos), options, properties.head)
             }
             do {
                 try MQTTError.check(rc)

@@ -10,10 +10,14 @@ public struct InboundMessage: Sendable {
     public var receivedAt: Double
     /// libmosquitto message id (0 for QoS 0).
     public var mid: Int32
+    /// MQTT 5 Subscription Identifiers of the subscriptions that brought it (empty when the
+    /// client's subscriptions have none).
+    public var subscriptionIdentifiers: [Int]
 
     public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
                 userProperties: [(name: String, value: String)] = [],
-                receivedAt: Double, mid: Int32 = 0) {
+                receivedAt: Double, mid: Int32 = 0, subscriptionIdentifiers: [Int] = []) {
+        self.subscriptionIdentifiers = subscriptionIdentifiers
         self.topic = topic
         self.payload = payload
         self.qos = qos

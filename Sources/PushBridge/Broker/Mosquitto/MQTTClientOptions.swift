@@ -7,11 +7,15 @@ public struct MQTTSubscription: Sendable, Hashable {
     /// MQTT 5 No Local: the broker does not send this client its own publishes.
     /// Not allowed on shared subscriptions; ignored on 3.1.1.
     public var noLocal: Bool
+    /// MQTT 5 Subscription Identifier (1...268 435 455): the broker names it in each message
+    /// this subscription brings. `nil`: none (3.1.1 ignores it).
+    public var identifier: Int?
 
-    public init(filter: String, qos: Int = 1, noLocal: Bool = false) {
+    public init(filter: String, qos: Int = 1, noLocal: Bool = false, identifier: Int? = nil) {
         self.filter = filter
         self.qos = qos
         self.noLocal = noLocal
+        self.identifier = identifier
     }
 }
 

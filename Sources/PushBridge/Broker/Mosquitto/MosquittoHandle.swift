@@ -136,6 +136,27 @@ final class PropertyList {
         try MQTTError.check(mosquitto_property_add_int16(&head, Int32(identifier.rawValue), value))
     }
 
+    /// Appends a variable byte integer property such as a Subscription Identifier.
+    func addVarint(_ identifier: mqtt5_property, _ value: UInt32) throws(MQTTError) {
+        try MQTTError.check(mosquitto_property_add_varint(&head, Int32(identifier.rawValue), value))
+    }
+
+    /// The Subscription Identifiers of a received list (a message matching several of the
+    /// client's subscriptions may carry several).
+    static func subscriptionIdentifiers(of list: OpaquePointer?) -> [Int] {
+        var result: [Int] = []
+        var p = list
+        let id = Int32(MQTT_PROP_SUBSCRIPTION_IDENTIFIER.rawValue)
+        while let current = p {
+            if mosquitto_property_identifier(current) == id {
+                var value: UInt32 = 0
+                if mosquitto_property_read_varint(current, id, &value, false) != nil { result.append(Int(value)) }
+            }
+            p = mosquitto_property_next(current)
+        }
+        return result
+    }
+
     /// The user properties of a received list, in order, copied out.
     static func userProperties(of list: OpaquePointer?) -> [(name: String, value: String)] {
         var result: [(name: String, value: String)] = []

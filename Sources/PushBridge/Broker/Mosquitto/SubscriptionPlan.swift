@@ -1,7 +1,7 @@
 /// The SUBSCRIBE and UNSUBSCRIBE packets that take the broker from what it has to what we want.
 struct SubscriptionPlan: Equatable, Sendable {
     /// One SUBSCRIBE each: libmosquitto sends one QoS and one option set per packet, so
-    /// subscriptions are grouped by (qos, noLocal), in first-seen order.
+    /// subscriptions are grouped by (qos, noLocal, subscription identifier), in first-seen order.
     var subscribe: [[MQTTSubscription]]
     /// Filters to UNSUBSCRIBE, in one packet.
     var unsubscribe: [String]
@@ -29,13 +29,14 @@ struct SubscriptionPlan: Equatable, Sendable {
         return subs.enumerated().filter { lastIndex[$0.element.filter] == $0.offset }.map(\.element)
     }
 
-    /// `subs` split into runs of equal (qos, noLocal), groups in order of first appearance.
+    /// `subs` split into runs of equal (qos, noLocal, identifier: one per SUBSCRIBE), groups in
+    /// order of first appearance.
     static func grouped(_ subs: [MQTTSubscription]) -> [[MQTTSubscription]] {
-        struct Key: Hashable { var qos: Int; var noLocal: Bool }
+        struct Key: Hashable { var qos: Int; var noLocal: Bool; var identifier: Int? }
         var order: [Key] = []
         var groups: [Key: [MQTTSubscription]] = [:]
         for s in subs {
-            let key = Key(qos: s.qos, noLocal: s.noLocal)
+            let key = Key(qos: s.qos, noLocal: s.noLocal, identifier: s.identifier)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(s)
         }
