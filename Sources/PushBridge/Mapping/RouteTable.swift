@@ -79,6 +79,8 @@ public struct RouteTable: Sendable {
     private let entries: [Entry]
     /// Route index by name.
     private let byName: [String: Int]
+    /// `continue: true` per route (read per message: a flat array, no route copied).
+    private let continues: [Bool]
 
     /// A route held by reference: handing it along costs one reference count.
     final class Entry: Sendable {
@@ -90,6 +92,7 @@ public struct RouteTable: Sendable {
     public init(routes: [RouteConfig]) {
         self.routes = routes
         self.entries = routes.map(Entry.init)
+        self.continues = routes.map(\.continueMatching)
         self.byName = Dictionary(routes.enumerated().map { ($0.element.name, $0.offset) }, uniquingKeysWith: { first, _ in first })
         let root = Builder()
         for (index, route) in routes.enumerated() {
@@ -127,7 +130,7 @@ public struct RouteTable: Sendable {
     /// The route after `index` that decides a message on `topic` too: the next matching one
     /// when the route at `index` has `continue: true`, else `nil`.
     func continuation(after index: Int, topic: String) -> Int? {
-        routes[index].continueMatching ? matchIndex(topic, after: index) : nil
+        continues[index] ? matchIndex(topic, after: index) : nil
     }
 
     /// Index of the first route matching `topic`, or of the first after `after`.
