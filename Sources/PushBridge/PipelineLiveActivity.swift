@@ -19,6 +19,20 @@ extension Pipeline {
         var update = LiveActivityUpdate(event: event, timestamp: Int64(now), contentState: state)
         update.staleDate = config.staleAfter.map { Int64(now + $0.seconds) }
         if event == .end { update.dismissalDate = Int64(now + config.dismissAfter.seconds) }
+        // Push-to-start: the start push names the app's attributes type and carries the
+        // static attributes (the alert that a start push needs is the route's).
+        if event == .start, let type = config.attributesType {
+            var attributes: JSONObject = [:]
+            if let template = config.attributes {
+                let text = template.render(in: context)
+                guard case .object(let o)? = try? JSONValue.parse(Array(text.utf8)) else {
+                    return .failure(Rejection(.invalidPayload, "live_activity attributes must render a JSON object, got: \(text.prefix(120))"))
+                }
+                attributes = o
+            }
+            update.attributesType = type
+            update.attributes = attributes
+        }
         return .success(update)
     }
 }

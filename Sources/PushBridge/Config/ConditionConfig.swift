@@ -29,6 +29,12 @@ public struct LiveActivityConfig: Sendable {
     public var staleAfter: Duration? = nil
     /// The `end` push's `aps.dismissal-date` is this long after the clear.
     public var dismissAfter: Duration = .seconds(4 * 3600)
+    /// `aps.attributes-type` of the start push: the app's `ActivityAttributes` type, so the
+    /// push starts the Live Activity itself (push-to-start); `nil`: not sent.
+    public var attributesType: String? = nil
+    /// Renders `aps.attributes` of the start push (a JSON object; `{}` when only
+    /// `attributes_type` is given).
+    public var attributes: Template? = nil
     /// Where `live_activity:` is written (for the check against `display.format`).
     var mark: YAMLMark? = nil
 

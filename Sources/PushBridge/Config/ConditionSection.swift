@@ -62,6 +62,15 @@ extension ConfigReader {
             live.mark = f.keyMarks["live_activity"] ?? n.mark
             if let s = l["stale_after"] { live.staleAfter = duration(s, key: "stale_after", minimum: .seconds(1)) }
             if let s = l["dismiss_after"], let d = duration(s, key: "dismiss_after", minimum: .zero) { live.dismissAfter = d }
+            if let s = l["attributes_type"], let t = string(s, key: "attributes_type") {
+                if t.isEmpty { error("'attributes_type' must name the app's ActivityAttributes type", at: s.mark) } else { live.attributesType = t }
+            }
+            if let s = l["attributes"] {
+                live.attributes = template(s, key: "attributes")
+                if live.attributesType == nil {
+                    error("'attributes' needs 'attributes_type' (the start push carries both, or neither)", at: s.mark)
+                }
+            }
             liveActivity = live
         }
         guard let key, let active else { return nil }

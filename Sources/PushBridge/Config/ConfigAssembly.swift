@@ -88,6 +88,10 @@ struct ConfigAssembly {
             if let live = route.condition?.liveActivity, config.display.format != .apns {
                 reader.error("route '\(route.name)': 'live_activity' needs 'display.format: apns' (the display format is \(config.display.format.rawValue))",
                              at: live.mark ?? mark)
+            } else if let live = route.condition?.liveActivity, live.attributesType == nil {
+                reader.warn("route '\(route.name)': 'live_activity' has no 'attributes_type': its start push cannot start a Live Activity by itself "
+                            + "(push-to-start needs aps.attributes-type and aps.attributes), only one the app started; set it to the app's ActivityAttributes type",
+                            at: live.mark ?? mark)
             }
             if config.journal == nil {
                 reader.warn("route '\(route.name)' has a condition but there is no 'journal': its conditions live in memory and a restart forgets them (and raises them again)",

@@ -39,6 +39,12 @@ extension ConfigReference {
                   "aps.content-state: must render a JSON object."),
         ConfigKey("routes[].condition.live_activity.stale_after", .duration, note: "no aps.stale-date", example: .string("1h"),
                   "aps.stale-date is this long after each push."),
+        ConfigKey("routes[].condition.live_activity.attributes_type", .string, note: "not sent (the app starts the activity)",
+                  example: .string("LeakAttributes"),
+                  "aps.attributes-type of the start push: the app's ActivityAttributes type, so the raise starts the Live Activity by push (push-to-start, iOS 17.2+)."),
+        ConfigKey("routes[].condition.live_activity.attributes", .template, default: .string("{}"),
+                  example: .string("{\"sensor\": \"{{ levels[-1] }}\"}"),
+                  "aps.attributes of the start push (with attributes_type): the activity's static attributes, a template that renders a JSON object."),
         ConfigKey("routes[].condition.live_activity.dismiss_after", .duration, default: .string("4h"), example: .string("30m"),
                   "The end push's aps.dismissal-date is this long after the clear."),
     ] + contentFields(under: "routes[].condition.escalate[].set") + contentFields(under: "routes[].condition.clear_alert")

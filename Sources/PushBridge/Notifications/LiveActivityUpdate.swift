@@ -15,6 +15,10 @@ public struct LiveActivityUpdate: Sendable, Equatable {
     public var staleDate: Int64? = nil
     /// `aps.dismissal-date`, UNIX seconds (sent with `end`); `nil`: not sent.
     public var dismissalDate: Int64? = nil
+    /// `aps.attributes-type` (with `start`: push-to-start); `nil`: not sent.
+    public var attributesType: String? = nil
+    /// `aps.attributes`, sent with `attributesType`.
+    public var attributes: JSONObject? = nil
 
     public init(event: Event, timestamp: Int64, contentState: JSONObject) {
         self.event = event
@@ -29,5 +33,9 @@ public struct LiveActivityUpdate: Sendable, Equatable {
         aps["content-state"] = .object(contentState)
         if let staleDate { aps["stale-date"] = .int(staleDate) }
         if let dismissalDate { aps["dismissal-date"] = .int(dismissalDate) }
+        if let attributesType {
+            aps["attributes-type"] = .string(attributesType)
+            aps["attributes"] = .object(attributes ?? [:])
+        }
     }
 }

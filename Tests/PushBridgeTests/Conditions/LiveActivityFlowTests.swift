@@ -31,6 +31,8 @@ struct LiveActivityFlowTests {
                     content_state: '{"battery": {{ payload.battery }}, "state": "{{ condition.state }}"}'
                     stale_after: 1h
                     dismiss_after: 4h
+                    attributes_type: LeakAttributes
+                    attributes: '{"sensor": "{{ levels[-1] }}"}'
             """, display: "format: apns")
         let bridge = try InProcessBridge.start(yaml: yaml, clock: clock.stageClock)
         try await s.waitUntilOnline()
@@ -42,6 +44,10 @@ struct LiveActivityFlowTests {
         #expect(start?["event"] == .string("start") && start?["timestamp"] == .int(1_800_000_000))
         #expect(start?["stale-date"] == .int(1_800_003_600) && start?["dismissal-date"] == nil)
         #expect(start?["content-state"] == .object(["battery": .int(100), "state": .string("raised")]))
+        // Push-to-start: the app's attributes type, the static attributes and the route's alert.
+        #expect(start?["attributes-type"] == .string("LeakAttributes"))
+        #expect(start?["attributes"] == .object(["sensor": .string("basement")]))
+        #expect(start?["alert"]?["title"] == .string("Water leak"))
         clock.advance(60)
         try s.publish("basement", Self.leak(true, battery: 100))  // the same content state: no update
         try s.publish("basement", Self.leak(true, battery: 97))
@@ -50,6 +56,7 @@ struct LiveActivityFlowTests {
         #expect(update?["event"] == .string("update") && update?["timestamp"] == .int(1_800_000_060))
         #expect(update?["content-state"] == .object(["battery": .int(97), "state": .string("raised")]))
         #expect(update?["stale-date"] == .int(1_800_003_660))
+        #expect(update?["attributes-type"] == nil && update?["attributes"] == nil)
         clock.advance(40)
         try s.publish("basement", Self.leak(false, battery: 97))
         shown = try await s.waitFor(out, count: 3)

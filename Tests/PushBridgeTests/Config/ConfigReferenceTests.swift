@@ -26,6 +26,8 @@ import Testing
         "routes[].condition.live_activity.content_state": ["display.format"],
         "routes[].condition.live_activity.stale_after": ["display.format"],
         "routes[].condition.live_activity.dismiss_after": ["display.format"],
+        "routes[].condition.live_activity.attributes_type": ["display.format"],
+        "routes[].condition.live_activity.attributes": ["display.format", "routes[].condition.live_activity.attributes_type"],
     ]
 
     /// `a` with `b`'s members added; a list's first item merged with `b`'s first item.

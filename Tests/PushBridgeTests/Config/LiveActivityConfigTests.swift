@@ -24,6 +24,30 @@ import Testing
         #expect(live.staleAfter == nil && live.dismissAfter == .seconds(4 * 3600))
     }
 
+    @Test func pushToStartAttributes() throws {
+        let config = try loadConfig(ConditionConfigTests.yaml("""
+            key: k
+            active: 'true'
+            live_activity: {content_state: '{}', attributes_type: LeakAttributes, attributes: '{"sensor": "{{ topic }}"}'}
+            """, extra: Self.apns))
+        let live = try #require(config.routes[0].condition?.liveActivity)
+        #expect(live.attributesType == "LeakAttributes" && live.attributes?.source == #"{"sensor": "{{ topic }}"}"#)
+        #expect(config.warnings.isEmpty)
+        // Without attributes_type: a warning, as the start push cannot start the activity itself.
+        let bare = try loadConfig(ConditionConfigTests.yaml("key: k\nactive: 'true'\nlive_activity: {content_state: '{}'}",
+                                                            extra: Self.apns))
+        #expect(bare.warnings.map(\.message) == [
+            "route 'leak': 'live_activity' has no 'attributes_type': its start push cannot start a Live Activity by itself "
+            + "(push-to-start needs aps.attributes-type and aps.attributes), only one the app started; set it to the app's ActivityAttributes type"])
+        // attributes alone, or an empty type: errors.
+        let errors = configErrors(ConditionConfigTests.yaml("key: k\nactive: 'true'\nlive_activity: {content_state: '{}', attributes: '{}'}",
+                                                            extra: Self.apns))
+        #expect(errors.contains { $0.contains("'attributes' needs 'attributes_type'") })
+        let empty = configErrors(ConditionConfigTests.yaml("key: k\nactive: 'true'\nlive_activity: {content_state: '{}', attributes_type: ''}",
+                                                           extra: Self.apns))
+        #expect(empty.contains { $0.contains("'attributes_type' must name the app's ActivityAttributes type") })
+    }
+
     @Test func needsTheAPNsFormat() {
         let errors = configErrors(ConditionConfigTests.yaml("key: k\nactive: 'true'\nlive_activity: {content_state: '{}'}"))
         #expect(errors == ["bridge.yml:8:7: error: route 'leak': 'live_activity' needs 'display.format: apns' (the display format is json)"])
