@@ -260,14 +260,14 @@ class Bench:
                 reader.stop()
             self.stop_bridge(proc)
 
-    def fixed(self, broker, qos, bridge=None, quickack=True):
+    def fixed(self, broker, qos, bridge=None, quickack=True, bystander=False):
         b0 = cpu_seconds(bridge.pid) if bridge else 0
         k0 = cpu_seconds(broker.proc.pid)
         n = FIXED_RATE * FIXED_SECONDS
         expected = delivered(n, 16) if bridge else n
         r = self.gen(broker, "fixed", "-q", qos, "-Q", qos, "-r", FIXED_RATE, "-d", FIXED_SECONDS,
                      "-e", expected, "-s", "display/#" if bridge else "bench/#", "-i", 3,
-                     *(["-A"] if quickack else []))
+                     *(["-A"] if quickack else []), *(["-S"] if bystander else []))
         k1 = cpu_seconds(broker.proc.pid)
         row = {"rate": r["rate"], "p50": r["p50_ms"], "p99": r["p99_ms"], "lost": expected - r["received"],
                "broker_us": (k1 - k0) / (n + (r["received"] if bridge else 0)) * 1e6}
@@ -403,6 +403,13 @@ def main():
                 row = bench.fixed(plain, qos, quickack=quickack)
                 latency[(variant, "relay", qos)] = row
                 rows.append((f"relay QoS {qos} @{FIXED_RATE}/s{suffix}", row, row))
+            if not quickack:
+                # The relay with a second subscriber on its filter: the broker writes to another
+                # client between two messages to the sink, as it writes each input to the bridge
+                # between two display messages (bench/README.md, "The default-broker tail").
+                for qos in (0, 1):
+                    row = bench.fixed(plain, qos, quickack=quickack, bystander=True)
+                    rows.append((f"relay QoS {qos} @{FIXED_RATE}/s{suffix} + bystander", row, row))
             for qos in (0, 1):
                 proc = bench.start_bridge(f"{variant}{qos}", plain, qos)
                 try:
@@ -421,16 +428,16 @@ def main():
         print(f"load generator alone: publish QoS 0 {pub0:,.0f} msg/s, QoS 1 {pub1:,.0f} msg/s; "
               f"sink (drain of {N1} queued QoS 1) {sink1:,.0f} msg/s")
     print()
-    header = (f"{'case':<48} {'input msg/s':>12} {'x relay':>8} {'p50 ms':>8} {'p99 ms':>8} "
+    header = (f"{'case':<56} {'input msg/s':>12} {'x relay':>8} {'p50 ms':>8} {'p99 ms':>8} "
               f"{'bridge us/msg':>14} {'bridge RSS MB':>14} {'broker us/msg':>14} {'lost':>6}")
     print(header)
     print("-" * len(header))
     for label, row, relay in rows:
         if row is None:
-            print(f"{label:<48} {'n/a':>12}")
+            print(f"{label:<56} {'n/a':>12}")
             continue
         ratio = fmt(row['rate'] / relay['rate'] if relay else None, '8.2f')
-        print(f"{label:<48} {row['rate']:>12,.0f} {ratio:>8} "
+        print(f"{label:<56} {row['rate']:>12,.0f} {ratio:>8} "
               f"{fmt(row.get('p50'), '8.2f'):>8} {fmt(row.get('p99'), '8.2f'):>8} "
               f"{fmt(row.get('bridge_us'), '14.1f'):>14} {fmt(row.get('rss'), '14.1f'):>14} "
               f"{row['broker_us']:>14.1f} {int(row['lost']):>6}")

@@ -11,6 +11,10 @@
  * (the publish time on this machine's clock) from whatever it receives (a display message
  * carries the payload as user_info).
  * Output: one line of key=value pairs on stdout.
+ * The sink's TCP state (bench/README.md, "The default-broker tail"): -A re-arms TCP_QUICKACK
+ * after each message; -W MS waits MS after the SUBACK before publishing (the sink's delayed
+ * ACK of the SUBACK fires first); -k S sets the sink's keepalive (its PINGREQs); -S adds a
+ * second subscriber on the same filter (the broker writes to it between two sink messages).
  */
 #define _GNU_SOURCE
 #include <mosquitto.h>
@@ -34,6 +38,10 @@ static const char *prefix = "bench";
 static double rate = 1000, seconds = 10, idle_timeout = 5;
 static int window = 1000;
 static int quickack = 0; /* -A: the sink acknowledges every segment at once */
+static int sink_keepalive = 60;  /* -k: the sink's MQTT keepalive, seconds */
+static double settle_ms = 0;     /* -W: pause between the sink's SUBACK and the first publish */
+static int bystander = 0;        /* -S: a second subscriber on the sink's filter, which only reads */
+static int bystander_subscribed = 0;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -70,6 +78,23 @@ static void on_subscribe(struct mosquitto *m, void *u, int mid, int n, const int
     (void)m; (void)u; (void)mid; (void)n; (void)granted;
     pthread_mutex_lock(&lock);
     subscribed = 1;
+    pthread_cond_broadcast(&cond);
+    pthread_mutex_unlock(&lock);
+}
+
+/* The bystander (-S): the broker then writes to another client between two messages to the
+ * sink, as it writes each input to a bridge between two display messages. */
+static void on_bystander_connect(struct mosquitto *m, void *u, int rc) {
+    (void)u;
+    if (rc != 0) { fprintf(stderr, "mqttbench: bystander refused: %d\n", rc); exit(1); }
+    int r = mosquitto_subscribe(m, NULL, sub_filter, sub_qos);
+    if (r != MOSQ_ERR_SUCCESS) die("bystander subscribe", r);
+}
+
+static void on_bystander_subscribe(struct mosquitto *m, void *u, int mid, int n, const int *granted) {
+    (void)m; (void)u; (void)mid; (void)n; (void)granted;
+    pthread_mutex_lock(&lock);
+    bystander_subscribed = 1;
     pthread_cond_broadcast(&cond);
     pthread_mutex_unlock(&lock);
 }
@@ -184,7 +209,8 @@ static double pct(double q) {
 static void usage(void) {
     fprintf(stderr, "usage: mqttbench flood|fixed|pubonly|drain [-h host] [-p port] [-q pubqos] [-Q subqos]\n"
                     "  [-n count] [-e expected] [-T topics] [-R routes] [-P prefix] [-s subfilter]\n"
-                    "  [-r rate] [-d seconds] [-w window] [-i idle_timeout] [-A]\n");
+                    "  [-r rate] [-d seconds] [-w window] [-i idle_timeout] [-A] [-k sink_keepalive]\n"
+                    "  [-W ms_after_suback] [-S]\n");
     exit(2);
 }
 
@@ -193,7 +219,7 @@ int main(int argc, char **argv) {
     const char *mode = argv[1];
     int opt;
     optind = 2;
-    while ((opt = getopt(argc, argv, "h:p:q:Q:n:e:T:R:P:s:r:d:w:i:A")) != -1) {
+    while ((opt = getopt(argc, argv, "h:p:q:Q:n:e:T:R:P:s:r:d:w:i:Ak:W:S")) != -1) {
         switch (opt) {
         case 'h': host = optarg; break;
         case 'p': port = atoi(optarg); break;
@@ -210,6 +236,9 @@ int main(int argc, char **argv) {
         case 'w': window = atoi(optarg); break;
         case 'i': idle_timeout = atof(optarg); break;
         case 'A': quickack = 1; break;
+        case 'k': sink_keepalive = atoi(optarg); break;
+        case 'W': settle_ms = atof(optarg); break;
+        case 'S': bystander = 1; break;
         default: usage();
         }
     }
@@ -231,7 +260,7 @@ int main(int argc, char **argv) {
         mosquitto_connect_callback_set(sink, on_sub_connect);
         mosquitto_subscribe_callback_set(sink, on_subscribe);
         mosquitto_message_callback_set(sink, on_message);
-        int rc = mosquitto_connect(sink, host, port, 60);
+        int rc = mosquitto_connect(sink, host, port, sink_keepalive);
         if (rc) die("sink connect", rc);
         if ((rc = mosquitto_loop_start(sink))) die("sink loop", rc);
         if (drain) {
@@ -245,6 +274,25 @@ int main(int argc, char **argv) {
             mosquitto_loop_stop(sink, false);
             connected_sub = 0;
         }
+    }
+
+    struct mosquitto *other = NULL;
+    if (bystander && !pubonly && !drain) {
+        snprintf(id, sizeof id, "bench-bystander-%d", getpid());
+        other = client(id, 1, NULL, MQTT_PROTOCOL_V311);
+        mosquitto_connect_callback_set(other, on_bystander_connect);
+        mosquitto_subscribe_callback_set(other, on_bystander_subscribe);
+        int rc = mosquitto_connect(other, host, port, 60);
+        if (rc) die("bystander connect", rc);
+        if ((rc = mosquitto_loop_start(other))) die("bystander loop", rc);
+        wait_flag(&bystander_subscribed);
+    }
+
+    if (settle_ms > 0) {
+        /* Let the sink's socket settle: Linux's delayed ACK of the SUBACK (up to 40 ms) fires
+         * and takes the socket out of interactive ("pingpong") mode before any load arrives. */
+        struct timespec pause = { (time_t)(settle_ms / 1000), (long)((settle_ms - 1000 * (long)(settle_ms / 1000)) * 1e6) };
+        nanosleep(&pause, NULL);
     }
 
     snprintf(id, sizeof id, "bench-pub-%d", getpid());
@@ -304,6 +352,7 @@ int main(int argc, char **argv) {
     mosquitto_disconnect(pub);
     mosquitto_loop_stop(pub, false);
     if (sink && !drain) { mosquitto_disconnect(sink); mosquitto_loop_stop(sink, false); }
+    if (other) { mosquitto_disconnect(other); mosquitto_loop_stop(other, false); }
     mosquitto_lib_cleanup();
     return got >= base ? 0 : 3;
 }

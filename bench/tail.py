@@ -2,6 +2,7 @@
 """bench/tail.py: where the fixed-rate latency tail comes from, from a packet capture.
 
     bench/tail.py [--qos Q] [--quickack] [--nodelay] [--relay] [--seconds S] [--keep FILE]
+                  [--settle MS] [--keepalive S] [--bystander] [--binary PATH] [--read FILE PORT]
 
 Runs the fixed-rate case (1 000 msg/s) of bench/bench.py against a broker with default
 settings (`--nodelay`: plus `set_tcp_nodelay true`), with pushbridge in between (`--relay`: the
@@ -13,8 +14,10 @@ MQTT packets, follows each message (by its `"n":J`) over the hops
 
 and prints, per hop, the p50/p99/max of the time between a message's PUBLISH leaving one
 process and it leaving the next, plus, for each stream, how many segments carried more than
-one PUBLISH and how many left the broker right after a pure ACK from their receiver (< 20 us:
-Nagle's signature, the segment waited for that ACK), and the receivers' ACK delays. Needs tcpdump (apt-get install tcpdump)
+one PUBLISH and how many left the broker right after a segment from their receiver (< 20 us:
+Nagle's signature, the segment waited for that ACK or PUBACK), and the receivers' ACK delays;
+for each broker -> client stream, the bursts of held messages the broker sent without such a
+segment (its socket buffer filled) and the segments acknowledged only after 20 ms. Needs tcpdump (apt-get install tcpdump)
 and root; build with `make release` and run from the repository.
 """
 import argparse
@@ -125,8 +128,9 @@ def quantiles(values):
 
 
 def analyse(path, broker_port):
-    """Prints one line per stream; returns {stream: {J: time}} and {stream: segment times
-    that left within 20 us after a pure ACK from the peer (the ACK released them: Nagle)}."""
+    """Prints one or two lines per stream; returns {stream: {J: time}} and {stream: segment
+    times that left within 20 us after a segment from the peer (its ACK, or a PUBACK carrying
+    one, released them: Nagle)}."""
     flows, acks = streams(read_pcap(path), broker_port)
     hops, released = {}, {}
     for key, segments in flows.items():
@@ -134,7 +138,7 @@ def analyse(path, broker_port):
         if not publishes:
             continue
         peer = (key[0], "up" if key[1] == "down" else "down")
-        peer_times = sorted(t for t, _, pure in acks.get(peer, []) if pure)
+        peer_times = sorted(t for t, _, _ in acks.get(peer, []))
         after, j = set(), 0
         for t, _, _ in segments:
             while j < len(peer_times) and peer_times[j] <= t:
@@ -142,9 +146,21 @@ def analyse(path, broker_port):
             if j and t - peer_times[j - 1] < 20e-6:
                 after.add(t)
         multi = sum(1 for _, c in per_segment if c > 1)
+        delays = ack_delays(segments, acks.get(peer, []))
         print(f"stream {key[0]} {key[1]:4}: {len(publishes):6d} publishes, {len(segments):6d} segments, "
-              f"{multi} with >1 publish, {len(after)} sent < 20 us after a pure ACK from the peer; "
-              f"peer ACK delay {quantiles(ack_delays(segments, acks.get(peer, [])))}")
+              f"{multi} with >1 publish, {len(after)} sent < 20 us after a segment from the peer; "
+              f"peer ACK delay {quantiles(delays)}")
+        if key[1] == "down":
+            # A burst the broker held back (Nagle) and then sent without a segment from the
+            # receiver just before it: the socket's buffer filled (Linux sends a full segment
+            # whatever Nagle says: MAX_SKB_FRAGS page fragments, one per write when the broker
+            # writes to another client in between), not the receiver's ACK, let it go.
+            bursts = [(t, c) for (t, _, _), (_, c) in zip(segments, per_segment) if c >= 8]
+            pushed = sum(1 for t, _ in bursts if t not in after)
+            late = sum(1 for d in delays if d > 20e-3)
+            print(f"    bursts of >= 8 publishes: {len(bursts)} (largest {max((c for _, c in bursts), default=0)}), "
+                  f"{pushed} sent without a segment from the peer just before; "
+                  f"segments the peer acknowledged after > 20 ms: {late}")
         hops[key] = {j: t for t, j in publishes}
         released[key] = after
     return hops, released
@@ -164,7 +180,7 @@ def report(capture, port):
         held = [hops[b2][j] - hops[a][j] for j in common if hops[b2][j] in released[b2]
                 and hops[b2][j] - hops[a][j] > 100e-6]
         print(f"hop {a[0]}/{a[1]} -> {b2[0]}/{b2[1]}: {quantiles(delays)}")
-        print(f"    held > 0.1 ms, then sent on the receiver's ACK (Nagle): {quantiles(held)}")
+        print(f"    held > 0.1 ms, then sent on a segment from the receiver (Nagle): {quantiles(held)}")
 
 
 def main():
@@ -174,6 +190,11 @@ def main():
     ap.add_argument("--nodelay", action="store_true")
     ap.add_argument("--relay", action="store_true")
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--settle", type=float, default=0, metavar="MS",
+                    help="the sink waits MS after its SUBACK before the load starts (mqttbench -W)")
+    ap.add_argument("--keepalive", type=int, default=60, metavar="S", help="the sink's keepalive (mqttbench -k)")
+    ap.add_argument("--bystander", action="store_true",
+                    help="a second subscriber on the sink's filter (mqttbench -S)")
     ap.add_argument("--keep", help="leave the capture in this file")
     ap.add_argument("--binary", help="the pushbridge to run (default: the release build)")
     ap.add_argument("--read", nargs=2, metavar=("FILE", "PORT"), help="only analyse a capture (broker port PORT)")
@@ -183,6 +204,7 @@ def main():
         return
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     tool = os.path.join(root, ".build/bench/mqttbench")
+    os.makedirs(os.path.dirname(tool), exist_ok=True)
     subprocess.run(["cc", "-O2", "-o", tool, os.path.join(root, "bench/mqttbench.c"), "-lmosquitto", "-lpthread"],
                    check=True)
     binary = args.binary or subprocess.run([os.path.join(root, "scripts/swift-release.sh"), "--show-bin-path"],
@@ -199,7 +221,8 @@ def main():
         n = int(bench.FIXED_RATE * args.seconds)
         r = b.gen(broker, "fixed", "-q", args.qos, "-Q", args.qos, "-r", bench.FIXED_RATE, "-d", args.seconds,
                   "-e", n if args.relay else bench.delivered(n, 16), "-s", "bench/#" if args.relay else "display/#",
-                  "-i", 3, *(["-A"] if args.quickack else []))
+                  "-i", 3, "-k", args.keepalive, *(["-A"] if args.quickack else []),
+                  *(["-W", args.settle] if args.settle else []), *(["-S"] if args.bystander else []))
     finally:
         time.sleep(0.5)
         dump.terminate()
