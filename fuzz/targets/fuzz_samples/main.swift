@@ -64,9 +64,11 @@ func fuzzSamples(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     for sample in samples.prefix(32) {
         for runner in runners {
             switch runner.decide(sample) {
-            case .success(let (decision, message)):
-                _ = TryRunner.json(decision, message: message).jsonText
-                _ = TryRunner.text(decision, message: message)
+            case .success(let (decision, message, handedOn)):
+                for d in handedOn + [decision] {
+                    _ = TryRunner.json(d, message: message).jsonText
+                    _ = TryRunner.text(d, message: message)
+                }
             case .failure(let errors):
                 _ = errors.description   // `#@ env` can make a recipe's ${VAR} invalid: reported, fine
             }
