@@ -149,9 +149,8 @@ struct RecipeConditionBrokerTests {
               every: 10, stepAfter: 30),
     ]
 
-    /// On main today the broker may hand a status over twice (`+/status/+` covers the alarm
-    /// routes' filters): the second copy finds the condition already raised, or not raised
-    /// any more, and shows nothing, so the display messages counted here are the same.
+    /// `+/status/+` (shelly-status) covers the alarm routes' filters: the bridge subscribes to
+    /// it alone and the first matching route, the alarm's, decides each status once.
     @Test("tasmota-shelly: a Gen2+ alarm is raised, muting changes nothing, repeated, escalated, acknowledged, withdrawn",
           arguments: alarms)
     func shellyAlarm(_ alarm: Alarm) async throws {
