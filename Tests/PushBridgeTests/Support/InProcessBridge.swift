@@ -55,6 +55,11 @@ final class InProcessBridge: Sendable {
         case .success(let c): config = c
         case .failure(let errors): throw ProcessError(description: "bad test config: \(errors)")
         }
+        return try start(config: config, clock: clock, level: level)
+    }
+
+    /// `start(yaml:clock:level:)` for a loaded `config` (a recipe's file with its environment).
+    static func start(config: BridgeConfig, clock: StageClock, level: LogLevel = .debug) throws -> InProcessBridge {
         let log = LogCollector()
         let bridge = try Bridge(config: config, logger: log.logger(level: level), serviceExtension: nil, clock: clock,
                                 automaticConditionTimer: false)
