@@ -127,7 +127,8 @@ public struct RequestMapper: Sendable {
     }
 
     private func renderContent(_ entry: RouteTable.Entry, _ context: MessageContext) throws(Rejection) -> NotificationContent {
-        var c = NotificationContent()
+        // The fields are filled first and the content made once (one buffer, no copy per field).
+        var c = NotificationContent.Fields()
         for field in ContentField.allCases {
             guard let t = entry.route.alert[field] else { continue }
             switch field.kind {
@@ -154,7 +155,7 @@ public struct RequestMapper: Sendable {
                 }
             }
         }
-        if c.sound != nil {
+        if c.texts[ContentField.sound.slot!] != nil {
             c.soundCritical = entry.route.alert.soundCritical
             c.soundVolume = entry.route.alert.soundVolume
         }
@@ -164,7 +165,7 @@ public struct RequestMapper: Sendable {
         case .object: c.userInfo = info
         default: c.userInfo = .object(["payload": info])
         }
-        return c
+        return NotificationContent(fields: c)
     }
 
     static func isBlank(_ v: JSONValue) -> Bool {

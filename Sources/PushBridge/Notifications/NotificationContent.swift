@@ -95,6 +95,9 @@ public struct NotificationContent: Sendable, Equatable {
     /// Empty content: no alert text, no sound, `userInfo` an empty object.
     public init() { storage = Self.emptyStorage }
 
+    /// Content with `fields`, in one buffer made once (a mapper fills the fields first).
+    init(fields: Fields) { storage = Storage(fields) }
+
     /// `true` when both share one buffer, so they are equal without comparing fields
     /// (unless a NaN relevance score makes a content unequal to itself).
     func isIdentical(to other: NotificationContent) -> Bool {
@@ -151,7 +154,10 @@ public struct NotificationContent: Sendable, Equatable {
 
     /// `true` when there is a non-empty title, subtitle or body.
     public var hasAlertText: Bool {
-        !(title ?? "").isEmpty || !(subtitle ?? "").isEmpty || !(body ?? "").isEmpty
+        // Read in place (no copy of each text).
+        let texts = storage
+        return texts.fields.texts[0]?.isEmpty == false || texts.fields.texts[1]?.isEmpty == false
+            || texts.fields.texts[2]?.isEmpty == false
     }
 
     /// `true` for Apple's "empty content": no alert text, attachments or sound.
