@@ -8,59 +8,66 @@ extension DisplayRenderer {
     /// The display JSON of SPEC section 8 for `r`, keys in the documented order.
     public static func displayJSON(_ r: NotificationRequest, source: String, route: String,
                                    modified: Bool, receivedAt: Double, condition: JSONValue = .null) -> [UInt8] {
-        let c = r.content
         var b: [UInt8] = []
-        b.reserveCapacity(512)
-        b.put("{\"id\":")
-        JSONValue.writeString(r.id, into: &b)
-        b.put(",\"source_topic\":")
-        JSONValue.writeString(source, into: &b)
-        b.put(",\"route\":")
-        JSONValue.writeString(route, into: &b)
-        b.put(r.pushType?.displayMember ?? ",\"push_type\":\"none\",\"priority\":")
-        JSONValue.writeInteger(Int64(r.priority), into: &b)
+        b.append { w in
+            writeDisplayJSON(r, source: source, route: route, modified: modified, receivedAt: receivedAt,
+                             condition: condition, to: &w)
+        }
+        return b
+    }
+
+    private static func writeDisplayJSON(_ r: NotificationRequest, source: String, route: String, modified: Bool,
+                                         receivedAt: Double, condition: JSONValue, to b: inout ByteBuffer) {
+        let c = r.content
+        b.append("{\"id\":")
+        JSONValue.writeString(r.id, to: &b)
+        b.append(",\"source_topic\":")
+        JSONValue.writeString(source, to: &b)
+        b.append(",\"route\":")
+        JSONValue.writeString(route, to: &b)
+        b.append(r.pushType?.displayMember ?? ",\"push_type\":\"none\",\"priority\":")
+        JSONValue.writeInteger(Int64(r.priority), to: &b)
         if let collapseID = r.collapseID {
-            b.put(",\"collapse_id\":")
-            JSONValue.writeString(collapseID, into: &b)
+            b.append(",\"collapse_id\":")
+            JSONValue.writeString(collapseID, to: &b)
         }
         for field in ContentField.allCases {
             if field.slot != nil {
                 if let text = c[text: field] {
-                    b.put(field.displayMember)
-                    JSONValue.writeString(text, into: &b)
+                    b.append(field.displayMember)
+                    JSONValue.writeString(text, to: &b)
                 } else if field == .title || field == .body {
                     // Always there (SPEC section 8), `""` when absent.
-                    b.put(field.displayMember)
-                    b.put("\"\"")
+                    b.append(field.displayMember)
+                    b.append("\"\"")
                 }
             } else if let value = field.value(in: c) {
-                b.put(field.displayMember)
-                value.write(into: &b)
+                b.append(field.displayMember)
+                value.write(to: &b)
             }
             if field == .sound {
-                if c.soundCritical { b.put(",\"sound_critical\":true") }
+                if c.soundCritical { b.append(",\"sound_critical\":true") }
                 if let v = c.soundVolume {
-                    b.put(",\"sound_volume\":")
-                    JSONValue.double(v).write(into: &b)
+                    b.append(",\"sound_volume\":")
+                    JSONValue.double(v).write(to: &b)
                 }
             }
         }
         if let e = r.expiration {
-            b.put(",\"expiration\":")
-            JSONValue.writeInteger(e, into: &b)
+            b.append(",\"expiration\":")
+            JSONValue.writeInteger(e, to: &b)
         }
         if case .object(let o) = c.userInfo, !o.isEmpty {
-            b.put(",\"user_info\":")
-            c.userInfo.write(into: &b)
+            b.append(",\"user_info\":")
+            c.userInfo.write(to: &b)
         }
         if case .object = condition {
-            b.put(",\"condition\":")
-            condition.write(into: &b)
+            b.append(",\"condition\":")
+            condition.write(to: &b)
         }
-        b.put(modified ? ",\"modified\":true,\"received_at\":" : ",\"modified\":false,\"received_at\":")
+        b.append(modified ? ",\"modified\":true,\"received_at\":" : ",\"modified\":false,\"received_at\":")
         Timestamp.appendQuotedISO8601(receivedAt, to: &b)
         b.append(UInt8(ascii: "}"))
-        return b
     }
 }
 
@@ -99,13 +106,5 @@ extension PushType {
         case .widgets: ",\"push_type\":\"widgets\",\"priority\":"
         case .controls: ",\"push_type\":\"controls\",\"priority\":"
         }
-    }
-}
-
-extension [UInt8] {
-    /// Appends the bytes of a constant.
-    @inline(__always)
-    fileprivate mutating func put(_ s: StaticString) {
-        append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
     }
 }

@@ -121,15 +121,20 @@ public enum Timestamp {
     /// Appends `iso8601(seconds)` as a quoted JSON string (the same bytes `JSONValue`
     /// writes for that string), without making the string first.
     static func appendQuotedISO8601(_ seconds: Double, to bytes: inout [UInt8]) {
+        bytes.append { appendQuotedISO8601(seconds, to: &$0) }
+    }
+
+    /// As above, into a byte buffer.
+    static func appendQuotedISO8601(_ seconds: Double, to bytes: inout ByteBuffer) {
         let (parts, ms) = split(seconds)
         let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { out -> Bool in
             guard fill(out, parts, ms) else { return false }
             bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: out)
+            bytes.append(UnsafeBufferPointer(out))
             bytes.append(UInt8(ascii: "\""))
             return true
         }
-        if !written { JSONValue.writeString(iso8601(seconds), into: &bytes) }
+        if !written { JSONValue.writeString(iso8601(seconds), to: &bytes) }
     }
 
     /// The UTC calendar fields and the milliseconds of `seconds`, rounded to the nearest millisecond.

@@ -60,6 +60,10 @@ import Testing
         list.append(HotPathTests.request(sound))
         sound.userInfo = .object(["b": .int(2), "a": .string("x"), "é": .null, "e\u{301}": .bool(true)])
         list.append(HotPathTests.request(sound))
+        // Past the writer's stack room: it moves to the heap on the way.
+        sound.title = String(repeating: "\"", count: 700)
+        sound.userInfo = .object(["big": .string(String(repeating: "ドア\n", count: 400)), "n": .array(Array(repeating: .int(-1), count: 300))])
+        list.append(HotPathTests.request(sound))
         return list
     }
 
