@@ -159,9 +159,14 @@ public final class Pipeline: Sendable {
         var decision: Decision
         switch result.verdict {
         case .deliver(let content, let modified):
-            var r = request
-            r.content = content
-            decision = deliver(r, context: context, receivedAt: receivedAt, modified: modified, rule: result.rule)
+            if content.isIdentical(to: request.content) {
+                // The content as mapped (the usual case): the request as it is, not a changed copy.
+                decision = deliver(request, context: context, receivedAt: receivedAt, modified: modified, rule: result.rule)
+            } else {
+                var r = request
+                r.content = content
+                decision = deliver(r, context: context, receivedAt: receivedAt, modified: modified, rule: result.rule)
+            }
         case .suppressed(let by):
             decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
             decision.decidedBy = by

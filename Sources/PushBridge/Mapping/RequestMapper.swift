@@ -127,8 +127,8 @@ public struct RequestMapper: Sendable {
     }
 
     private func renderContent(_ entry: RouteTable.Entry, _ context: MessageContext) throws(Rejection) -> NotificationContent {
-        // The fields are filled first and the content made once (one buffer, no copy per field).
-        var c = NotificationContent.Fields()
+        // A buffer of its own, filled in place.
+        var c = NotificationContent.unshared()
         for field in ContentField.allCases {
             guard let t = entry.route.alert[field] else { continue }
             switch field.kind {
@@ -155,7 +155,7 @@ public struct RequestMapper: Sendable {
                 }
             }
         }
-        if c.texts[ContentField.sound.slot!] != nil {
+        if c.sound != nil {
             c.soundCritical = entry.route.alert.soundCritical
             c.soundVolume = entry.route.alert.soundVolume
         }
@@ -165,7 +165,7 @@ public struct RequestMapper: Sendable {
         case .object: c.userInfo = info
         default: c.userInfo = .object(["payload": info])
         }
-        return NotificationContent(fields: c)
+        return c
     }
 
     static func isBlank(_ v: JSONValue) -> Bool {

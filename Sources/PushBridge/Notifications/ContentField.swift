@@ -63,17 +63,6 @@ public enum ContentField: Int, CaseIterable, Sendable {
         return content.relevanceScore.map(JSONValue.double)
     }
 
-    /// Sets the field to `value` in content still being made (as `set(_:in:)` does).
-    func set(_ value: JSONValue?, in fields: inout NotificationContent.Fields) {
-        if let slot {
-            fields.texts[slot] = value?.stringValue
-        } else if self == .badge {
-            fields.badge = value?.exactInteger.flatMap { Int(exactly: $0) }
-        } else {
-            fields.relevanceScore = value?.numberValue
-        }
-    }
-
     /// Sets the field to `value`, a value of its kind already checked (`nil` removes it).
     public func set(_ value: JSONValue?, in content: inout NotificationContent) {
         if slot != nil {

@@ -13,7 +13,7 @@ public struct NotificationContent: Sendable, Equatable {
         var badge: Int?
         var relevanceScore: Double?
         var attachments: [String] = []
-        var userInfo: JSONValue = .object([:])
+        var userInfo: JSONValue = .object(JSONObject())
 
         static func == (a: Fields, b: Fields) -> Bool {
             a.texts.indices.allSatisfy { a.texts[$0] == b.texts[$0] } && a.soundCritical == b.soundCritical
@@ -95,8 +95,13 @@ public struct NotificationContent: Sendable, Equatable {
     /// Empty content: no alert text, no sound, `userInfo` an empty object.
     public init() { storage = Self.emptyStorage }
 
-    /// Content with `fields`, in one buffer made once (a mapper fills the fields first).
-    init(fields: Fields) { storage = Storage(fields) }
+    /// Empty content in a buffer of its own: the first writes change it in place instead of
+    /// copying the shared empty one (a mapper filling a route's fields).
+    static func unshared() -> NotificationContent {
+        var content = NotificationContent()
+        content.storage = Storage(Fields())
+        return content
+    }
 
     /// `true` when both share one buffer, so they are equal without comparing fields
     /// (unless a NaN relevance score makes a content unequal to itself).
