@@ -41,7 +41,7 @@ public struct RequestMapper: Sendable {
         do throws(Rejection) {
             let request = try build(message, entry: entry, id: id, context: &context)
             try request.validate()
-            return Mapped(context: context, request: .success(request))
+            return Mapped(context: context, request: .success(consume request))
         } catch {
             return Mapped(context: context, request: .failure(error))
         }
