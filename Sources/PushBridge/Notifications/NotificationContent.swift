@@ -165,6 +165,16 @@ public struct NotificationContent: Sendable, Equatable {
             || texts.fields.texts[2]?.isEmpty == false
     }
 
+    /// `perText` plus the `JSONValue.stringSizeBound` of each text field present, read in place.
+    func textSizeBound(perText: Int) -> Int {
+        let texts = storage
+        var total = 0
+        for slot in texts.fields.texts.indices {
+            if let count = texts.fields.texts[slot]?.utf8.count { total += perText + JSONValue.stringSizeBound(utf8Count: count) }
+        }
+        return total
+    }
+
     /// `true` for Apple's "empty content": no alert text, attachments or sound.
     public var isEmpty: Bool {
         !hasAlertText && attachments.isEmpty && (sound ?? "").isEmpty
