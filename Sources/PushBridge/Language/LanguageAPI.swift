@@ -16,9 +16,17 @@ public protocol EvaluationContext {
     /// `levels[position]`: the same as subscripting `value(of: .levels)`; a context can
     /// answer it without building the whole list.
     func levelsElement(_ position: JSONValue) -> JSONValue
+    /// `variable.name`: the same as `value(of: variable)[name] ?? .null`; a context can
+    /// read the member where the value is stored, without copying or building the value.
+    func member(_ name: String, of variable: Variable) -> JSONValue
 }
 
 extension EvaluationContext {
+    /// The member of `value(of: variable)`.
+    public func member(_ name: String, of variable: Variable) -> JSONValue {
+        value(of: variable)[name] ?? .null
+    }
+
     /// Subscripts `value(of: .levels)`.
     public func levelsElement(_ position: JSONValue) -> JSONValue {
         Node.subscripted(value(of: .levels), by: position)
