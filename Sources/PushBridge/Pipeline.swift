@@ -178,18 +178,21 @@ public final class Pipeline: Sendable {
     /// The decision for the extension stage's `result` (rule 5 applied by the stage).
     func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
                               receivedAt: Double) -> Decision {
-        var decision: Decision
+        // One decision, made once and filled in place (no decision copied from branch to branch).
+        var decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
         switch result.verdict {
         case .deliver(let content, let modified):
+            decision.outcome = .delivered
+            decision.modified = modified
+            // The content as mapped (the usual case) keeps the request as it is, not a changed copy.
             var r = request
-            r.content = content
-            decision = deliver(r, context: context, receivedAt: receivedAt, modified: modified, rule: result.rule)
+            if !content.isIdentical(to: request.content) { r.content = content }
+            decision.publish = [renderer.displayMessage(r, context: context, modified: modified, receivedAt: receivedAt)]
+            decision.request = r
         case .suppressed(let by):
-            decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
             decision.decidedBy = by
             decision.request = request
         case .dropped(let reason):
-            decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
             decision.decidedBy = "on_failure: drop (\(reason))"
             decision.request = request
         }

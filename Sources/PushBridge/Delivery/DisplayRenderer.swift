@@ -48,39 +48,6 @@ public struct DisplayRenderer: Sendable {
                                       retain: display.retain, userProperties: props))
     }
 
-    /// The display JSON of SPEC section 8, keys in the documented order.
-    public static func displayJSON(_ r: NotificationRequest, source: String, route: String,
-                                   modified: Bool, receivedAt: Double, condition: JSONValue = .null) -> [UInt8] {
-        let c = r.content
-        var w = JSONWriter(capacity: 512)
-        w.beginObject()
-        w.add("id", r.id)
-        w.add("source_topic", source)
-        w.add("route", route)
-        w.add("push_type", r.pushTypeName)
-        w.add("priority", .int(Int64(r.priority)))
-        w.add("collapse_id", r.collapseID)
-        for field in ContentField.allCases {
-            if field.slot != nil {
-                // `title` and `body` are always there (SPEC section 8), `""` when absent.
-                w.add(field.key, field == .title || field == .body ? c[text: field] ?? "" : c[text: field])
-            } else if let value = field.value(in: c) {
-                w.add(field.key, value)
-            }
-            if field == .sound {
-                if c.soundCritical { w.add("sound_critical", .bool(true)) }
-                if let v = c.soundVolume { w.add("sound_volume", .double(v)) }
-            }
-        }
-        if let e = r.expiration { w.add("expiration", .int(e)) }
-        if case .object(let o) = c.userInfo, !o.isEmpty { w.add("user_info", c.userInfo) }
-        if case .object = condition { w.add("condition", condition) }
-        w.add("modified", .bool(modified))
-        w.add("received_at", timestamp: receivedAt)
-        w.endObject()
-        return w.bytes
-    }
-
     /// A cleared condition's withdraw message, on the display topic of its source topic.
     public func withdrawMessage(_ w: Withdrawal) -> OutboundMessage {
         let ctx = MessageContext(topic: w.sourceTopic, payload: .null, raw: "", route: w.route)

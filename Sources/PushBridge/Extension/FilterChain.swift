@@ -26,6 +26,8 @@ final class FilterChain: Sendable {
         let values: ChangedValues?
         /// The zone of a `quiet_hours` filter; `nil` uses the message context's zone.
         let timeZone: TimeZone?
+        /// A `suppress` filter's condition (taken out of `config` once, not per message).
+        private let suppressCondition: Expression?
 
         init(config: FilterConfig, windows: KeyedWindows? = nil, values: ChangedValues? = nil,
              timeZone: TimeZone? = nil) {
@@ -33,6 +35,13 @@ final class FilterChain: Sendable {
             self.windows = windows
             self.values = values
             self.timeZone = timeZone
+            if case .suppress(let condition) = config.action { suppressCondition = condition } else { suppressCondition = nil }
+        }
+
+        /// For a `suppress` filter, whether its condition holds; `nil` for the other actions.
+        /// The condition is evaluated where it is stored (no copy of it per message).
+        func suppresses(in context: MessageContext) -> Bool? {
+            suppressCondition?.isTrue(in: context)
         }
     }
 
@@ -104,6 +113,9 @@ final class FilterChain: Sendable {
 
     private func apply(_ filter: Compiled, to context: MessageContext) -> (NotificationContent, String) {
         let empty = NotificationContent()
+        if let suppressed = filter.suppresses(in: context) {
+            return suppressed ? (empty, "suppressed") : (context.content, "passed")
+        }
         switch filter.config.action {
         case .suppress(let condition):
             return condition.isTrue(in: context) ? (empty, "suppressed") : (context.content, "passed")

@@ -10,6 +10,7 @@ extension Node {
         case .list(let elements):
             return .array(elements.map { $0.evaluate(in: context) })
         case .member(let base, let name):
+            if case .variable(let variable) = base { return context.member(name, of: variable) }
             return base.evaluate(in: context)[name] ?? .null
         case .index(let base, let index):
             if case .variable(.levels) = base { return context.levelsElement(index.evaluate(in: context)) }

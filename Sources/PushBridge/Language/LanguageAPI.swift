@@ -16,9 +16,17 @@ public protocol EvaluationContext {
     /// `levels[position]`: the same as subscripting `value(of: .levels)`; a context can
     /// answer it without building the whole list.
     func levelsElement(_ position: JSONValue) -> JSONValue
+    /// `variable.name`: the same as `value(of: variable)[name] ?? .null`; a context can
+    /// read the member where the value is stored, without copying or building the value.
+    func member(_ name: String, of variable: Variable) -> JSONValue
 }
 
 extension EvaluationContext {
+    /// The member of `value(of: variable)`.
+    public func member(_ name: String, of variable: Variable) -> JSONValue {
+        value(of: variable)[name] ?? .null
+    }
+
     /// Subscripts `value(of: .levels)`.
     public func levelsElement(_ position: JSONValue) -> JSONValue {
         Node.subscripted(value(of: .levels), by: position)
@@ -132,14 +140,23 @@ public struct Template: Sendable {
     /// Renders to text (`null` renders as an empty string).
     public func render(in context: some EvaluationContext) -> String {
         if segments.count == 1, case .text(let text) = segments[0] { return text }
-        var output = ""
-        for segment in segments {
-            switch segment {
-            case .text(let text): output += text
-            case .hole(let node): ValueText.append(node.evaluate(in: context), to: &output)
+        // The pieces are copied into one stack buffer and the text made from it once, not
+        // grown piece by piece; past the buffer's end it goes on as a growing string.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: TextPieces.capacity) { buffer in
+            var pieces = TextPieces(buffer)
+            for segment in segments {
+                switch segment {
+                case .text(let text): pieces.append(text)
+                case .hole(let node):
+                    switch node.evaluate(in: context) {
+                    case .null: break
+                    case .string(let text): pieces.append(text)
+                    case let value: pieces.append(ValueText.render(value))
+                    }
+                }
             }
+            return pieces.text()
         }
-        return output
     }
 
     /// The value: for a template that is exactly one hole (`"{{ payload }}"`, whitespace

@@ -190,6 +190,24 @@ public struct MessageContext: EvaluationContext, Sendable {
         }
     }
 
+    /// `payload.name`, `content.name` and `properties.name` read where they are stored (no
+    /// copy of the payload, no `content` or `properties` object built for one member).
+    public func member(_ name: String, of variable: Variable) -> JSONValue {
+        switch variable {
+        case .payload:
+            if case .object(let object) = storage.payload { return object[name] ?? .null }
+            return .null
+        case .content:
+            // `content` has each field present under its key, and `user_info`.
+            if let field = ContentField(key: name) { return field.value(in: storage.content) ?? .null }
+            return name == "user_info" ? storage.content.userInfo : .null
+        case .properties:
+            return storage.properties[name].map(JSONValue.string) ?? .null
+        default:
+            return value(of: variable)[name] ?? .null
+        }
+    }
+
     /// `levels[position]` found in the topic without building the list.
     public func levelsElement(_ position: JSONValue) -> JSONValue {
         guard let p = position.exactInteger else { return .null }

@@ -41,7 +41,7 @@ public struct RequestMapper: Sendable {
         do throws(Rejection) {
             let request = try build(message, entry: entry, id: id, context: &context)
             try request.validate()
-            return Mapped(context: context, request: .success(request))
+            return Mapped(context: context, request: .success(consume request))
         } catch {
             return Mapped(context: context, request: .failure(error))
         }
@@ -127,7 +127,8 @@ public struct RequestMapper: Sendable {
     }
 
     private func renderContent(_ entry: RouteTable.Entry, _ context: MessageContext) throws(Rejection) -> NotificationContent {
-        var c = NotificationContent()
+        // A buffer of its own, filled in place.
+        var c = NotificationContent.unshared()
         for field in ContentField.allCases {
             guard let t = entry.route.alert[field] else { continue }
             switch field.kind {

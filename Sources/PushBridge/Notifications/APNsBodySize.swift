@@ -10,17 +10,18 @@ extension NotificationRequest {
         let member = Self.apsMemberOverhead
         // {"aps":{"alert":{}}} and commas
         var total = 32
-        for field in ContentField.allCases {
-            if let text = c[text: field] { total += member + JSONValue.stringSizeBound(text) }
-        }
+        total += c.textSizeBound(perText: member)
         if c.soundCritical || c.soundVolume != nil { total += 64 }  // {"critical":1,"name":,"volume":}
         if c.badge != nil { total += member + 20 }
         if c.relevanceScore != nil { total += member + 32 }
         if contentAvailable { total += member + 1 }
         if mutableContent { total += member + 1 }
         if case .object(let custom) = c.userInfo {
-            for (key, value) in custom where key != "aps" {
-                total += JSONValue.stringSizeBound(key) + value.jsonSizeBound + 2
+            // The members read in place (no copy of each key and value).
+            custom.withMembers { members in
+                for i in members.indices where members[i].key != "aps" {
+                    total += JSONValue.stringSizeBound(members[i].key) + members[i].value.jsonSizeBound + 2
+                }
             }
         }
         return total

@@ -13,7 +13,7 @@ public struct NotificationContent: Sendable, Equatable {
         var badge: Int?
         var relevanceScore: Double?
         var attachments: [String] = []
-        var userInfo: JSONValue = .object([:])
+        var userInfo: JSONValue = .object(JSONObject())
 
         static func == (a: Fields, b: Fields) -> Bool {
             a.texts.indices.allSatisfy { a.texts[$0] == b.texts[$0] } && a.soundCritical == b.soundCritical
@@ -95,6 +95,14 @@ public struct NotificationContent: Sendable, Equatable {
     /// Empty content: no alert text, no sound, `userInfo` an empty object.
     public init() { storage = Self.emptyStorage }
 
+    /// Empty content in a buffer of its own: the first writes change it in place instead of
+    /// copying the shared empty one (a mapper filling a route's fields).
+    static func unshared() -> NotificationContent {
+        var content = NotificationContent()
+        content.storage = Storage(Fields())
+        return content
+    }
+
     /// `true` when both share one buffer, so they are equal without comparing fields
     /// (unless a NaN relevance score makes a content unequal to itself).
     func isIdentical(to other: NotificationContent) -> Bool {
@@ -151,7 +159,20 @@ public struct NotificationContent: Sendable, Equatable {
 
     /// `true` when there is a non-empty title, subtitle or body.
     public var hasAlertText: Bool {
-        !(title ?? "").isEmpty || !(subtitle ?? "").isEmpty || !(body ?? "").isEmpty
+        // Read in place (no copy of each text).
+        let texts = storage
+        return texts.fields.texts[0]?.isEmpty == false || texts.fields.texts[1]?.isEmpty == false
+            || texts.fields.texts[2]?.isEmpty == false
+    }
+
+    /// `perText` plus the `JSONValue.stringSizeBound` of each text field present, read in place.
+    func textSizeBound(perText: Int) -> Int {
+        let texts = storage
+        var total = 0
+        for slot in texts.fields.texts.indices {
+            if let count = texts.fields.texts[slot]?.utf8.count { total += perText + JSONValue.stringSizeBound(utf8Count: count) }
+        }
+        return total
     }
 
     /// `true` for Apple's "empty content": no alert text, attachments or sound.

@@ -35,15 +35,15 @@ extension NotificationRequest {
     /// `true` for a lowercase 8-4-4-4-12 hexadecimal UUID.
     public static func isValidID(_ s: String) -> Bool {
         func check(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard u.count == 36 else { return false }
-            for i in 0..<36 {
-                let ch = u[i]
-                if i == 8 || i == 13 || i == 18 || i == 23 {
-                    if ch != UInt8(ascii: "-") { return false }
-                } else if !((ch >= 48 && ch <= 57) || (ch >= 97 && ch <= 102)) {
-                    return false
-                }
-            }
+            guard u.count == 36, u[8] == UInt8(ascii: "-"), u[13] == UInt8(ascii: "-"), u[18] == UInt8(ascii: "-"),
+                  u[23] == UInt8(ascii: "-") else { return false }
+            // 0-9 or a-f: two range tests of one subtraction each.
+            func hex(_ ch: UInt8) -> Bool { ch &- 48 < 10 || ch &- 97 < 6 }
+            for i in 0..<8 where !hex(u[i]) { return false }
+            for i in 9..<13 where !hex(u[i]) { return false }
+            for i in 14..<18 where !hex(u[i]) { return false }
+            for i in 19..<23 where !hex(u[i]) { return false }
+            for i in 24..<36 where !hex(u[i]) { return false }
             return true
         }
         // In place for native strings (no copy of the bytes).

@@ -55,6 +55,11 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// The values, in the order their keys were first added.
     public var values: [JSONValue] { members.map(\.value) }
 
+    /// Calls `body` with the members in place, in the order keys were first added.
+    func withMembers<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+        try members.withUnsafeBufferPointer(body)
+    }
+
     /// The position of `key`'s member, or `nil`.
     public func index(forKey key: String) -> Int? {
         if let positions { return positions[key] }

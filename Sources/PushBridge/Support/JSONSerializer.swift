@@ -2,7 +2,6 @@ extension JSONValue {
     /// Compact JSON text with object keys sorted, e.g. `{"a":[1,2.5,"x"],"b":null}`.
     public var jsonText: String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
         write(into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -13,23 +12,28 @@ extension JSONValue {
     /// UTF-8. Integral doubles below 2^53 are written without a fraction (`42`),
     /// other doubles as Swift's shortest round-trip form; non-finite doubles as `null`.
     public func write(into bytes: inout [UInt8]) {
+        bytes.append { write(to: &$0) }
+    }
+
+    /// Writes this value as compact JSON (keys sorted), as `write(into:)` appends it.
+    func write(to bytes: inout ByteBuffer) {
         switch self {
-        case .null: bytes.append(contentsOf: "null".utf8)
-        case .bool(let value): bytes.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): JSONValue.writeInteger(value, into: &bytes)
+        case .null: bytes.append("null")
+        case .bool(let value): bytes.append(value ? "true" : "false")
+        case .int(let value): JSONValue.writeInteger(value, to: &bytes)
         case .double(let value):
             if value.isFinite {
-                bytes.append(contentsOf: JSONValue.numberText(value).utf8)
+                bytes.append(utf8: JSONValue.numberText(value))
             } else {
-                bytes.append(contentsOf: "null".utf8)
+                bytes.append("null")
             }
-        case .bigInt(let digits): bytes.append(contentsOf: digits.utf8)
-        case .string(let value): JSONValue.writeString(value, into: &bytes)
+        case .bigInt(let digits): bytes.append(utf8: digits)
+        case .string(let value): JSONValue.writeString(value, to: &bytes)
         case .array(let elements):
             bytes.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
                 if position > 0 { bytes.append(UInt8(ascii: ",")) }
-                element.write(into: &bytes)
+                element.write(to: &bytes)
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
@@ -50,9 +54,9 @@ extension JSONValue {
                     for k in 0..<members.count {
                         if k > 0 { bytes.append(UInt8(ascii: ",")) }
                         let member = members[order[k]]
-                        JSONValue.writeString(member.key, into: &bytes)
+                        JSONValue.writeString(member.key, to: &bytes)
                         bytes.append(UInt8(ascii: ":"))
-                        member.value.write(into: &bytes)
+                        member.value.write(to: &bytes)
                     }
                 }
             } else {
@@ -60,9 +64,9 @@ extension JSONValue {
                 for (key, value) in members.sorted(by: { $0.key < $1.key }) {
                     if !first { bytes.append(UInt8(ascii: ",")) }
                     first = false
-                    JSONValue.writeString(key, into: &bytes)
+                    JSONValue.writeString(key, to: &bytes)
                     bytes.append(UInt8(ascii: ":"))
-                    value.write(into: &bytes)
+                    value.write(to: &bytes)
                 }
             }
             bytes.append(UInt8(ascii: "}"))
@@ -71,6 +75,11 @@ extension JSONValue {
 
     /// Appends the decimal digits of `value` (what `String(value)` gives) without a string.
     static func writeInteger(_ value: Int64, into bytes: inout [UInt8]) {
+        bytes.append { writeInteger(value, to: &$0) }
+    }
+
+    /// Writes the decimal digits of `value`.
+    static func writeInteger(_ value: Int64, to bytes: inout ByteBuffer) {
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
         // Negative magnitudes cover Int64.min.
         var v = value < 0 ? value : -value
@@ -82,7 +91,7 @@ extension JSONValue {
                 digits[start] = UInt8(ascii: "0") + UInt8(-r)
                 v = q
             } while v != 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            bytes.append(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
 
@@ -95,17 +104,20 @@ extension JSONValue {
         return value.description
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// Appends `string` as a quoted, escaped JSON string.
     static func writeString(_ string: String, into bytes: inout [UInt8]) {
+        bytes.append { writeString(string, to: &$0) }
+    }
+
+    /// Writes `string` as a quoted, escaped JSON string.
+    static func writeString(_ string: String, to bytes: inout ByteBuffer) {
         bytes.append(UInt8(ascii: "\""))
         // Fast path: most strings need no escape and go in with one copy.
         let copied = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
             for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
                 return false
             }
-            bytes.append(contentsOf: utf8)
+            bytes.append(utf8)
             return true
         }
         if copied == true {
@@ -122,12 +134,16 @@ extension JSONValue {
             case 0x08: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "b"))
             case 0x0C: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "f"))
             case 0..<0x20:
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hexDigits[Int(byte >> 4)])
-                bytes.append(hexDigits[Int(byte & 0x0F)])
+                bytes.append("\\u00")
+                bytes.append(hexDigit(byte >> 4))
+                bytes.append(hexDigit(byte & 0x0F))
             default: bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

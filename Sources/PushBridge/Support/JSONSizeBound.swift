@@ -16,15 +16,23 @@ extension JSONValue {
             var total = 2
             for element in elements { total += element.jsonSizeBound + 1 }
             return total
-        case .object(let members):
-            var total = 2
-            for (key, value) in members { total += Self.stringSizeBound(key) + value.jsonSizeBound + 2 }
-            return total
+        case .object(let object):
+            // The members read in place (no copy of each key and value).
+            return object.withMembers { members in
+                var total = 2
+                for i in members.indices { total += Self.stringSizeBound(members[i].key) + members[i].value.jsonSizeBound + 2 }
+                return total
+            }
         }
     }
 
     /// Upper bound of a quoted, escaped JSON string's length.
     static func stringSizeBound(_ s: String) -> Int {
-        2 + 6 * s.utf8.count
+        stringSizeBound(utf8Count: s.utf8.count)
+    }
+
+    /// The same for a string of `utf8Count` bytes.
+    static func stringSizeBound(utf8Count: Int) -> Int {
+        2 + 6 * utf8Count
     }
 }

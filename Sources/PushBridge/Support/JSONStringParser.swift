@@ -13,6 +13,11 @@ extension JSONByteParser {
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
+            // Printable ASCII, the usual byte, needs no other check.
+            if byte >= 0x20 && byte < 0x80 {
+                index += 1
+                continue
+            }
             try validateByte(byte)
         }
         guard index < bytes.count else { throw fail("unterminated string", at: start - 1) }

@@ -121,26 +121,53 @@ public enum Timestamp {
     /// Appends `iso8601(seconds)` as a quoted JSON string (the same bytes `JSONValue`
     /// writes for that string), without making the string first.
     static func appendQuotedISO8601(_ seconds: Double, to bytes: inout [UInt8]) {
+        bytes.append { appendQuotedISO8601(seconds, to: &$0) }
+    }
+
+    /// As above, into a byte buffer.
+    static func appendQuotedISO8601(_ seconds: Double, to bytes: inout ByteBuffer) {
         let (parts, ms) = split(seconds)
         let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { out -> Bool in
             guard fill(out, parts, ms) else { return false }
             bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: out)
+            bytes.append(UnsafeBufferPointer(out))
             bytes.append(UInt8(ascii: "\""))
             return true
         }
-        if !written { JSONValue.writeString(iso8601(seconds), into: &bytes) }
+        if !written { JSONValue.writeString(iso8601(seconds), to: &bytes) }
     }
 
     /// The UTC calendar fields and the milliseconds of `seconds`, rounded to the nearest millisecond.
     private static func split(_ seconds: Double) -> (tm, Int) {
         let milliseconds = Int64((seconds * 1000).rounded())
-        var t = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient
+        let t = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient
                        - (milliseconds % 1000 < 0 ? 1 : 0))
         let ms = Int(milliseconds - Int64(t) * 1000)
+        return (civil(Int64(t)), ms)
+    }
+
+    /// What `gmtime_r` gives for `t` (the proleptic Gregorian calendar, UTC), computed in a few
+    /// integer steps (H. Hinnant's `civil_from_days`) instead of the C library's call, which
+    /// took most of a display message's timestamp. Only the date and time fields are set.
+    static func civil(_ t: Int64) -> tm {
+        let days = t >= 0 ? t / 86_400 : (t - 86_399) / 86_400
+        let secondOfDay = t - days * 86_400
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097                                                  // 0…146096
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365  // 0…399
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)   // 0…365, from 1 March
+        let shiftedMonth = (5 * dayOfYear + 2) / 153                                       // 0…11, 0 = March
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9                // 1…12
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         var parts = tm()
-        gmtime_r(&t, &parts)
-        return (parts, ms)
+        parts.tm_year = Int32(truncatingIfNeeded: year - 1900)
+        parts.tm_mon = Int32(month - 1)
+        parts.tm_mday = Int32(dayOfYear - (153 * shiftedMonth + 2) / 5 + 1)
+        parts.tm_hour = Int32(secondOfDay / 3600)
+        parts.tm_min = Int32(secondOfDay % 3600 / 60)
+        parts.tm_sec = Int32(secondOfDay % 60)
+        return parts
     }
 
     /// Writes the 24 bytes of the common case (years 0–9999) digit by digit; `false` for

@@ -36,6 +36,15 @@ struct TemplateTests {
         #expect(try render("{{ content.title }}: {{ content.body | truncate(7) }}") == "Ding: Someone")
     }
 
+    @Test("text longer than the render buffer goes on as a string")
+    func longText() throws {
+        let long = String(repeating: "ab", count: TextPieces.capacity / 2 + 50)
+        #expect(try render("\(long){{ payload.s }}\(long)") == long + "Hello" + long)
+        #expect(try render("{{ payload.s }}\(long)ü{{ 42 }}") == "Hello" + long + "ü42")
+        #expect(try render(String(repeating: "x", count: TextPieces.capacity) + "{{ payload.s }}")
+                == String(repeating: "x", count: TextPieces.capacity) + "Hello")
+    }
+
     @Test("hasHoles")
     func hasHoles() throws {
         #expect(try Template.parse("{{ topic }}").hasHoles)

@@ -48,4 +48,18 @@ struct JSONSerializerTests {
         let messy = " { \"z\" : 1 , \"a\" : [ true , 1e2 ] } "
         #expect(try JSONValue.parse(messy).jsonText == "{\"a\":[true,100],\"z\":1}")
     }
+
+    @Test("values larger than the writer's stack room, appended after what is there")
+    func large() throws {
+        let big = JSONValue.object(["s": .string(String(repeating: "\"é\u{1}", count: 500)),
+                                    "a": .array((0..<400).map { .int(Int64($0) * 1_000_003) })])
+        var bytes: [UInt8] = Array("x".utf8)
+        big.write(into: &bytes)
+        #expect(bytes.count > 2 * ByteBuffer.stackCapacity)
+        #expect(String(decoding: bytes.dropFirst(), as: UTF8.self) == big.jsonText)
+        #expect(try JSONValue.parse(big.jsonText) == big)
+        var text: [UInt8] = []
+        JSONValue.writeString(String(repeating: "ab\n", count: 800), into: &text)
+        #expect(text.count == 2 + 800 * 4)
+    }
 }
