@@ -237,11 +237,13 @@ def run_checks(driver, broker, url, bridge):
 
     def outputs_panel():
         # Four doorbell alerts delivered, none accepted by the dead webhook: pending and retried.
+        # Read in one script call: the panel re-renders every update, and cells found one by one
+        # can go stale between the finding and the reading.
         def cells():
-            rows = driver.find_elements(By.CSS_SELECTOR, '#outputs tr[data-output="dead-hook"]')
-            return [td.text for td in rows[0].find_elements(By.TAG_NAME, "td")] if rows else None
-        wait("outputs row", lambda: (cells() or [None] * 6)[5] == "4" and int(cells()[4]) >= 1)
-        c = cells()
+            return driver.execute_script(
+                "const r = document.querySelector('#outputs tr[data-output=\"dead-hook\"]');"
+                "return r ? Array.from(r.querySelectorAll('td'), td => td.innerText.trim()) : null;")
+        c = wait("outputs row", lambda: (lambda c: c if c and len(c) > 5 and c[5] == "4" and int(c[4]) >= 1 else None)(cells()))
         assert c[1] == "webhook" and c[2] == "0" and c[3] == "0", c
         assert driver.find_element(By.ID, "outputs-panel").is_displayed()
     check("the outputs panel shows a dead webhook's pending and retried deliveries", outputs_panel)
