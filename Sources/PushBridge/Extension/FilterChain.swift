@@ -118,6 +118,7 @@ final class FilterChain: Sendable {
         }
         switch filter.config.action {
         case .suppress(let condition):
+            // Answered above (`suppresses(in:)`); the same evaluation, for the switch's sake.
             return condition.isTrue(in: context) ? (empty, "suppressed") : (context.content, "passed")
         case .set(let fields):
             return ContentSetter.apply(fields, to: context)

@@ -159,7 +159,8 @@ public struct NotificationContent: Sendable, Equatable {
 
     /// `true` when there is a non-empty title, subtitle or body.
     public var hasAlertText: Bool {
-        // Read in place (no copy of each text).
+        // Read in place (no copy of each text): slots 0, 1 and 2 are title, subtitle and body
+        // (`ContentField`'s table; ContentFieldTests holds them there).
         let texts = storage
         return texts.fields.texts[0]?.isEmpty == false || texts.fields.texts[1]?.isEmpty == false
             || texts.fields.texts[2]?.isEmpty == false

@@ -59,5 +59,7 @@ import Testing
         #expect(ContentField.threadID.apsKey == "thread-id" && ContentField.relevanceScore.apsKey == "relevance-score")
         let slots = ContentField.allCases.compactMap(\.slot)
         #expect(Set(slots) == Set(0..<NotificationContent.Fields().texts.count) && slots.count == Set(slots).count)
+        // `hasAlertText` reads the alert's three texts at these slots.
+        #expect(ContentField.title.slot == 0 && ContentField.subtitle.slot == 1 && ContentField.body.slot == 2)
     }
 }
