@@ -4,11 +4,14 @@ extension TopicFilterCover {
     /// of the same kind cover each other: the same `$share/<group>/` (or none) and the same
     /// No Local. The covering one takes the higher QoS of the two.
     static func minimal(_ subscriptions: [MQTTSubscription]) -> [MQTTSubscription] {
+        // Each filter is split once; `kept` and `parsed` go together.
         var kept: [MQTTSubscription] = []
+        var parsed: [Parsed] = []
         for sub in subscriptions {
-            let filter = split(sub.filter).filter
+            let this = Parsed(sub.filter)
+            func sameKind(_ n: Int) -> Bool { kept[n].noLocal == sub.noLocal && parsed[n].group == this.group }
             // Already covered by one kept: it keeps its place and takes the QoS.
-            if let k = kept.firstIndex(where: { sameKind($0, sub) && covers(split($0.filter).filter, filter) }) {
+            if let k = kept.indices.first(where: { sameKind($0) && covers(parsed[$0].levels, this.levels) }) {
                 kept[k].qos = max(kept[k].qos, sub.qos)
                 continue
             }
@@ -17,13 +20,14 @@ extension TopicFilterCover {
             var place: Int?
             var n = 0
             while n < kept.count {
-                if sameKind(kept[n], sub), covers(filter, split(kept[n].filter).filter) {
+                if sameKind(n), covers(this.levels, parsed[n].levels) {
                     qos = max(qos, kept[n].qos)
                     if place == nil {
                         place = n
                         n += 1
                     } else {
                         kept.remove(at: n)
+                        parsed.remove(at: n)
                     }
                 } else {
                     n += 1
@@ -31,15 +35,16 @@ extension TopicFilterCover {
             }
             var replacement = sub
             replacement.qos = qos
-            if let place { kept[place] = replacement } else { kept.append(replacement) }
+            if let place {
+                kept[place] = replacement
+                parsed[place] = this
+            } else {
+                kept.append(replacement)
+                parsed.append(this)
+            }
         }
         return kept
     }
-
-    private static func sameKind(_ a: MQTTSubscription, _ b: MQTTSubscription) -> Bool {
-        a.noLocal == b.noLocal && split(a.filter).group == split(b.filter).group
-    }
-
 }
 
 /// Which copy of a message to keep when subscriptions that overlap (`a/+/c` and `a/b/+`:
@@ -58,13 +63,12 @@ struct DuplicateCopies: Sendable, Equatable {
         guard v5 else { return (subscriptions, nil) }
         // After `minimal` the pairs are the partial overlaps; subscriptions of other kinds
         // (No Local) may still cover one another, and bring two copies too.
+        let parsed = subscriptions.map { TopicFilterCover.Parsed($0.filter) }
         var pairs: [(String, String)] = []
-        for (n, a) in subscriptions.enumerated() {
-            for b in subscriptions[(n + 1)...] {
-                let (x, y) = (TopicFilterCover.split(a.filter), TopicFilterCover.split(b.filter))
-                if x.group == y.group, a.filter != b.filter, TopicFilterCover.overlap(x.filter, y.filter) {
-                    pairs.append((a.filter, b.filter))
-                }
+        for n in subscriptions.indices {
+            for m in subscriptions.indices.dropFirst(n + 1)
+            where subscriptions[n].filter != subscriptions[m].filter && parsed[n].overlaps(parsed[m]) {
+                pairs.append((subscriptions[n].filter, subscriptions[m].filter))
             }
         }
         guard !pairs.isEmpty else { return (subscriptions, nil) }

@@ -109,17 +109,18 @@ struct ConfigAssembly {
     /// twice. (A covered filter is not subscribed: `TopicFilterCover`; MQTT 5 tells the copies
     /// apart by Subscription Identifier.)
     private func checkOverlaps(_ config: BridgeConfig, topicMarks: [YAMLMark]) {
-        var seen: [(filter: String, route: String)] = []
+        var seen: [(filter: String, parsed: TopicFilterCover.Parsed, route: String)] = []
         for (route, mark) in zip(config.routes, topicMarks) where TopicFilter.validate(route.topic) == nil {
             let filter = route.subscriptionFilter
-            for (other, name) in seen where TopicFilterCover.partialOverlaps([other, filter]).count == 1 {
+            let parsed = TopicFilterCover.Parsed(filter)
+            for (other, otherParsed, name) in seen where parsed.partlyOverlaps(otherParsed) {
                 reader.warn("route '\(route.name)' (\(filter)) and route '\(name)' (\(other)) overlap and neither covers the other: "
                             + "the broker delivers a message on a topic both match once per subscription, and the bridge decides it twice. "
                             + "Use protocol: 5 (the copies are then told apart), make one filter cover the other (it is then the only one subscribed) or make them disjoint",
                             at: mark)
                 break
             }
-            if !seen.contains(where: { $0.filter == filter }) { seen.append((filter, route.name)) }
+            if !seen.contains(where: { $0.filter == filter }) { seen.append((filter, parsed, route.name)) }
         }
     }
 

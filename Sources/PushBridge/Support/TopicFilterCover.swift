@@ -12,8 +12,11 @@ enum TopicFilterCover {
     /// `#` and `+` in the first level never match a topic that starts with `$` (MQTT 4.7.2),
     /// so `#` does not cover `$SYS/#`.
     static func covers(_ outer: String, _ inner: String) -> Bool {
-        let o = outer.split(separator: "/", omittingEmptySubsequences: false)
-        let i = inner.split(separator: "/", omittingEmptySubsequences: false)
+        covers(levels(outer), levels(inner))
+    }
+
+    /// `covers` on filters already split into levels.
+    static func covers(_ o: [Substring], _ i: [Substring]) -> Bool {
         for (n, level) in o.enumerated() {
             if level == "#" {
                 // `a/#` matches `a` and everything under it; at the first level, no `$` topic.
@@ -34,8 +37,11 @@ enum TopicFilterCover {
 
     /// `true` when some topic matches both filters (neither needs to cover the other).
     static func overlap(_ a: String, _ b: String) -> Bool {
-        let x = a.split(separator: "/", omittingEmptySubsequences: false)
-        let y = b.split(separator: "/", omittingEmptySubsequences: false)
+        overlap(levels(a), levels(b))
+    }
+
+    /// `overlap` on filters already split into levels.
+    static func overlap(_ x: [Substring], _ y: [Substring]) -> Bool {
         var n = 0
         while n < x.count, n < y.count {
             let (p, q) = (x[n], y[n])
@@ -61,19 +67,32 @@ enum TopicFilterCover {
         level.utf8.first == UInt8(ascii: "$")
     }
 
-    /// Pairs of `filters` (`$share/` prefixes allowed) that overlap without one covering the
-    /// other, as pairs: the broker delivers a message on a topic both match twice.
-    static func partialOverlaps(_ filters: [String]) -> [(String, String)] {
-        var pairs: [(String, String)] = []
-        for (n, a) in filters.enumerated() {
-            for b in filters[(n + 1)...] {
-                let (ga, fa) = split(a)
-                let (gb, fb) = split(b)
-                guard ga == gb, overlap(fa, fb), !covers(fa, fb), !covers(fb, fa) else { continue }
-                pairs.append((a, b))
-            }
+    /// A filter's levels, split once for many comparisons.
+    static func levels(_ filter: String) -> [Substring] {
+        filter.split(separator: "/", omittingEmptySubsequences: false)
+    }
+
+    /// A subscription filter split once: its `$share/` group and its levels.
+    struct Parsed: Sendable {
+        let group: Substring?
+        let levels: [Substring]
+
+        init(_ filter: String) {
+            let (group, rest) = TopicFilterCover.split(filter)
+            self.group = group
+            self.levels = TopicFilterCover.levels(rest)
         }
-        return pairs
+
+        /// The same group (or both unshared), and some topic matches both.
+        func overlaps(_ other: Parsed) -> Bool {
+            group == other.group && TopicFilterCover.overlap(levels, other.levels)
+        }
+
+        /// They overlap without one covering the other: the broker delivers a message on a
+        /// topic both match twice, and neither subscription can be left out.
+        func partlyOverlaps(_ other: Parsed) -> Bool {
+            overlaps(other) && !TopicFilterCover.covers(levels, other.levels) && !TopicFilterCover.covers(other.levels, levels)
+        }
     }
 
     /// `$share/<group>/<filter>` as (group, filter); (nil, filter) for an unshared one.
