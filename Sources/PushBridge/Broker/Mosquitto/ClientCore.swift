@@ -133,11 +133,12 @@ final class ClientCore: Sendable {
         } ?? []
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
+        let read = properties == nil ? (userProperties: [], subscriptionIdentifiers: []) : PropertyList.received(properties)
         let inbound = InboundMessage(
             topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
-            userProperties: properties == nil ? [] : PropertyList.userProperties(of: properties),
+            userProperties: read.userProperties,
             receivedAt: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, mid: message.mid,
-            subscriptionIdentifiers: properties == nil ? [] : PropertyList.subscriptionIdentifiers(of: properties))
+            subscriptionIdentifiers: read.subscriptionIdentifiers)
         handlers.onMessage(inbound)
     }
 

@@ -141,41 +141,35 @@ final class PropertyList {
         try MQTTError.check(mosquitto_property_add_varint(&head, Int32(identifier.rawValue), value))
     }
 
-    /// The Subscription Identifiers of a received list (a message matching several of the
+    /// What a received list carries for the bridge, in one walk: the user properties in
+    /// order, copied out, and the Subscription Identifiers (a message matching several of the
     /// client's subscriptions may carry several).
-    static func subscriptionIdentifiers(of list: OpaquePointer?) -> [Int] {
-        var result: [Int] = []
-        var p = list
-        let id = Int32(MQTT_PROP_SUBSCRIPTION_IDENTIFIER.rawValue)
-        while let current = p {
-            if mosquitto_property_identifier(current) == id {
-                var value: UInt32 = 0
-                if mosquitto_property_read_varint(current, id, &value, false) != nil { result.append(Int(value)) }
-            }
-            p = mosquitto_property_next(current)
-        }
-        return result
-    }
-
-    /// The user properties of a received list, in order, copied out.
-    static func userProperties(of list: OpaquePointer?) -> [(name: String, value: String)] {
-        var result: [(name: String, value: String)] = []
+    static func received(_ list: OpaquePointer?) -> (userProperties: [(name: String, value: String)], subscriptionIdentifiers: [Int]) {
+        var user: [(name: String, value: String)] = []
+        var ids: [Int] = []
         var p = list
         let userProperty = Int32(MQTT_PROP_USER_PROPERTY.rawValue)
+        let subscriptionIdentifier = Int32(MQTT_PROP_SUBSCRIPTION_IDENTIFIER.rawValue)
         while let current = p {
-            if mosquitto_property_identifier(current) == userProperty {
+            switch mosquitto_property_identifier(current) {
+            case userProperty:
                 var name: UnsafeMutablePointer<CChar>? = nil
                 var value: UnsafeMutablePointer<CChar>? = nil
                 // Reads this very property (skip_first false, and it matches): copies both strings.
                 if mosquitto_property_read_string_pair(current, userProperty, &name, &value, false) != nil,
                    let name, let value {
-                    result.append((String(cString: name), String(cString: value)))
+                    user.append((String(cString: name), String(cString: value)))
                 }
                 free(name)
                 free(value)
+            case subscriptionIdentifier:
+                var value: UInt32 = 0
+                if mosquitto_property_read_varint(current, subscriptionIdentifier, &value, false) != nil { ids.append(Int(value)) }
+            default:
+                break
             }
             p = mosquitto_property_next(current)
         }
-        return result
+        return (user, ids)
     }
 }
