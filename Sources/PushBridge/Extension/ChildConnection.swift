@@ -14,8 +14,11 @@ final class ChildConnection: @unchecked Sendable {
     private let stdin = Foundation.Pipe(), stdout = Foundation.Pipe(), stderr = Foundation.Pipe()
     private let writeQueue = DispatchQueue(label: "pushbridge.extension.stdin")
     private var inputOpen = true
-    /// Waiting for the exit and for stdout's end, then `read`'s `exited`.
+    /// Waiting for the exit and for stdout's end, then `read`'s `exited` (once).
     private let exit = Mutex<(waiting: Int, exited: (@Sendable (String) -> Void)?)>((2, nil))
+    /// How long after the exit stdout's end is waited for: a process the child started may
+    /// hold its stdout open for ever, and the bridge must not wait for that to restart.
+    static let stdoutGrace: Duration = .seconds(2)
 
     private init(generation: UInt64) { self.generation = generation }
 
@@ -27,7 +30,7 @@ final class ChildConnection: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: isPath ? command[0] : "/usr/bin/env")
         process.arguments = isPath ? Array(command.dropFirst()) : command
         (process.standardInput, process.standardOutput, process.standardError) = (child.stdin, child.stdout, child.stderr)
-        process.terminationHandler = { _ in child.ended() }
+        process.terminationHandler = { _ in child.terminated() }
         do { try process.run() } catch {
             process.terminationHandler = nil   // it holds the child
             throw error
@@ -47,15 +50,31 @@ final class ChildConnection: @unchecked Sendable {
         Self.thread("stderr", stderr.fileHandleForReading, log) {}
     }
 
-    /// One of the two ends `exited` waits for (the count reaches zero only after `read`).
-    private func ended() {
-        guard let exited = exit.withLock({ e in
+    /// The process has exited: one of the two ends, and stdout's end is waited for no longer
+    /// than `stdoutGrace`.
+    private func terminated() {
+        ended()
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.stdoutGrace.dispatchInterval) { [self] in
+            ended(force: true)
+        }
+    }
+
+    /// One of the two ends `exited` waits for (the count reaches zero only after `read`);
+    /// `force` ends the wait for stdout once the process has exited.
+    private func ended(force: Bool = false) {
+        guard let (exited, forced) = exit.withLock({ e -> ((@Sendable (String) -> Void), Bool)? in
+            if force {
+                guard e.waiting == 1, let exited = e.exited else { return nil }
+                e.waiting = 0
+                return (exited, true)
+            }
             e.waiting -= 1
-            return e.waiting == 0 ? e.exited : nil
+            return e.waiting == 0 ? e.exited.map { ($0, false) } : nil
         }) else { return }
         process.terminationHandler = nil   // it held this child
         let status = process.terminationStatus
-        exited(process.terminationReason == .uncaughtSignal ? "signal \(status)" : "status \(status)")
+        let how = process.terminationReason == .uncaughtSignal ? "signal \(status)" : "status \(status)"
+        exited(forced ? how + "; its stdout is still open, held by a process it started" : how)
     }
 
     /// Writes `line` and a newline; errors (a dead child) are ignored: its exit fails the requests.

@@ -8,9 +8,10 @@ import Testing
 /// `expire` → answers on `time_will_expire` with title `rescued`; `crash` → exits;
 /// topic ending `/shuffle` → held, then flushed in random order; topic ending `/slow` → held
 /// until a request with body `release` arrives, then answered newest first; anything else →
-/// title `ext:<body>` at once.
+/// title `ext:<body>` at once. `crash-held` → starts a `sleep 25` that inherits stdout
+/// (its pid on stderr, `held-pid N`), then exits.
 private let child = #"""
-import json, os, random, sys, threading, time
+import json, os, random, subprocess, sys, threading, time
 
 lock = threading.Lock()
 waiting, shuffled, slow = {}, [], []
@@ -53,6 +54,11 @@ for line in sys.stdin:
     elif body == "expire":
         waiting[req["id"]] = req
     elif body == "crash":
+        os._exit(3)
+    elif body == "crash-held":
+        held = subprocess.Popen(["sleep", "25"])   # inherits stdout and holds it open after the exit
+        sys.stderr.write("held-pid %d\n" % held.pid)
+        sys.stderr.flush()
         os._exit(3)
     elif req["topic"].endswith("/shuffle"):
         with lock:
@@ -162,6 +168,22 @@ struct ChildFlowTests {
 
     @Test("a crashing child: the open request delivers the original; the child comes back")
     func crash() async throws {
+        try await crash(body: "crash")
+    }
+
+    @Test("a child that exits while a process it started holds its stdout is restarted all the same")
+    func crashWithStdoutHeld() async throws {
+        let bridge = try await crash(body: "crash-held")
+        // The sleep outlives the test's bounds: without the bridge's grace the request would time out.
+        for line in bridge.log.lines {
+            if let r = line.range(of: "held-pid "), let pid = pid_t(line[r.upperBound...].prefix { $0.isNumber }) {
+                kill(pid, SIGKILL)
+            }
+        }
+    }
+
+    @discardableResult
+    func crash(body: String) async throws -> InProcessBridge {
         let s = try await Scenario.start()
         let bridge = try start(s)
         try await s.waitUntilOnline()
@@ -177,10 +199,10 @@ struct ChildFlowTests {
             return false
         }
         _ = try await decided(s, sent)
-        try s.publish("a", #"{"msg":"crash"}"#)
+        try s.publish("a", #"{"msg":"\#(body)"}"#)
         // The child crashes on this request and the original follows.
         try await s.waitFor(s.display("a"), timeout: .seconds(30))
-        #expect(try bodiesAndTitles(s, "a") == ["crash|Original"])
+        #expect(try bodiesAndTitles(s, "a") == ["\(body)|Original"])
         let failed = try await decided(s, sent + 1)
         #expect(total(failed, "extension_failed") == 1)
         // Probe until the restarted child answers again.
@@ -194,6 +216,7 @@ struct ChildFlowTests {
             return false
         }
         try await bridge.stop()
+        return bridge
     }
 
     @Test("500 messages on one topic, answered in random order, are displayed in order")

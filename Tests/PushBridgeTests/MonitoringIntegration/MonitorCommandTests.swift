@@ -181,12 +181,6 @@ struct Tmux {
         _ = try? Self.spawn(["-L", socket, "kill-server"])
     }
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+; Swift's Glibc module does not export it).
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: (@convention(c) (
-            UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self) }
-    }()
-
     /// Runs tmux to its end with stdin from /dev/null and stdout and stderr in a temp file.
     private static func spawn(_ args: [String]) throws -> (status: Int32, output: String) {
         let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
@@ -197,9 +191,7 @@ struct Tmux {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        guard let closeFrom = Self.addCloseFrom, closeFrom(&actions, 3) == 0 else {
-            throw ProcessError(description: "posix_spawn_file_actions_addclosefrom_np is unavailable (glibc < 2.34?)")
-        }
+        try ChildProcess.closeInherited(&actions)
         let argv = (["/usr/bin/tmux"] + args).map { strdup($0) } + [nil]
         let envp = PushbridgeBinary.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }

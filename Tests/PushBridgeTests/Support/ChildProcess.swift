@@ -25,6 +25,9 @@ final class ChildProcess: Sendable {
                 posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             }
         }
+        // Nothing else inherited: a pipe another test made (Foundation's are not close-on-exec)
+        // would stay open in a long-lived server and hold that test's child's stdout open.
+        try Self.closeInherited(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -48,6 +51,19 @@ final class ChildProcess: Sendable {
             throw ProcessError(description: "cannot start \(path): \(String(cString: strerror(rc)))")
         }
         pid = child
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+; Swift's Glibc module does not export it).
+    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: (@convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self) }
+    }()
+
+    /// Adds the file action that closes every descriptor from 3 up in the child.
+    static func closeInherited(_ actions: inout posix_spawn_file_actions_t) throws {
+        guard let closeFrom = addCloseFrom, closeFrom(&actions, 3) == 0 else {
+            throw ProcessError(description: "posix_spawn_file_actions_addclosefrom_np is unavailable (glibc < 2.34?)")
+        }
     }
 
     deinit {
