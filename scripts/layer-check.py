@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
 """The layer check: which folder of Sources/PushBridge uses which, derived from the code.
 
+The executable's files (Sources/pushbridge) are one more node, `pushbridge`, the top layer
+above `(root)`: they may use anything in the library, and the library never uses them (the
+compiler sees to that; names the executable declares are its own and make no edge).
+
 Reads the allowed order from the README's Architecture section (the line starting with
 "Layers (each knows only those before it):") and the C module rule (the line starting with
-"C modules (each imported only there):"), then:
+"C modules (each imported only there):", items `Module → folder` separated by commas; an item
+without an arrow is one more folder for the module before it, as in
+`COpenSSL → WebPush, pushbridge`), then:
 
   * collects the top-level declarations of every folder (types, typealiases, functions,
     globals; nested declarations do not count) and the members that extensions add to types
@@ -28,6 +34,8 @@ from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = os.path.join(ROOT, "Sources", "PushBridge")
+EXECUTABLE = os.path.join(ROOT, "Sources", "pushbridge")
+EXECUTABLE_NODE = "pushbridge"
 README = os.path.join(ROOT, "README.md")
 ALLOW = os.path.join(ROOT, "scripts", "layer-allow.txt")
 ROOT_NODE = "(root)"
@@ -129,11 +137,15 @@ def braces(code):
 
 
 class SourceFile:
-    def __init__(self, path):
+    def __init__(self, path, executable=False):
         self.path = path
         self.rel = os.path.relpath(path, ROOT)
-        folder = os.path.dirname(os.path.relpath(path, SOURCES))
-        self.folder = folder.replace(os.sep, "/") or ROOT_NODE
+        self.executable = executable
+        if executable:
+            self.folder = EXECUTABLE_NODE
+        else:
+            folder = os.path.dirname(os.path.relpath(path, SOURCES))
+            self.folder = folder.replace(os.sep, "/") or ROOT_NODE
         with open(path, encoding="utf-8") as f:
             self.text = f.read()
         self.code = strip(self.text)
@@ -200,10 +212,14 @@ def read_readme():
                  f"'{prefix}'; it is where the check reads its rule from.")
 
     layers = [part.strip().strip("`") for part in find(LAYERS_PREFIX).split("→")]
-    modules = {}
+    modules = {}                    # module -> the folders that may import it
+    module = None
     for item in find(CMODULES_PREFIX).split(","):
-        module, _, folder = item.partition("→")
-        modules[module.strip().strip("`")] = folder.strip().strip("`").rstrip(".")
+        name, arrow, folder = item.partition("→")
+        if not arrow:               # one more folder for the module before
+            name, folder = module, name
+        module = name.strip().strip("`")
+        modules.setdefault(module, []).append(folder.strip().strip("`").rstrip("."))
     return layers, modules
 
 
@@ -245,27 +261,31 @@ def main():
     layers, modules = read_readme()
     rank = {name: i for i, name in enumerate(layers)}
     files = []
-    for directory, _, names in os.walk(SOURCES):
-        files += [SourceFile(os.path.join(directory, n)) for n in sorted(names) if n.endswith(".swift")]
-    files.sort(key=lambda f: f.rel)
+    for top, executable in ((SOURCES, False), (EXECUTABLE, True)):
+        for directory, _, names in os.walk(top):
+            files += [SourceFile(os.path.join(directory, n), executable)
+                      for n in sorted(names) if n.endswith(".swift")]
+    files.sort(key=lambda f: (f.executable, f.rel))
+    library = [f for f in files if not f.executable]
     problems = []
 
-    # Who declares what at the top level.
+    # Who declares what at the top level (in the library: the executable's names are its own).
     owner = {}                      # name -> folder
-    for f in files:
+    for f in library:
         for name in f.top:
             owner.setdefault(name, f.folder)
-    functions = {name for f in files for name, kind in f.top.items() if kind in ("func", "let", "var")}
+    own_executable = {name for f in files if f.executable for name in f.top}
+    functions = {name for f in library for name, kind in f.top.items() if kind in ("func", "let", "var")}
     types = set(owner) - functions
     # Members that extensions add to types from outside the package (`Duration.seconds`) or
     # to a type of another folder (Mapping's `NotificationContent.jsonValue`), found as
     # `.name` (`.name(` for a function); a name some other type also declares is left out.
     members = {}                    # name -> (folder, kind)
-    for f in files:
+    for f in library:
         outside = {t for t, _, _ in f.extended if owner.get(t, f.folder) != f.folder or t not in types}
         for name, kind in f.members_of_extensions(outside):
             members.setdefault(name, (f.folder, kind))
-    for f in files:
+    for f in library:
         for _, start, end in f.bodies:
             for m in DECL.finditer(f.code, start, end):
                 name = m.group(2)
@@ -276,7 +296,7 @@ def main():
     # body is: in its own file and in every file that extends it (`Node` inside RouteTable
     # is not Language's `Node`).
     nested = defaultdict(set)
-    for f in files:
+    for f in library:
         for type_name, names in f.nested().items():
             nested[type_name] |= names
 
@@ -284,6 +304,8 @@ def main():
     uses = defaultdict(lambda: defaultdict(lambda: [None, 0]))
     for f in files:
         shadowed = set(f.local) - set(f.top)
+        if f.executable:
+            shadowed |= own_executable
         for type_name, _, _ in f.bodies:
             shadowed |= nested[type_name]
         for m in IDENT.finditer(f.code):
@@ -330,8 +352,8 @@ def main():
 
     for f in files:
         for module, line in f.imports:
-            if module in modules and modules[module] != f.folder:
-                problems.append(f"{f.rel}:{line}: imports {module}, which only {modules[module]} may import "
+            if module in modules and f.folder not in modules[module]:
+                problems.append(f"{f.rel}:{line}: imports {module}, which only {' and '.join(modules[module])} may import "
                                 f"(README: '{CMODULES_PREFIX}')")
             elif module.startswith("C") and module not in modules:
                 problems.append(f"{f.rel}:{line}: imports {module}, a C module the README's "
