@@ -95,7 +95,8 @@ public final class Bridge: Sendable {
         }
         self.outputs = outputs
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
-                           homeAssistant: HomeAssistantLink(config: config, version: Self.version, hop: hop, logger: logger),
+                           homeAssistant: HomeAssistantLink(config: config, broker: MQTTClientOptions(config: config.broker, will: nil, subscriptions: []),
+                                                            version: Self.version, hop: hop, logger: logger),
                            outputs: outputs, partition: config.partition.flatMap(Partition.init), hop: hop, logger: logger,
                            ackTopic: config.conditions?.ackTopic, wall: clock.wall,
                            automaticConditionTimer: automaticConditionTimer)

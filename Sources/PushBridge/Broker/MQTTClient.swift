@@ -9,7 +9,7 @@ public final class MQTTClient: Sendable {
 
     /// Validates `options` and prepares the client; nothing touches the network yet.
     public init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {
-        core = try ClientCore(options: options, handlers: handlers)
+        core = try ClientCore(options: options, handlers: handlers.core)
     }
 
     deinit {

@@ -35,12 +35,6 @@ public struct BridgeConfig: Sendable {
     public init() {}
 }
 
-/// MQTT protocol version used to talk to the broker.
-public enum MQTTProtocolVersion: String, Sendable {
-    case v5 = "5"
-    case v311 = "3.1.1"
-}
-
 /// `broker:` section.
 public struct BrokerConfig: Sendable {
     public var host = "localhost"
@@ -61,15 +55,6 @@ public struct BrokerConfig: Sendable {
 
     /// The port actually used.
     public var effectivePort: Int { port ?? (tls == nil ? 1883 : 8883) }
-    public init() {}
-}
-
-/// `broker.tls:`.
-public struct TLSConfig: Sendable {
-    public var caFile: String? = nil
-    public var certFile: String? = nil
-    public var keyFile: String? = nil
-    public var insecure = false
     public init() {}
 }
 

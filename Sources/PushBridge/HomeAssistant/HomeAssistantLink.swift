@@ -14,7 +14,8 @@ final class HomeAssistantLink: Sendable {
     let birthTopic: String
     private let hop: [(name: String, value: String)]
     private let logger: Logger
-    private let broker: BrokerConfig
+    /// The broker connection's options (no will, no subscriptions), for the sweep's own.
+    private let broker: MQTTClientOptions
     /// Set once the first connection started the sweep for stale configs.
     private let swept = Atomic<Bool>(false)
     /// The entities announced for the routes in effect, and each route's event topic.
@@ -27,14 +28,16 @@ final class HomeAssistantLink: Sendable {
         var statusRouted: Bool
     }
 
-    /// `nil` unless `config` has a `homeassistant:` section.
-    init?(config: BridgeConfig, version: String, hop: (name: String, value: String), logger: Logger) {
+    /// `nil` unless `config` has a `homeassistant:` section. `broker`: the options of a
+    /// connection to the broker (`config.broker`'s), which the sweep for stale configs uses.
+    init?(config: BridgeConfig, broker: MQTTClientOptions, version: String, hop: (name: String, value: String),
+          logger: Logger) {
         guard let builder = DiscoveryBuilder(config: config, version: version) else { return nil }
         self.builder = builder
         self.birthTopic = builder.homeAssistant.birthTopic
         self.hop = config.broker.protocolVersion == .v5 ? [hop] : []
         self.logger = logger
-        self.broker = config.broker
+        self.broker = broker
         self.state = Mutex(Self.state(builder, config: config))
         warnWithoutNotifyRoute(config)
     }

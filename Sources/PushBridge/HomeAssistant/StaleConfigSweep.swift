@@ -20,7 +20,7 @@ enum StaleConfigSweep {
 
     /// The retained, non-empty config topics under `filter` (nil when the broker could not
     /// be read within the budget). Blocks: call it off the cooperative pool.
-    static func retainedConfigs(broker: BrokerConfig, filter: String, logger: Logger) -> Set<String>? {
+    static func retainedConfigs(broker: MQTTClientOptions, filter: String, logger: Logger) -> Set<String>? {
         final class Seen: Sendable {
             let topics = Mutex<Set<String>>([])
             /// Signalled at every accepted CONNACK.
@@ -29,8 +29,9 @@ enum StaleConfigSweep {
             let arrived = DispatchSemaphore(value: 0)
         }
         let seen = Seen()
-        var options = MQTTClientOptions(config: broker, will: nil,
-                                        subscriptions: [MQTTSubscription(filter: filter, qos: 0)])
+        var options = broker
+        options.will = nil
+        options.subscriptions = [MQTTSubscription(filter: filter, qos: 0)]
         options.clientID = broker.clientID + "-ha-sweep"
         options.cleanStart = true
         options.sessionExpiry = .zero

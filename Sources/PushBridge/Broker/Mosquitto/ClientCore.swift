@@ -10,7 +10,7 @@ import Synchronization
 /// inside it (publish, subscribe); nothing under it waits for the callback mutex.
 final class ClientCore: Sendable {
     let options: MQTTClientOptions
-    let handlers: MQTTClientHandlers
+    let handlers: CoreHandlers
     let state: Mutex<ClientState>
     /// Wakes the network thread from a backoff sleep (stop).
     let wake = DispatchSemaphore(value: 0)
@@ -41,7 +41,7 @@ final class ClientCore: Sendable {
 
     var handle: MosquittoHandle { handleBox.handle! }
 
-    init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {
+    init(options: MQTTClientOptions, handlers: CoreHandlers) throws(MQTTError) {
         for s in options.subscriptions { try Self.validate(s) }
         guard (0...Int64(UInt16.max)).contains(options.keepalive.wholeSeconds(limit: .max)),
               options.keepalive.wholeSeconds() == 0 || options.keepalive.wholeSeconds() >= 5 else {
@@ -134,12 +134,9 @@ final class ClientCore: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let read = properties == nil ? (userProperties: [], subscriptionIdentifiers: []) : PropertyList.received(properties)
-        let inbound = InboundMessage(
-            topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
-            userProperties: read.userProperties,
-            receivedAt: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, mid: message.mid,
-            subscriptionIdentifiers: read.subscriptionIdentifiers)
-        handlers.onMessage(inbound)
+        handlers.onMessage(topic, payload, Int(message.qos), message.retain, read.userProperties,
+                           Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, message.mid,
+                           read.subscriptionIdentifiers)
     }
 
     func didSubscribe(mid: Int32, granted: [Int32]) {

@@ -1,3 +1,21 @@
+/// MQTT protocol version used to talk to the broker (`broker.protocol_version`).
+public enum MQTTProtocolVersion: String, Sendable {
+    case v5 = "5"
+    case v311 = "3.1.1"
+}
+
+/// The client's TLS settings (`broker.tls:`): the files libmosquitto loads.
+public struct TLSConfig: Sendable {
+    /// The CA bundle that verifies the broker; `nil`: the system's (`/etc/ssl/certs`).
+    public var caFile: String? = nil
+    /// The client certificate, with `keyFile` (both or neither).
+    public var certFile: String? = nil
+    public var keyFile: String? = nil
+    /// Skips the check of the broker's host name against its certificate.
+    public var insecure = false
+    public init() {}
+}
+
 /// One subscription the client keeps on every connection.
 public struct MQTTSubscription: Sendable, Hashable {
     /// The full filter, including a `$share/<group>/` prefix when shared.
@@ -98,16 +116,6 @@ public struct MQTTClientOptions: Sendable {
         self.libraryLogLevel = libraryLogLevel
     }
 
-    /// Options from the `broker:` section of `bridge.yml`.
-    public init(config: BrokerConfig, will: MQTTWill?, subscriptions: [MQTTSubscription]) {
-        self.init(host: config.host, port: config.effectivePort, clientID: config.clientID,
-                  protocolVersion: config.protocolVersion, keepalive: config.keepalive,
-                  cleanStart: config.cleanStart, sessionExpiry: config.sessionExpiry,
-                  username: config.username, password: config.password, tls: config.tls,
-                  reconnectMin: config.reconnectMin, reconnectMax: config.reconnectMax,
-                  will: will, subscriptions: subscriptions)
-    }
-
     /// `host:port`, for log lines.
     var endpoint: String { "\(host):\(port)" }
 }
@@ -122,37 +130,16 @@ public enum ConnectionEvent: Sendable, Equatable {
     case connectFailed(reason: String)
 }
 
-/// The callbacks of an `MQTTClient`, fixed at init.
+/// The callbacks of a `ClientCore`: `MQTTClientHandlers` as the adapter calls them, a
+/// received message as its parts (the message model, `InboundMessage`, is the client's).
 ///
-/// They are kept in `let`s (never in a lock) because the per-message closure is read on
-/// every message. All run on the client's network thread: return quickly.
-public struct MQTTClientHandlers: Sendable {
-    /// A message arrived. Runs inside libmosquitto's `on_message`, before the QoS 1 PUBACK
-    /// is written, so work done here (a journal write) happens before the broker forgets it.
-    public var onMessage: @Sendable (InboundMessage) -> Void
-    /// A publish of ours is done: QoS 1 PUBACK, QoS 2 PUBCOMP, or QoS 0 written to the socket.
-    public var onPublished: @Sendable (Int32) -> Void
-    /// Connected, disconnected, or a failed attempt.
-    public var onConnection: @Sendable (ConnectionEvent) -> Void
-    /// One log line (never holds the password).
-    public var log: @Sendable (LogLevel, String) -> Void
-    /// A batch of packets has been read and handled (every `onMessage` of the batch has
-    /// returned) and nothing they queued, PUBACKs included, is written yet: the last moment
-    /// to make the batch's messages durable together (one journal commit per batch). Called
-    /// after any read that ran a callback, even when the connection then failed. Only when
-    /// `MQTTClient.groupsReads` (plain TCP); with TLS libmosquitto's loop reads and writes in
-    /// one call and this is never called.
-    public var onReadsDone: @Sendable () -> Void
-
-    public init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
-                onPublished: @escaping @Sendable (Int32) -> Void = { _ in },
-                onConnection: @escaping @Sendable (ConnectionEvent) -> Void = { _ in },
-                log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in },
-                onReadsDone: @escaping @Sendable () -> Void = {}) {
-        self.onMessage = onMessage
-        self.onPublished = onPublished
-        self.onConnection = onConnection
-        self.log = log
-        self.onReadsDone = onReadsDone
-    }
+/// All run on the client's network thread.
+struct CoreHandlers: Sendable {
+    /// A message arrived: topic, payload, QoS, retain, user properties, arrival time (UNIX
+    /// seconds), mid, subscription identifiers. Runs inside libmosquitto's `on_message`.
+    var onMessage: @Sendable (String, [UInt8], Int, Bool, [(name: String, value: String)], Double, Int32, [Int]) -> Void
+    var onPublished: @Sendable (Int32) -> Void
+    var onConnection: @Sendable (ConnectionEvent) -> Void
+    var log: @Sendable (LogLevel, String) -> Void
+    var onReadsDone: @Sendable () -> Void
 }
