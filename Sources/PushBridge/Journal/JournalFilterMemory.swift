@@ -2,7 +2,9 @@
 /// `rate_limit` and `changed` remember across a restart when `journal` is set).
 ///
 /// One table, `filter_memory(filter, key, value)`, keyed by the filter's memory identity
-/// and the key; written in batches by `FilterMemoryWriter`, read once at start.
+/// and the key; written in batches by `FilterMemoryWriter`, read once at start. Plain
+/// values: the filter memory's own types (`FilterMemoryRow`, `FilterMemoryChanges`) are
+/// converted above the journal (`JournalFilterMemoryRows.swift`).
 extension Journal {
     static let filterMemorySchema = """
         CREATE TABLE IF NOT EXISTS filter_memory(
@@ -10,24 +12,26 @@ extension Journal {
             PRIMARY KEY(filter, key)) WITHOUT ROWID;
         """
 
-    /// Every stored row.
-    public func loadFilterMemory() throws(SQLiteError) -> [FilterMemoryRow] {
-        try store.withLock { s throws(SQLiteError) -> [FilterMemoryRow] in
+    /// Every stored row: the filter's memory identity, the key and the stored value.
+    public func loadFilterMemoryRows() throws(SQLiteError) -> [(filter: String, key: String, value: String)] {
+        try store.withLock { s throws(SQLiteError) -> [(filter: String, key: String, value: String)] in
             try s.commitBatch()
             let db = s.db
             try db.execute(Self.filterMemorySchema)
             let q = try db.prepare("SELECT filter, key, value FROM filter_memory")
-            var rows: [FilterMemoryRow] = []
+            var rows: [(filter: String, key: String, value: String)] = []
             while try q.step() {
-                rows.append(FilterMemoryRow(filter: q.text(0) ?? "", key: q.text(1) ?? "", value: q.text(2) ?? ""))
+                rows.append((filter: q.text(0) ?? "", key: q.text(1) ?? "", value: q.text(2) ?? ""))
             }
             return rows
         }
     }
 
-    /// Writes one batch of changes in one transaction.
-    public func saveFilterMemory(_ changes: FilterMemoryChanges) throws(SQLiteError) {
-        guard !changes.isEmpty else { return }
+    /// Writes one batch of changes in one transaction: the filters whose rows all go, then
+    /// each row's new value (`nil` deletes the row).
+    public func saveFilterMemory(rows: [(filter: String, key: String, value: String?)],
+                                 droppedFilters: [String]) throws(SQLiteError) {
+        guard !rows.isEmpty || !droppedFilters.isEmpty else { return }
         try store.withLock { s throws(SQLiteError) in
             try s.commitBatch()
             let db = s.db
@@ -37,12 +41,12 @@ extension Journal {
             let dropFilter = try db.prepare("DELETE FROM filter_memory WHERE filter = ?1")
             try db.execute("BEGIN")
             do throws(SQLiteError) {
-                for filter in changes.droppedFilters {
+                for filter in droppedFilters {
                     dropFilter.reset()
                     dropFilter.bind(1, filter)
                     try dropFilter.run()
                 }
-                for row in changes.rows {
+                for row in rows {
                     if let value = row.value {
                         upsert.reset()
                         upsert.bind(1, row.filter)
