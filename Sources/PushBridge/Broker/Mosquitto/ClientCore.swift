@@ -59,7 +59,7 @@ final class ClientCore: Sendable {
         // Our own poll loop on TLS too: libmosquitto's `mosquitto_loop` uses select(2), which
         // refuses a socket numbered 1024 or more. OpenSSL reads and writes the TLS socket
         // itself, so the socket buffers are for plain TCP only.
-        let wakeup = LoopWakeup(enabled: true)
+        let wakeup = LoopWakeup(enabled: options.usesOwnLoop)
         self.wakeup = wakeup
         self.socketBuffers = wakeup.isAvailable && options.tls == nil
             ? SocketBufferHooks.forNewClient(log: handlers.log) : nil

@@ -5,15 +5,15 @@ import Foundation
 ///
 /// Why not `mosquitto_loop_start`: its thread runs `mosquitto_loop_forever`, which returns
 /// for good on a refused CONNACK, a TLS or a protocol error (lib/loop.c, 2.0.11), leaving a
-/// client that never reconnects. This loop connects, runs `mosquitto_loop` until it fails,
-/// and reconnects with backoff, forever, until stop.
+/// client that never reconnects. This loop connects, runs its turns until the connection
+/// fails, and reconnects with backoff, forever, until stop.
 ///
 /// PUBACK timing (checked in lib/handle_publish.c and lib/packet_mosq.c of 2.0.11): for a
 /// QoS 1 PUBLISH, `handle__publish` calls `send__puback` and then `on_message`. The PUBACK
 /// goes through `packet__queue`, which writes to the socket at once only when
 /// `in_callback == false && threaded == mosq_ts_none`. We set `mosquitto_threaded_set(true)`
 /// (`mosq_ts_external`, as `loop_start` sets `mosq_ts_self`), so the PUBACK is only queued
-/// and is written by the write half of a later `mosquitto_loop` call on this same thread,
+/// and is written by a later turn's write step (`mosquitto_loop_write`) on this same thread,
 /// after `on_message` has returned. A message made durable inside `onMessage` is therefore
 /// durable before the broker sees its PUBACK. (QoS 2 sends PUBREC before the callback and
 /// calls `on_message` at PUBREL: no better.)
@@ -27,7 +27,8 @@ import Foundation
 /// the same turn: `mosquitto_loop_read` goes on with a handshake in progress and reads while
 /// OpenSSL holds decrypted bytes, and `mosquitto_loop`'s `select` would refuse a socket
 /// numbered 1024 or more. `mosquitto_loop` (`libraryTurn`) remains only for a client whose
-/// eventfd could not be made.
+/// eventfd could not be made (`eventfd` failed at its init: a process out of descriptors),
+/// tested by forcing it (`MQTTClientOptions.usesOwnLoop`, LibraryLoopTests).
 extension ClientCore {
     /// How long one turn may wait in `poll` (our loop) or `select` (`mosquitto_loop`, without
     /// an eventfd); publish, subscribe and disconnect from other threads wake it early through
@@ -188,8 +189,8 @@ extension ClientCore {
         return .success
     }
 
-    /// One turn of libmosquitto's own loop (TLS connections), then every packet already
-    /// decrypted or waiting (`mosquitto_loop` reads one packet per call at QoS 0: 2.0.11
+    /// One turn of libmosquitto's own loop (a client without an eventfd, plain TCP or TLS),
+    /// then every packet already decrypted or waiting (`mosquitto_loop` reads one packet per call at QoS 0: 2.0.11
     /// ignores its `max_packets`). What those packets queue (PUBACKs, display publishes) is
     /// written by the next turn's write step, so a QoS 1 PUBACK still leaves only after its
     /// `on_message`.
