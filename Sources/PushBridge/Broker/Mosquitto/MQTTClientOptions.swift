@@ -1,6 +1,8 @@
 /// MQTT protocol version used to talk to the broker (`broker.protocol_version`).
 public enum MQTTProtocolVersion: String, Sendable {
+    /// MQTT 5.
     case v5 = "5"
+    /// MQTT 3.1.1.
     case v311 = "3.1.1"
 }
 
@@ -10,6 +12,7 @@ public struct TLSConfig: Sendable {
     public var caFile: String? = nil
     /// The client certificate, with `keyFile` (both or neither).
     public var certFile: String? = nil
+    /// The client certificate's private key, with `certFile`.
     public var keyFile: String? = nil
     /// Skips the check of the broker's host name against its certificate.
     public var insecure = false
