@@ -145,7 +145,7 @@ public final class Bridge: Sendable {
             }
         }
         // Replaying (SQLite reads) and starting the connections block: not on the cooperative pool.
-        await Self.offPool { [self] in
+        await Worker.runBlocking { [self] in
             for entry in intake.replay() { flow.process(entry.message, id: entry.id, seq: entry.seq) }
             intake.start()
             memoryWriter?.start()

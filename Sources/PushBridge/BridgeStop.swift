@@ -8,12 +8,6 @@ extension Bridge {
         stopRequested.fire()
     }
 
-    /// Returns on `requestStop()` (SIGTERM/SIGINT) or when the task running `run()` is
-    /// cancelled: both drain and stop the same way.
-    func waitForStop() async {
-        await stopRequested.wait()
-    }
-
     /// SIGTERM/SIGINT (SPEC section 9): stop taking new messages, finish those in flight
     /// (bounded by `time_limit` + `expire_grace`), publish the last stats and `offline`, stop.
     ///
@@ -29,7 +23,7 @@ extension Bridge {
         let client = publisher.intake, output = publisher.output
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
-        await Self.offPool { [flow, logger] in
+        await Worker.runBlocking { [flow, logger] in
             // Every message read is in flight once the read batch in progress is over.
             client.pauseReads()
             flow.conditionTimer.stop()  // no repeat starts while draining; the journal keeps their schedule
@@ -37,13 +31,13 @@ extension Bridge {
             flow.waitUntilDrained(by: deadline)
         }
         // The outputs deliver what they can within the same bound; the rest stays in the journal.
-        await Self.offPool { [outputs] in outputs?.drain(until: deadline) }
+        await Worker.runBlocking { [outputs] in outputs?.drain(until: deadline) }
         pipeline.shutdown()
         stats.setConnected(false)  // the last retained snapshot outlives this connection
         status.publishStats(snapshot(), through: output)
         status.publishStatus(online: false, through: output)
-        // The blocking stops run on a thread of their own, never on the cooperative pool.
-        await Self.offPool { [memoryWriter, intake] in
+        // The blocking stops run on a worker thread, never on the cooperative pool.
+        await Worker.runBlocking { [memoryWriter, intake] in
             memoryWriter?.stop()  // what the last messages taught the filters
             // The display publishes' PUBACKs finish their journal rows; then stats and offline.
             output.stop(flushTimeout: .seconds(5))
@@ -51,18 +45,5 @@ extension Bridge {
             intake.close()
         }
         logger.info("stopped")
-    }
-
-    /// Runs blocking work (joining network threads, flushing to the broker, closing the
-    /// journal) on a new thread and awaits it.
-    static func offPool(_ work: @escaping @Sendable () -> Void) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                work()
-                done.resume()
-            }
-            thread.name = "pushbridge-stop"
-            thread.start()
-        }
     }
 }

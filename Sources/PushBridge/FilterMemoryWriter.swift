@@ -12,8 +12,7 @@ final class FilterMemoryWriter: Sendable {
     private let memory: FilterMemory
     private let clock: StageClock
     private let logger: Logger
-    private let stopSignal = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = Worker(name: "filter-memory")
     private let started = Atomic<Bool>(false)
 
     init(journal: Journal, memory: FilterMemory, clock: StageClock = .system, logger: Logger) {
@@ -38,15 +37,10 @@ final class FilterMemoryWriter: Sendable {
     /// Starts the thread (once).
     func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in
-            while stopSignal.wait(timeout: .now() + Self.interval.dispatchInterval) == .timedOut {
-                write()
-            }
+        worker.submit { [self] in
+            while !worker.stopRequested(within: Self.interval) { write() }
             write()
-            finished.signal()
         }
-        thread.name = "filter-memory"
-        thread.start()
     }
 
     /// Writes what is left and stops the thread.
@@ -55,8 +49,8 @@ final class FilterMemoryWriter: Sendable {
             write()
             return
         }
-        stopSignal.signal()
-        finished.wait()
+        worker.stop()
+        worker.join()
     }
 
     /// One batch now.

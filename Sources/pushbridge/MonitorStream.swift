@@ -14,7 +14,7 @@ enum MonitorStream {
     static func start(address: String, onSnapshot: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
         guard let first = try? EventStreamClient(address: address), (try? first.next(timeout: 3)) != nil else { return false }
         nonisolated(unsafe) let client = first   // handed to the reading thread, used only there
-        let thread = Thread {
+        Worker.run(name: "pushbridge-monitor-stream") {
             var current: EventStreamClient? = client
             while true {
                 // Blocks until the next event arrives (or 5 s pass); a lost stream ends the client.
@@ -29,8 +29,6 @@ enum MonitorStream {
                 current = try? EventStreamClient(address: address)
             }
         }
-        thread.name = "pushbridge-monitor-stream"
-        thread.start()
         return true
     }
 }

@@ -27,9 +27,7 @@ public final class MQTTClient: Sendable {
         }
         guard begin else { return }
         let core = self.core
-        let thread = Thread { core.runNetworkLoop() }
-        thread.name = "mqtt \(core.options.clientID)"
-        thread.start()
+        Worker.run(name: "mqtt \(core.options.clientID)") { core.runNetworkLoop() }
     }
 
     /// Publishes a message and returns its message id (the one `onPublished` reports).

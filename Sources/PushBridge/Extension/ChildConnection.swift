@@ -96,14 +96,12 @@ final class ChildConnection: @unchecked Sendable {
 
     private static func thread(_ name: String, _ handle: FileHandle, _ line: @escaping @Sendable (String) -> Void,
                                then: @escaping @Sendable () -> Void) {
-        // The thread holds the handle: a FileHandle closes its descriptor when freed.
-        let thread = Thread {
+        // The job holds the handle: a FileHandle closes its descriptor when freed.
+        Worker.run(name: "pushbridge.extension.\(name)") {
             LineReader.read(fd: handle.fileDescriptor, line: line)
             try? handle.close()
             then()
         }
-        thread.name = "pushbridge.extension.\(name)"
-        thread.start()
     }
 }
 

@@ -93,11 +93,11 @@ final class HomeAssistantLink: Sendable {
 
     /// Once per process, after the first announcement: removes the configs the broker still
     /// holds for this node that the current routes do not announce (routes removed while
-    /// the bridge was stopped). Runs on a thread of its own; never delays the connection.
+    /// the bridge was stopped). Runs on a worker thread of its own; never delays the connection.
     private func sweepOnce(_ client: MQTTClient) {
         guard swept.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         let filter = StaleConfigSweep.filter(prefix: builder.homeAssistant.discoveryPrefix, nodeID: builder.nodeID)
-        let thread = Thread { [self] in
+        Worker.run(name: "homeassistant sweep") { [self] in
             guard let retained = StaleConfigSweep.retainedConfigs(broker: broker, filter: filter, logger: logger) else {
                 logger.debug("Home Assistant: could not read the retained discovery configs under \(filter)")
                 return
@@ -110,8 +110,6 @@ final class HomeAssistantLink: Sendable {
             }
             logger.debug("Home Assistant: sweep done (\(retained.count) retained config(s), \(stale.count) stale)")
         }
-        thread.name = "homeassistant sweep"
-        thread.start()
     }
 
     /// The routes changed (reload): removes the entities of dropped routes from Home

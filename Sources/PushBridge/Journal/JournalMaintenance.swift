@@ -13,8 +13,7 @@ final class JournalMaintenance: Sendable {
 
     private let journal: Journal
     private let logger: Logger
-    private let stopSignal = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let worker = Worker(name: "journal")
     private let started = Atomic<Bool>(false)
 
     init(journal: Journal, logger: Logger) {
@@ -25,22 +24,19 @@ final class JournalMaintenance: Sendable {
     /// Starts the thread (once).
     func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let thread = Thread { [self] in loop() }
-        thread.name = "journal"
-        thread.start()
+        worker.submit { [self] in loop() }
     }
 
     /// Stops the thread and waits for it.
     func stop() {
-        guard started.load(ordering: .acquiring) else { return }
-        stopSignal.signal()
-        finished.wait()
+        worker.stop()
+        worker.join()
     }
 
     private func loop() {
         let every = journal.fsync == .interval ? Self.intervalCheckpoint : Self.otherCheckpoint
         var lastCompaction = ContinuousClock.now
-        while stopSignal.wait(timeout: .now() + Self.flushEvery.dispatchInterval) == .timedOut {
+        while !worker.stopRequested(within: Self.flushEvery) {
             do {
                 if ContinuousClock.now - lastCompaction >= every {
                     lastCompaction = .now
@@ -52,6 +48,5 @@ final class JournalMaintenance: Sendable {
                 logger.error("journal: \(error)")
             }
         }
-        finished.signal()
     }
 }

@@ -25,11 +25,10 @@ final class EventStreams: Sendable {
     func historyJSON() -> [UInt8] { history.withLock { $0.json() } }
     private let tick: Duration
     private let stopping = Atomic<Bool>(false)
-    /// Signalled by `stop()` (ends the pump's wait between rounds).
-    private let stopSignal = DispatchSemaphore(value: 0)
     /// Signalled each time a reader's response is freed (its connection ended) during `stop()`.
     private let readerEnded = DispatchSemaphore(value: 0)
-    private let pumpDone = DispatchSemaphore(value: 0)
+    /// The pump's thread; its `stop()` also ends the pump's wait between rounds.
+    private let pumpWorker = Worker(name: "pushbridge-events")
     private let pumpStarted = Atomic<Bool>(false)
 
     init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8], totals: (@Sendable () -> Counters)? = nil,
@@ -59,9 +58,7 @@ final class EventStreams: Sendable {
     /// Starts the pump thread.
     func start() {
         guard !pumpStarted.exchange(true, ordering: .relaxed) else { return }
-        let thread = Thread { [self] in pump() }
-        thread.name = "pushbridge-events"
-        thread.start()
+        pumpWorker.submit { [self] in pump() }
     }
 
     private func pump() {
@@ -79,9 +76,8 @@ final class EventStreams: Sendable {
             }
             if feed.readersAttached > 0 { wakeReaders() }
             // Rounds at most `tick` apart: one resume per reader per round, not one per frame.
-            if woken { _ = stopSignal.wait(timeout: .now() + tick.dispatchInterval) }
+            if woken { _ = pumpWorker.stopRequested(within: tick) }
         }
-        pumpDone.signal()
     }
 
     private func wakeReaders() {
@@ -154,8 +150,8 @@ final class EventStreams: Sendable {
         guard !stopping.exchange(true, ordering: .relaxed) else { return }
         if pumpStarted.load(ordering: .relaxed) {
             feed.readerWake.signal()
-            stopSignal.signal()
-            pumpDone.wait()
+            pumpWorker.stop()
+            pumpWorker.join()
         }
         // Each closed reader ends at its next read (a parked one is resumed for it); wait for
         // the ends, each signalled by `ended`.

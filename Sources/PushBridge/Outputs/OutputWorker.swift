@@ -20,10 +20,9 @@ final class OutputWorker: Sendable {
     private let shared = Mutex<Shared>(Shared())
     /// Rows may be waiting in the journal that the worker has not read.
     private let journalDirty: Atomic<Bool>
-    private let exited = Atomic<Bool>(false)
     /// Deliveries refused because the memory queue was full (no journal).
     private let droppedCount = Atomic<Int>(0)
-    private let exitGate = WaitGate()
+    private let worker = Worker(name: "pushbridge-output")
 
     private struct Shared {
         var inbox: [PendingDelivery] = []
@@ -57,13 +56,8 @@ final class OutputWorker: Sendable {
 
     /// Starts the thread (it first sends what the journal kept from an earlier run).
     func start() {
-        let thread = Thread { [self] in
-            run()
-            exited.store(true, ordering: .sequentiallyConsistent)
-            exitGate.notify()
-        }
-        thread.name = "pushbridge-output"
-        thread.start()
+        worker.submit { [self] in run() }
+        worker.stop()  // the thread ends with `run()`
     }
 
     /// Without a journal: queues `delivery` in memory (never blocks). `false` when full.
@@ -103,7 +97,7 @@ final class OutputWorker: Sendable {
 
     /// Waits until the thread ended (after `stop(by:)`), at most until `deadline`.
     func waitUntilStopped(deadline: ContinuousClock.Instant) {
-        _ = exitGate.wait(until: deadline) { exited.load(ordering: .sequentiallyConsistent) }
+        worker.join(until: deadline)
     }
 
     // MARK: The worker thread

@@ -11,9 +11,6 @@ final class StopSignal: Sendable {
 
     private let state = Mutex(State())
 
-    /// `true` once `fire()` was called.
-    var isFired: Bool { state.withLock { $0.fired } }
-
     /// Wakes every waiter, and makes later waits return at once.
     func fire() {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
