@@ -2,84 +2,9 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The external extension child end to end (SPEC sections 2, 5 and 6), and per-topic ordering.
-///
-/// What the child does depends on the request: body `suppress` → `{}`; `never` → no answer;
-/// `expire` → answers on `time_will_expire` with title `rescued`; `crash` → exits;
-/// topic ending `/shuffle` → held, then flushed in random order; topic ending `/slow` → held
-/// until a request with body `release` arrives, then answered newest first; anything else →
-/// title `ext:<body>` at once. `crash-held` → starts a `sleep 25` that inherits stdout
-/// (its pid on stderr, `held-pid N`), then exits.
-private let child = #"""
-import json, os, random, subprocess, sys, threading, time
-
-lock = threading.Lock()
-waiting, shuffled, slow = {}, [], []
-
-def send(obj):
-    with lock:
-        sys.stdout.write(json.dumps(obj) + "\n")
-        sys.stdout.flush()
-
-def answer(req):
-    c = req["content"]
-    c["title"] = "ext:" + c.get("body", "")
-    send({"id": req["id"], "content": c})
-
-def flush_shuffled():
-    while True:
-        time.sleep(0.02)
-        with lock:
-            batch = shuffled[:]
-            del shuffled[:]
-        random.shuffle(batch)
-        for r in batch:
-            answer(r)
-
-threading.Thread(target=flush_shuffled, daemon=True).start()
-for line in sys.stdin:
-    req = json.loads(line)
-    if req.get("event") == "time_will_expire":
-        pending = waiting.pop(req["id"], None)
-        if pending is not None:
-            c = pending["content"]
-            c["title"] = "rescued"
-            send({"id": req["id"], "content": c})
-        continue
-    body = req["content"].get("body", "")
-    if body == "suppress":
-        send({"id": req["id"], "content": {}})
-    elif body == "never":
-        pass
-    elif body == "expire":
-        waiting[req["id"]] = req
-    elif body == "crash":
-        os._exit(3)
-    elif body == "crash-held":
-        held = subprocess.Popen(["sleep", "25"])   # inherits stdout and holds it open after the exit
-        sys.stderr.write("held-pid %d\n" % held.pid)
-        sys.stderr.flush()
-        os._exit(3)
-    elif req["topic"].endswith("/shuffle"):
-        with lock:
-            shuffled.append(req)
-            batch = shuffled[:] if len(shuffled) >= 40 else []
-            if batch:
-                del shuffled[:]
-        random.shuffle(batch)
-        for r in batch:
-            answer(r)
-    elif req["topic"].endswith("/slow"):
-        slow.append(req)
-    elif body == "release":
-        for r in reversed(slow):
-            answer(r)
-        slow = []
-        answer(req)
-    else:
-        answer(req)
-"""#
-
+/// The external extension child end to end (SPEC sections 2, 5 and 6), and per-topic ordering,
+/// with `FakeExtensionChild --retitle` (its table: every answer of the default kind has the
+/// title `ext:<body>`; `crash-held` leaves a `sleep` holding its stdout, `held-pid N` on stderr).
 @Suite("Integration: extension child")
 struct ChildFlowTests {
     /// A bridge whose extension is the scripted child.
@@ -93,7 +18,7 @@ struct ChildFlowTests {
             extension:
               time_limit: \(timeLimit)
               expire_grace: \(grace)
-              command: \(try pythonChild(child))
+              command: \(try FakeExtensionChild.yaml(.retitle))
             """))
     }
 
