@@ -29,6 +29,23 @@ struct ChildFlowTests {
         }
     }
 
+    /// Waits until the child has said `child ready` for the `n`-th time (its `n`-th start),
+    /// then sends one request on `topic` and waits until it is displayed with the child's
+    /// answer (title `ext:<body>`): the child's start-up (python) is over.
+    func waitUntilAnswering(_ s: Scenario, _ bridge: InProcessBridge, start n: Int = 1, topic: String, body: String,
+                            timeout: Duration = .seconds(10)) async throws {
+        try await bridge.log.waitFor("'child ready' (start #\(n))", count: n, timeout: timeout) {
+            $0.contains("extension: child ready")
+        }
+        let before = s.messages(on: s.display(topic)).count
+        try s.publish(topic, #"{"msg":"\#(body)"}"#)
+        let shown = try await s.waitFor(s.display(topic), count: before + 1, timeout: timeout)
+        let title = jsonString(try JSONValue.parse(shown[before].payload)["title"])
+        guard title == "ext:\(body)" else {
+            throw ProcessError(description: "the child did not answer '\(body)' on \(topic): title \(title)")
+        }
+    }
+
     func decided(_ s: Scenario, _ n: Int) async throws -> JSONValue {
         try await s.waitForStats("\(n) decided", timeout: .seconds(15)) {
             total($0, "received") == Int64(n) && $0["in_flight"] == .int(0)
@@ -69,15 +86,8 @@ struct ChildFlowTests {
         let bridge = try start(s, timeLimit: "300ms", grace: "300ms")
         try await s.waitUntilOnline()
         // The child's start-up (python) must not eat the 300 ms: wait for one answered request first.
-        var sent = 0
-        try await eventually("the child answers: \(s.texts(on: s.display("w")))") {
-            if s.texts(on: s.display("w")).contains(where: { $0.contains("ext:warm") }) { return true }
-            if s.messages(on: s.display("w")).count == sent {
-                sent += 1
-                try s.publish("w", #"{"msg":"warm"}"#)
-            }
-            return false
-        }
+        try await waitUntilAnswering(s, bridge, topic: "w", body: "warm")
+        let sent = 1
         let before = try await decided(s, sent)
         try s.publish("a", #"{"msg":"never"}"#)
         try s.publish("b", #"{"msg":"expire"}"#)
@@ -114,15 +124,8 @@ struct ChildFlowTests {
         try await s.waitUntilOnline()
         // The child's start-up (python) must not eat the 10 s time limit of the crashing request
         // (under the loaded suite it did: a timeout, not a failure): one answered request first.
-        var sent = 0
-        try await eventually("the child answers: \(s.texts(on: s.display("w")))", timeout: .seconds(30)) {
-            if s.texts(on: s.display("w")).contains(where: { $0.contains("ext:warm") }) { return true }
-            if s.messages(on: s.display("w")).count == sent {
-                sent += 1
-                try s.publish("w", #"{"msg":"warm"}"#)
-            }
-            return false
-        }
+        try await waitUntilAnswering(s, bridge, topic: "w", body: "warm", timeout: .seconds(30))
+        let sent = 1
         _ = try await decided(s, sent)
         try s.publish("a", #"{"msg":"\#(body)"}"#)
         // The child crashes on this request and the original follows.
@@ -130,16 +133,8 @@ struct ChildFlowTests {
         #expect(try bodiesAndTitles(s, "a") == ["\(body)|Original"])
         let failed = try await decided(s, sent + 1)
         #expect(total(failed, "extension_failed") == 1)
-        // Probe until the restarted child answers again.
-        var n = 0
-        try await eventually("the restarted child answers: \((try? bodiesAndTitles(s, "b")) ?? [])", timeout: .seconds(15)) {
-            if try bodiesAndTitles(s, "b").contains(where: { $0.hasSuffix("|ext:probe-\(n)") }) { return true }
-            if try bodiesAndTitles(s, "b").count == n {
-                n += 1
-                try s.publish("b", #"{"msg":"probe-\#(n)"}"#)
-            }
-            return false
-        }
+        // The child is started again and answers.
+        try await waitUntilAnswering(s, bridge, start: 2, topic: "b", body: "probe", timeout: .seconds(15))
         try await bridge.stop()
         return bridge
     }
