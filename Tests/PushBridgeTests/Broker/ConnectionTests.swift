@@ -14,9 +14,7 @@ import Testing
         let c = try TestClient(options: o)
         c.start()
         // Refused, logged with the CONNACK reason, and retried (several attempts), never connected.
-        try await eventually("two refusals: \(c.events)") {
-            c.events.filter { if case .connectFailed = $0 { true } else { false } }.count >= 2
-        }
+        try await c.waitForEvents("refusal", count: 2) { if case .connectFailed = $0 { true } else { false } }
         #expect(!c.client.isConnected)
         guard case .connectFailed(let reason) = c.events.first else { Issue.record("\(c.events)"); return }
         #expect(reason.contains("CONNACK code"), "\(reason)")
@@ -55,9 +53,7 @@ import Testing
         try await c.waitForEvent { if case .disconnected = $0 { true } else { false } }
         #expect(!c.client.isConnected && !c.client.isSubscribed)
         try broker.start()
-        try await eventually("second connection: \(c.events)") {
-            c.events.filter { if case .connected = $0 { true } else { false } }.count == 2
-        }
+        try await c.waitForEvents("connection", count: 2) { if case .connected = $0 { true } else { false } }
         try await c.waitUntilSubscribed()
         let pub = try await TestClient.connected(to: broker)
         try pub.publish(topic, "after restart")
@@ -114,9 +110,7 @@ import Testing
         o.tls = tls
         let c = try TestClient(options: o)
         c.start()
-        try await eventually("two failures: \(c.events)") {
-            c.events.filter { if case .connectFailed = $0 { true } else { false } }.count >= 2
-        }
+        try await c.waitForEvents("failed attempt", count: 2) { if case .connectFailed = $0 { true } else { false } }
         #expect(!c.client.isConnected)
     }
 

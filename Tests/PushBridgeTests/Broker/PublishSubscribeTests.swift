@@ -20,7 +20,7 @@ import Testing
         #expect(got[0].retain == false)
         #expect((got[0].mid == 0) == (qos == 0))
         #expect(got[0].receivedAt > Date().timeIntervalSince1970 - 60)
-        try await eventually("onPublished(\(mid))") { pub.publishedMids.contains(mid) }
+        try await pub.waitForPublished("onPublished(\(mid))") { $0.contains(mid) }
     }
 
     @Test func userPropertiesGoBothWays() async throws {

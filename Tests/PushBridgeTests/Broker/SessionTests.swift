@@ -34,7 +34,7 @@ import Testing
         #expect(second.events.first == .connected(sessionPresent: true))
         // A new client object holds no subscriptions of its own, so it subscribes again; the
         // session's queued messages can arrive before that SUBACK (seen under ThreadSanitizer).
-        try await eventually("subscribed") { second.client.isSubscribed }
+        try await second.waitUntilSubscribed()
     }
 
     @Test func persistentSessionSurvivesABrokerRestart() async throws {
@@ -109,19 +109,24 @@ import Testing
         let topic = uniqueName("puback")
         var o = persistent(broker, id: uniqueName("bridge"), version: .v5, topic: topic)
         o.keepalive = .seconds(5)
-        let seen = Counter()
+        let seen = Watched(0)
+        let connections = Watched(0)
         let holder = ClientHolder()
         let client = try MQTTClient(options: o, handlers: MQTTClientHandlers(onMessage: { m in
-            let n = seen.increment()
+            let n = seen.update { $0 += 1; return $0 }
             // First delivery: drop the connection from inside the callback, before the PUBACK is written.
             if n == 1 { holder.client?.abortConnectionForTesting() }
+        }, onConnection: { e in
+            if case .connected = e { connections.update { $0 += 1 } }
         }))
         holder.client = client
         client.start()
-        try await eventually("subscribed") { client.isSubscribed }
+        try await connections.wait(for: "a connection") { $0 >= 1 }
+        let subscribed = await TestClient.waitUntilSubscribed(client, timeout: .seconds(10))
+        try #require(subscribed, "timed out waiting for the SUBACK")
         let pub = try await TestClient.connected(to: broker)
         try pub.publish(topic, "once", qos: 1)
-        try await eventually("redelivery, seen \(seen.value)") { seen.value >= 2 }
+        try await seen.wait(for: "redelivery, seen \(seen.value)") { $0 >= 2 }
         client.stop(flushTimeout: .zero)
     }
 

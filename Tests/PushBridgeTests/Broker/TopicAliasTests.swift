@@ -9,7 +9,16 @@ import Testing
 @Suite struct TopicAliasTests {
     /// "topic payload" of each message `c` received, in order.
     func received(_ c: TestClient) -> [String] {
-        c.messages.map { "\($0.topic) \(String(decoding: $0.payload, as: UTF8.self))" }
+        Self.texts(c.messages)
+    }
+
+    static func texts(_ messages: [InboundMessage]) -> [String] {
+        messages.map { "\($0.topic) \(String(decoding: $0.payload, as: UTF8.self))" }
+    }
+
+    /// Waits until `sub` has received every one of `expected` (as `topic payload`).
+    func waitForAll(_ expected: Set<String>, _ what: String, on sub: TestClient) async throws {
+        try await sub.waitForMessages("\(what): \(expected.count) messages") { expected.isSubset(of: Set(Self.texts($0))) }
     }
 
     /// Established connections `c` lost (a refused reconnect attempt is not one).
@@ -100,25 +109,19 @@ import Testing
             expected.insert("\(topic) before \(i)")
         }
         #expect(pub.client.topicAliasesInUse == 2)
-        try await eventually("before; missing \(expected.subtracting(received(sub)).sorted())") {
-            expected.isSubset(of: Set(received(sub)))
-        }
+        try await waitForAll(expected, "before", on: sub)
         for i in 0..<20 { try pub.publish("\(base)/t\(i % 2)", "in flight \(i)", qos: 1) }  // some unacknowledged
         broker.stop()
         try await pub.waitForEvent { if case .disconnected = $0 { true } else { false } }
         for i in 0..<4 { try pub.publish("\(base)/t\(i % 2)", "queued \(i)", qos: 1) }
         #expect(throws: MQTTError.notConnected) { try pub.publish("\(base)/t0", "lost", qos: 0) }
         try broker.start()
-        try await eventually("reconnected; events \(pub.events)") {
-            pub.events.filter { $0 == .connected(sessionPresent: true) }.count == 1
-        }
+        try await pub.waitForEvents("connection with the session present", count: 1) { $0 == .connected(sessionPresent: true) }
         for i in 0..<6 { try pub.publish("\(base)/t\(i % 2)", "after \(i)", qos: 0) }
         for i in 0..<20 { expected.insert("\(base)/t\(i % 2) in flight \(i)") }
         for i in 0..<4 { expected.insert("\(base)/t\(i % 2) queued \(i)") }
         for i in 0..<6 { expected.insert("\(base)/t\(i % 2) after \(i)") }
-        try await eventually("all messages; missing \(expected.subtracting(received(sub)).sorted())") {
-            expected.isSubset(of: Set(received(sub)))
-        }
+        try await waitForAll(expected, "all messages", on: sub)
         #expect(Set(received(sub)).isSubset(of: expected))  // QoS 1 may repeat, but no stranger
         #expect(pub.client.topicAliasesInUse == 2)
         #expect(disconnects(pub) == 1, "one disconnect only (none for a bad alias): \(pub.events)")
@@ -136,11 +139,9 @@ import Testing
         _ = try await sub.waitForMessages(count: 4)
         try pub.publish("\(base)/t0", "resent", qos: 1)
         pub.client.abortConnectionForTesting()
-        try await eventually("reconnected; events \(pub.events)") {
-            pub.events.filter { if case .connected = $0 { true } else { false } }.count == 2
-        }
+        try await pub.waitForEvents("connection", count: 2) { if case .connected = $0 { true } else { false } }
         for i in 0..<4 { try pub.publish("\(base)/t\(i % 2)", "after \(i)", qos: 0) }
-        try await eventually("after 3; got \(received(sub))") { received(sub).contains("\(base)/t1 after 3") }
+        try await sub.waitForMessages("\(base)/t1 after 3") { Self.texts($0).contains("\(base)/t1 after 3") }
         let got = Set(received(sub))
         #expect(got.contains("\(base)/t0 resent"))
         for i in 0..<4 { #expect(got.contains("\(base)/t\(i % 2) after \(i)")) }

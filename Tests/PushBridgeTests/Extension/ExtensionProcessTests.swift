@@ -2,68 +2,8 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// A scripted child for SPEC section 6: what it does depends on the request's body.
-///
-/// - `suppress`: answers `{}`; `never`: no answer; `expire`: answers on `time_will_expire`;
-/// - `slow`: answers after 500 ms; `crash`: exits with status 3; `garbage`: answers with a bad content; `nonjson`: a non-JSON
-///   line naming the id; `noise`: an unusable line with no id, then a normal answer;
-/// - anything else: title `T:<body>` after a random delay up to 30 ms (answers out of order).
-private let childScript = #"""
-import json, random, sys, threading
-
-lock = threading.Lock()
-waiting = {}
-
-def send(obj):
-    with lock:
-        sys.stdout.write(json.dumps(obj) + "\n")
-        sys.stdout.flush()
-
-def answer(req):
-    c = req["content"]
-    c["title"] = "T:" + c.get("body", "")
-    send({"id": req["id"], "content": c})
-
-sys.stderr.write("child ready\n")
-sys.stderr.flush()
-for line in sys.stdin:
-    req = json.loads(line)
-    if req.get("event") == "time_will_expire":
-        pending = waiting.pop(req["id"], None)
-        if pending is not None:
-            c = pending["content"]
-            c["title"] = "late best attempt"
-            send({"id": req["id"], "content": c})
-        continue
-    body = req["content"].get("body", "")
-    if body == "suppress":
-        send({"id": req["id"], "content": {}})
-    elif body == "never":
-        sys.stderr.write("holding never\n")   # the test waits for this line, not for a time
-        sys.stderr.flush()
-    elif body == "expire":
-        waiting[req["id"]] = req
-    elif body == "crash":
-        sys.exit(3)
-    elif body == "garbage":
-        send({"id": req["id"], "content": {"title": 5}})
-    elif body == "nonjson":
-        with lock:
-            sys.stdout.write('{"id": "' + req["id"] + '", oops\n')
-            sys.stdout.flush()
-    elif body == "noise":
-        with lock:
-            sys.stdout.write("hello from the child\n")
-            sys.stdout.flush()
-        answer(req)
-    elif body == "slow":
-        threading.Timer(0.5, answer, [req]).start()
-    elif body == "echo":
-        send({"id": req["id"], "content": req["content"], "seen": req})
-    else:
-        threading.Timer(random.random() * 0.03, answer, [req]).start()
-"""#
-
+/// SPEC section 6 with `FakeExtensionChild --retitle --jitter` (its table: the default answer
+/// has the title `ext:<body>` and comes after a random delay up to 30 ms, out of order).
 @Suite("External extension process")
 struct ExtensionProcessTests {
     /// A stage running the scripted child, once the child has said it is ready (so a
@@ -71,9 +11,8 @@ struct ExtensionProcessTests {
     static func stage(timeLimit: Duration = .seconds(3), grace: Duration = .milliseconds(300),
                       onFailure: FailurePolicy = .deliver, granted: Bool = true,
                       log: LogCollector = LogCollector()) async throws -> ExtensionStage {
-        let script = try writeTempFile(childScript, name: "child.py")
         let config = StageFixtures.config(timeLimit: timeLimit, grace: grace, onFailure: onFailure,
-                                          command: ["python3", "-u", script])
+                                          command: try FakeExtensionChild.command(.retitle, .jitter))
         let stage = ExtensionStage(config: config, filteringGranted: granted, logger: log.logger())
         do {
             try await log.waitFor(line: "extension: child ready", timeout: .seconds(60))
@@ -92,7 +31,7 @@ struct ExtensionProcessTests {
         let stage = try await Self.stage()
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("hello"))
-        #expect(result.deliveredContent?.title == "T:hello")
+        #expect(result.deliveredContent?.title == "ext:hello")
         #expect(result.deliveredContent?.body == "hello")
         #expect(result.modified)
         #expect(result.filterTrace == [FilterTrace(name: "command", verdict: "answered")])
@@ -148,14 +87,14 @@ struct ExtensionProcessTests {
             $0.contains("debug") && $0.contains("ignored (late or unknown)")
         }
         let next = await stage.run(Self.request("fine"))
-        #expect(next.deliveredContent?.title == "T:fine")
+        #expect(next.deliveredContent?.title == "ext:fine")
     }
 
     @Test func answersOnTimeWillExpire() async throws {
         let stage = try await Self.stage(timeLimit: .milliseconds(200), grace: .seconds(2))
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("expire"))
-        #expect(result.deliveredContent?.title == "late best attempt")
+        #expect(result.deliveredContent?.title == "rescued")
         #expect(!result.timedOut)
         #expect(result.filterTrace.first?.verdict == "answered after time_will_expire")
     }
@@ -164,7 +103,7 @@ struct ExtensionProcessTests {
         for onFailure in [FailurePolicy.deliver, .drop] {
             let stage = try await Self.stage(onFailure: onFailure)
             defer { stage.shutdown() }
-            for body in ["garbage", "nonjson"] {
+            for body in ["garbage", "badtitle", "nonjson"] {
                 let request = Self.request(body)
                 let result = await stage.run(request)
                 #expect(result.extensionFailed)
@@ -182,7 +121,7 @@ struct ExtensionProcessTests {
         let stage = try await Self.stage(log: log)
         defer { stage.shutdown() }
         let result = await stage.run(Self.request("noise"))
-        #expect(result.deliveredContent?.title == "T:noise")
+        #expect(result.deliveredContent?.title == "ext:noise")
         #expect(log.contains("unusable line ignored"))
         #expect(log.contains("extension: child ready"))
     }
@@ -193,7 +132,7 @@ struct ExtensionProcessTests {
         let stage = try await Self.stage(timeLimit: .seconds(20), log: log)
         defer { stage.shutdown() }
         let warmup = await stage.run(Self.request("one"))
-        #expect(warmup.deliveredContent?.title == "T:one")
+        #expect(warmup.deliveredContent?.title == "ext:one")
         // A request the child never answers, in flight when it crashes.
         async let open = stage.run(Self.request("never"))
         try await log.waitFor(line: "extension: holding never")
@@ -203,7 +142,7 @@ struct ExtensionProcessTests {
         #expect(stranded.extensionFailed && !stranded.timedOut)
         // Sent while the child restarts: waits for the new child.
         let after = await stage.run(Self.request("two"))
-        #expect(after.deliveredContent?.title == "T:two")
+        #expect(after.deliveredContent?.title == "ext:two")
         #expect(log.contains("process exited (status 3)"))
     }
 
@@ -220,7 +159,7 @@ struct ExtensionProcessTests {
         }
         #expect(results.count == 500)
         for (i, result) in results {
-            #expect(result.deliveredContent?.title == "T:m\(i)", "request \(i)")
+            #expect(result.deliveredContent?.title == "ext:m\(i)", "request \(i)")
             #expect(result.deliveredContent?.body == "m\(i)")
         }
     }

@@ -26,14 +26,12 @@ struct BrokerFaultTests {
         for n in 0..<total {
             try publisher.publish("\(prefix)/t\(n % 4)", "\(n)", qos: 1)
             if n == total / 2 {
-                try await eventually("half acknowledged") { publisher.client.unacknowledgedCount < 200 }
+                try await publisher.waitUntilAcknowledged("half acknowledged") { $0 < 200 }
                 try broker.restart()
             }
         }
-        var bodies = Set<Int>()
-        try await eventually("all \(total) displayed, have \(bodies.count)", timeout: .seconds(60)) {
-            bodies = Set(display.messages.compactMap { FaultSupport.bodyAndID($0).flatMap { Int($0.body) } })
-            return bodies.count == total
+        let bodies = try await display.waitForDistinct("bodies displayed", count: total, timeout: .seconds(60)) {
+            FaultSupport.bodyAndID($0).flatMap { Int($0.body) }
         }
         #expect(bodies == Set(0..<total))
         let result = await bridge.terminate()
@@ -112,8 +110,8 @@ struct BrokerFaultTests {
         let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try await TestClient.connected(to: broker)
         for n in 0..<500 { try publisher.publish("\(prefix)/t", "\(n)", qos: 1) }
-        try await eventually("first displayed") { !display.messages.isEmpty }
-        try await eventually("publisher flushed") { publisher.client.unacknowledgedCount == 0 }
+        try await display.waitForMessages(count: 1)
+        try await publisher.waitUntilAcknowledged("publisher flushed")
         let result = await bridge.terminate(grace: .seconds(30))
         #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
         var c = JournalConfig()
@@ -143,17 +141,16 @@ struct BrokerFaultTests {
                 while publisher.client.unacknowledgedCount > 200 { try await Task.sleep(for: .milliseconds(1)) }
             }
         }
-        try await eventually("a first display") { !display.messages.isEmpty }
+        try await display.waitForMessages(count: 1)
         // Stop it while messages keep arriving: those read before the stop must be shown,
         // those not read stay the broker's.
         let result = await bridge.terminate(grace: .seconds(30))
         #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
         try await stream.value
-        try await eventually("publisher flushed", timeout: .seconds(30)) { publisher.client.unacknowledgedCount == 0 }
+        try await publisher.waitUntilAcknowledged("publisher flushed", timeout: .seconds(30))
         let again = try await PushbridgeBinary.start(configFile: config, broker: broker)
-        try await eventually("all 3000 bodies displayed at least once, have \(Set(display.messages.compactMap { FaultSupport.bodyAndID($0)?.body }).count)",
-                             timeout: .seconds(60)) {
-            Set(display.messages.compactMap { FaultSupport.bodyAndID($0)?.body }).count == 3000
+        try await display.waitForDistinct("bodies displayed at least once", count: 3000, timeout: .seconds(60)) {
+            FaultSupport.bodyAndID($0)?.body
         }
         _ = await again.terminate(grace: .seconds(30))
         publisher.stop()

@@ -39,7 +39,7 @@ struct ChaosTests {
             bridge = try PushbridgeBinary.run(configFile: config)
         }
         try await publishing.value
-        try await eventually("publisher flushed", timeout: .seconds(60)) { publisher.client.unacknowledgedCount == 0 }
+        try await publisher.waitUntilAcknowledged("publisher flushed", timeout: .seconds(60))
 
         var ids: [Int: Set<String>] = [:]
         var copies = 0

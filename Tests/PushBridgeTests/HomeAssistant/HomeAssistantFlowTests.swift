@@ -46,6 +46,21 @@ struct HomeAssistantFlowTests {
             watcher.messages.filter { $0.topic.hasPrefix(prefix + "/") && $0.topic.hasSuffix("/config") }
         }
 
+        /// Waits until the configs received so far satisfy `condition` (checked as messages arrive).
+        func waitForConfigs(_ what: String, _ condition: @escaping @Sendable ([InboundMessage]) -> Bool) async throws {
+            let prefix = prefix
+            let isConfig: @Sendable (InboundMessage) -> Bool = { $0.topic.hasPrefix(prefix + "/") && $0.topic.hasSuffix("/config") }
+            try await watcher.waitForMessages("\(what); have \(configs().map(\.topic))") { condition($0.filter(isConfig)) }
+        }
+
+        /// Waits until `count` messages arrived on the bridge's event topics.
+        func waitForEventMessages(count: Int) async throws {
+            let eventPrefix = "pushbridge/\(node)/event/"
+            try await watcher.waitForMessages("\(count) event(s) on \(eventPrefix)") {
+                $0.count(where: { $0.topic.hasPrefix(eventPrefix) }) == count
+            }
+        }
+
         func events() throws -> [JSONValue] {
             try watcher.messages.filter { $0.topic.hasPrefix("pushbridge/\(node)/event/") }
                 .map { try JSONValue.parse($0.payload) }
@@ -57,7 +72,7 @@ struct HomeAssistantFlowTests {
         let t = try await Setup.start()
         let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await t.s.waitUntilOnline()
-        try await eventually("14 configs; have \(t.configs().map(\.topic))") { t.configs().count == 14 }
+        try await t.waitForConfigs("14 configs") { $0.count == 14 }
         let topics = Set(t.configs().map(\.topic))
         #expect(topics.contains("\(t.prefix)/event/\(t.node)/\(t.node)_doorbell/config"))
         #expect(topics.contains("\(t.prefix)/binary_sensor/\(t.node)/\(t.node)_connected/config"))
@@ -68,12 +83,12 @@ struct HomeAssistantFlowTests {
         // Retained: a late subscriber gets them all from the broker.
         let late = try await TestClient.connected(to: t.s.broker, subscriptions: [
             MQTTSubscription(filter: "\(t.prefix)/+/+/+/config", qos: 1)])
-        try await eventually("the retained configs") { late.messages.count == 14 && late.messages.allSatisfy(\.retain) }
+        try await late.waitForMessages("the 14 retained configs") { $0.count == 14 && $0.allSatisfy(\.retain) }
         late.stop()
 
         try t.watcher.publish("\(t.prefix)/status", "offline")
         try t.watcher.publish("\(t.prefix)/status", "online")
-        try await eventually("28 configs after the birth message") { t.configs().count == 28 }
+        try await t.waitForConfigs("28 configs after the birth message") { $0.count == 28 }
         let stats = try await t.s.waitForStats("a snapshot after the birth message") { _ in
             bridge.log.contains("Home Assistant is online")
         }
@@ -90,7 +105,7 @@ struct HomeAssistantFlowTests {
         try t.s.observer.publish(t.s.input("doorbell/front"), #"{"msg":"hush"}"#)
         try t.s.observer.publish(t.s.input("doorbell/front"), #"{"msg":"Alice is at the door"}"#)
         try await t.s.waitForStats("2 decided") { total($0, "received") == 2 && $0["in_flight"] == .int(0) }
-        try await eventually("one event") { (try? t.events().count) == 1 }
+        try await t.waitForEventMessages(count: 1)
         let events = try t.events()
         let event = try #require(events.first)
         let message = try #require(t.watcher.messages.first { $0.topic.hasPrefix("pushbridge/") })
@@ -116,10 +131,10 @@ struct HomeAssistantFlowTests {
         #expect(Bridge.subscriptions(for: config).filter { $0.filter == "\(t.prefix)/status" }.count == 1)
         let bridge = try InProcessBridge.start(yaml: t.yaml(extraRoutes: route))
         try await t.s.waitUntilOnline()
-        try await eventually("19 configs") { t.configs().count == 19 }
+        try await t.waitForConfigs("19 configs") { $0.count == 19 }
         try t.watcher.publish("\(t.prefix)/status", "offline")
         try t.watcher.publish("\(t.prefix)/status", "online")
-        try await eventually("38 configs after the birth message") { t.configs().count == 38 }
+        try await t.waitForConfigs("38 configs after the birth message") { $0.count == 38 }
         let stats = try await t.s.waitForStats("2 decided") { total($0, "received") == 2 && $0["in_flight"] == .int(0) }
         #expect(total(stats, "delivered") == 2)
         let shown = try await t.s.waitFor("\(t.s.ns)/out/\(t.prefix)/status", count: 2)
@@ -132,12 +147,12 @@ struct HomeAssistantFlowTests {
         let t = try await Setup.start(version: .v311)
         let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await t.s.waitUntilOnline()
-        try await eventually("14 configs") { t.configs().count == 14 }
+        try await t.waitForConfigs("14 configs") { $0.count == 14 }
         #expect(t.configs().allSatisfy { $0.userProperties.isEmpty })
         try t.watcher.publish("\(t.prefix)/status", "online")
-        try await eventually("28 configs after the birth message") { t.configs().count == 28 }
+        try await t.waitForConfigs("28 configs after the birth message") { $0.count == 28 }
         try t.s.observer.publish(t.s.input("garage/door"), #"{"msg":"open"}"#)
-        try await eventually("one event") { (try? t.events().count) == 1 }
+        try await t.waitForEventMessages(count: 1)
         #expect(try t.events().first?["route"] == .string("garage"))
         let stats = try await t.s.waitForStats("1 decided") { total($0, "received") == 1 && $0["in_flight"] == .int(0) }
         #expect(total(stats, "delivered") == 1)
@@ -151,16 +166,15 @@ struct HomeAssistantFlowTests {
         let staleEvent = "\(t.prefix)/event/\(t.node)/\(t.node)_old/config"
         let otherNode = "\(t.prefix)/sensor/someone_else/someone_else_x/config"
         for topic in [stale, staleEvent, otherNode] { try t.watcher.publish(topic, "{}", retain: true) }
-        try await eventually("the 3 retained configs") { t.configs().count == 3 }
+        try await t.waitForConfigs("the 3 retained configs") { $0.count == 3 }
         let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await bridge.log.waitFor(line: "sweep done")
         #expect(bridge.log.contains("2 stale)"), "\(bridge.log.lines.filter { $0.contains("sweep") })")
-        let emptied = { Set(t.configs().filter { $0.payload.isEmpty }.map(\.topic)) }
-        try await eventually("2 emptied; have \(emptied())") { emptied() == [stale, staleEvent] }
+        try await t.waitForConfigs("2 emptied") { Set($0.filter { $0.payload.isEmpty }.map(\.topic)) == [stale, staleEvent] }
         #expect(bridge.log.contains("removed 2 entities no route announces any more"))
         // The other bridge's config is untouched.
         let late = try await TestClient.connected(to: t.s.broker, subscriptions: [MQTTSubscription(filter: otherNode, qos: 1)])
-        try await eventually("the other node's retained config") { late.messages.count == 1 }
+        try await late.waitForMessages("the other node's retained config") { $0.count == 1 }
         #expect(late.messages.first?.payload == Array("{}".utf8))
         late.stop()
         try await bridge.stop()
@@ -171,17 +185,17 @@ struct HomeAssistantFlowTests {
         let t = try await Setup.start()
         let bridge = try InProcessBridge.start(yaml: t.yaml())
         try await t.s.waitUntilOnline()
-        try await eventually("14 configs") { t.configs().count == 14 }
+        try await t.waitForConfigs("14 configs") { $0.count == 14 }
         try await bridge.log.waitFor(line: "sweep done")
         let new = try ConfigLoader.load(text: t.yaml(routes: ["doorbell"]), path: "bridge.yml", environment: [:]).get()
         #expect(bridge.bridge.apply(new) == .applied(warnings: []))
         let empty = { t.configs().filter { $0.payload.isEmpty } }
-        try await eventually("5 empty configs; have \(empty().map(\.topic))") { empty().count == 5 }
+        try await t.waitForConfigs("5 empty configs") { $0.count(where: { $0.payload.isEmpty }) == 5 }
         #expect(Set(empty().map(\.topic)) == Set(["received", "delivered", "suppressed", "rejected"].map {
             "\(t.prefix)/sensor/\(t.node)/\(t.node)_garage_\($0)/config"
         } + ["\(t.prefix)/event/\(t.node)/\(t.node)_garage/config"]))
         // The kept ones are announced again (9 of them).
-        try await eventually("the current set announced again") { t.configs().count == 14 + 5 + 9 }
+        try await t.waitForConfigs("the current set announced again") { $0.count == 14 + 5 + 9 }
         // A change of the section itself waits for a restart.
         var moved = new
         moved.homeAssistant?.deviceName = "other"

@@ -105,7 +105,7 @@ struct BridgeConnectionTests {
         #expect(stopped.exitedNormally && stopped.status == 0, "\(stopped.stderr)")
 
         for i in 1...5 { try s.publish("a", #"{"who":"away-\#(i)"}"#) }
-        try await eventually("the observer's publishes acknowledged") { s.observer.client.unacknowledgedCount == 0 }
+        try await s.observer.waitUntilAcknowledged("the observer's publishes acknowledged")
 
         let second = try PushbridgeBinary.run(yaml: yaml)
         defer { second.send(SIGKILL) }

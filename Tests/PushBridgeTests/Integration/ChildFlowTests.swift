@@ -2,84 +2,9 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The external extension child end to end (SPEC sections 2, 5 and 6), and per-topic ordering.
-///
-/// What the child does depends on the request: body `suppress` → `{}`; `never` → no answer;
-/// `expire` → answers on `time_will_expire` with title `rescued`; `crash` → exits;
-/// topic ending `/shuffle` → held, then flushed in random order; topic ending `/slow` → held
-/// until a request with body `release` arrives, then answered newest first; anything else →
-/// title `ext:<body>` at once. `crash-held` → starts a `sleep 25` that inherits stdout
-/// (its pid on stderr, `held-pid N`), then exits.
-private let child = #"""
-import json, os, random, subprocess, sys, threading, time
-
-lock = threading.Lock()
-waiting, shuffled, slow = {}, [], []
-
-def send(obj):
-    with lock:
-        sys.stdout.write(json.dumps(obj) + "\n")
-        sys.stdout.flush()
-
-def answer(req):
-    c = req["content"]
-    c["title"] = "ext:" + c.get("body", "")
-    send({"id": req["id"], "content": c})
-
-def flush_shuffled():
-    while True:
-        time.sleep(0.02)
-        with lock:
-            batch = shuffled[:]
-            del shuffled[:]
-        random.shuffle(batch)
-        for r in batch:
-            answer(r)
-
-threading.Thread(target=flush_shuffled, daemon=True).start()
-for line in sys.stdin:
-    req = json.loads(line)
-    if req.get("event") == "time_will_expire":
-        pending = waiting.pop(req["id"], None)
-        if pending is not None:
-            c = pending["content"]
-            c["title"] = "rescued"
-            send({"id": req["id"], "content": c})
-        continue
-    body = req["content"].get("body", "")
-    if body == "suppress":
-        send({"id": req["id"], "content": {}})
-    elif body == "never":
-        pass
-    elif body == "expire":
-        waiting[req["id"]] = req
-    elif body == "crash":
-        os._exit(3)
-    elif body == "crash-held":
-        held = subprocess.Popen(["sleep", "25"])   # inherits stdout and holds it open after the exit
-        sys.stderr.write("held-pid %d\n" % held.pid)
-        sys.stderr.flush()
-        os._exit(3)
-    elif req["topic"].endswith("/shuffle"):
-        with lock:
-            shuffled.append(req)
-            batch = shuffled[:] if len(shuffled) >= 40 else []
-            if batch:
-                del shuffled[:]
-        random.shuffle(batch)
-        for r in batch:
-            answer(r)
-    elif req["topic"].endswith("/slow"):
-        slow.append(req)
-    elif body == "release":
-        for r in reversed(slow):
-            answer(r)
-        slow = []
-        answer(req)
-    else:
-        answer(req)
-"""#
-
+/// The external extension child end to end (SPEC sections 2, 5 and 6), and per-topic ordering,
+/// with `FakeExtensionChild --retitle` (its table: every answer of the default kind has the
+/// title `ext:<body>`; `crash-held` leaves a `sleep` holding its stdout, `held-pid N` on stderr).
 @Suite("Integration: extension child")
 struct ChildFlowTests {
     /// A bridge whose extension is the scripted child.
@@ -93,7 +18,7 @@ struct ChildFlowTests {
             extension:
               time_limit: \(timeLimit)
               expire_grace: \(grace)
-              command: \(try pythonChild(child))
+              command: \(try FakeExtensionChild.yaml(.retitle))
             """))
     }
 
@@ -101,6 +26,23 @@ struct ChildFlowTests {
         try s.messages(on: s.display(topic)).map {
             let o = try JSONValue.parse($0.payload)
             return "\(jsonString(o["body"]))|\(jsonString(o["title"]))"
+        }
+    }
+
+    /// Waits until the child has said `child ready` for the `n`-th time (its `n`-th start),
+    /// then sends one request on `topic` and waits until it is displayed with the child's
+    /// answer (title `ext:<body>`): the child's start-up (python) is over.
+    func waitUntilAnswering(_ s: Scenario, _ bridge: InProcessBridge, start n: Int = 1, topic: String, body: String,
+                            timeout: Duration = .seconds(10)) async throws {
+        try await bridge.log.waitFor("'child ready' (start #\(n))", count: n, timeout: timeout) {
+            $0.contains("extension: child ready")
+        }
+        let before = s.messages(on: s.display(topic)).count
+        try s.publish(topic, #"{"msg":"\#(body)"}"#)
+        let shown = try await s.waitFor(s.display(topic), count: before + 1, timeout: timeout)
+        let title = jsonString(try JSONValue.parse(shown[before].payload)["title"])
+        guard title == "ext:\(body)" else {
+            throw ProcessError(description: "the child did not answer '\(body)' on \(topic): title \(title)")
         }
     }
 
@@ -144,15 +86,8 @@ struct ChildFlowTests {
         let bridge = try start(s, timeLimit: "300ms", grace: "300ms")
         try await s.waitUntilOnline()
         // The child's start-up (python) must not eat the 300 ms: wait for one answered request first.
-        var sent = 0
-        try await eventually("the child answers: \(s.texts(on: s.display("w")))") {
-            if s.texts(on: s.display("w")).contains(where: { $0.contains("ext:warm") }) { return true }
-            if s.messages(on: s.display("w")).count == sent {
-                sent += 1
-                try s.publish("w", #"{"msg":"warm"}"#)
-            }
-            return false
-        }
+        try await waitUntilAnswering(s, bridge, topic: "w", body: "warm")
+        let sent = 1
         let before = try await decided(s, sent)
         try s.publish("a", #"{"msg":"never"}"#)
         try s.publish("b", #"{"msg":"expire"}"#)
@@ -189,15 +124,8 @@ struct ChildFlowTests {
         try await s.waitUntilOnline()
         // The child's start-up (python) must not eat the 10 s time limit of the crashing request
         // (under the loaded suite it did: a timeout, not a failure): one answered request first.
-        var sent = 0
-        try await eventually("the child answers: \(s.texts(on: s.display("w")))", timeout: .seconds(30)) {
-            if s.texts(on: s.display("w")).contains(where: { $0.contains("ext:warm") }) { return true }
-            if s.messages(on: s.display("w")).count == sent {
-                sent += 1
-                try s.publish("w", #"{"msg":"warm"}"#)
-            }
-            return false
-        }
+        try await waitUntilAnswering(s, bridge, topic: "w", body: "warm", timeout: .seconds(30))
+        let sent = 1
         _ = try await decided(s, sent)
         try s.publish("a", #"{"msg":"\#(body)"}"#)
         // The child crashes on this request and the original follows.
@@ -205,16 +133,8 @@ struct ChildFlowTests {
         #expect(try bodiesAndTitles(s, "a") == ["\(body)|Original"])
         let failed = try await decided(s, sent + 1)
         #expect(total(failed, "extension_failed") == 1)
-        // Probe until the restarted child answers again.
-        var n = 0
-        try await eventually("the restarted child answers: \((try? bodiesAndTitles(s, "b")) ?? [])", timeout: .seconds(15)) {
-            if try bodiesAndTitles(s, "b").contains(where: { $0.hasSuffix("|ext:probe-\(n)") }) { return true }
-            if try bodiesAndTitles(s, "b").count == n {
-                n += 1
-                try s.publish("b", #"{"msg":"probe-\#(n)"}"#)
-            }
-            return false
-        }
+        // The child is started again and answers.
+        try await waitUntilAnswering(s, bridge, start: 2, topic: "b", body: "probe", timeout: .seconds(15))
         try await bridge.stop()
         return bridge
     }

@@ -37,9 +37,7 @@ struct CommandLineTests {
         let result = try #require(await p.waitForExit(timeout: .seconds(15)), "still running after the signal")
         #expect(result.exitedNormally && result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("draining") && result.stderr.contains("stopped"))
-        try await eventually("offline on \(s.statusTopic): \(s.texts(on: s.statusTopic))") {
-            s.texts(on: s.statusTopic).last == "offline"
-        }
+        try await s.waitForLastText(on: s.statusTopic, "offline")
         let offline = try await retainedStatus(s)
         #expect(String(decoding: offline.payload, as: UTF8.self) == "offline")
         #expect(offline.retain)
@@ -53,9 +51,7 @@ struct CommandLineTests {
         try await s.waitUntilOnline()
         p.send(SIGKILL)
         // keepalive is 5 s: a will only from the keepalive timeout would take 7.5 s.
-        try await eventually("offline (the will): \(s.texts(on: s.statusTopic))", timeout: .seconds(4)) {
-            s.texts(on: s.statusTopic).last == "offline"
-        }
+        try await s.waitForLastText(on: s.statusTopic, "offline", timeout: .seconds(4))  // the will
         let result = await p.waitForExit(timeout: .seconds(5))
         #expect(result?.exitedNormally == false)
         let retained = try await retainedStatus(s)

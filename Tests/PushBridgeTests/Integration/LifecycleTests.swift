@@ -18,9 +18,7 @@ struct LifecycleTests {
             _ = try? await bridge.finished()
             return true
         }
-        try await eventually("run() returned after cancellation", timeout: .seconds(30)) {
-            s.texts(on: s.statusTopic).last == "offline"
-        }
+        try await s.waitForLastText(on: s.statusTopic, "offline", timeout: .seconds(30))  // run() returned after cancellation
         #expect(await finished.value)
     }
 }

@@ -64,7 +64,7 @@ struct RetainedStateTests {
         try publisher.publish(topic, "stored", retain: true)
         try publisher.publish(topic + "2", "stored2", retain: true)
         // Both PUBACKed: stored before the subscriber asks (else it may get them live, retain off).
-        try await eventually("the broker stored both") { publisher.client.unacknowledgedCount == 0 }
+        try await publisher.waitUntilAcknowledged("the broker stored both")
         let c = try TestClient(options: TestClient.options(broker, subscriptions: [MQTTSubscription(filter: topic, qos: 1)]))
         c.start()
         _ = try await c.waitForMessages(count: 1)

@@ -71,6 +71,14 @@ struct Scenario: Sendable {
         }.filter { $0.topic == topic }
     }
 
+    /// Waits until the newest message on `topic` has the payload `text`.
+    func waitForLastText(on topic: String, _ text: String, timeout: Duration = .seconds(10)) async throws {
+        let payload = Array(text.utf8)
+        try await observer.waitForMessages("'\(text)' last on \(topic): \(texts(on: topic))", timeout: timeout) {
+            $0.last { $0.topic == topic }?.payload == payload
+        }
+    }
+
     /// Restarts the broker (same port and data).
     func restartBroker() throws {
         try broker.restart()

@@ -70,10 +70,8 @@ struct SocketBufferEffectTests {
         let sent = 2000
         for n in 0..<sent { try publisher.publish("\(prefix)/t", "\(n)", qos: 0) }
         // QoS 0 on loopback: all of them normally; the ratios below are per message displayed.
-        try await eventually("displays, have \(display.messages.count)", timeout: .seconds(60)) {
-            display.messages.count >= sent * 9 / 10
-        }
-        try await eventually("the last displays", timeout: .seconds(5)) { display.messages.count == sent }
+        try await display.waitForMessages(count: sent * 9 / 10, timeout: .seconds(60))
+        try await display.waitForMessages(count: sent, timeout: .seconds(5))  // the last displays
         let result = await bridge.terminate(grace: .seconds(30))
         #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
         let lines = Counts.parse(result.stderr)

@@ -197,14 +197,14 @@ struct EventStreamTests {
                                         decidedBy: nil, rule: "", reason: nil), client: nil)
         }
         let liveCount = Atomic<Int>(0)
-        let sawLast = Atomic<Bool>(false)
+        let sawLast = Watched(false)
         let reading = Thread {
             let end = Date().timeIntervalSince1970 + 120
-            while !sawLast.load(ordering: .relaxed), Date().timeIntervalSince1970 < end {
+            while !sawLast.value, Date().timeIntervalSince1970 < end {
                 guard let e = try? reader.next(timeout: 1) else { continue }
                 guard e.event == "decision" else { continue }
                 liveCount.add(1, ordering: .relaxed)
-                if e.data.contains(#""id":"last""#) { sawLast.store(true, ordering: .relaxed) }
+                if e.data.contains(#""id":"last""#) { sawLast.update { $0 = true } }
             }
         }
         reading.start()
@@ -216,7 +216,7 @@ struct EventStreamTests {
         // Closed when its socket takes nothing: libmicrohttpd's 10 s timeout without progress.
         try await eventually("the stuck reader closed", timeout: .seconds(60)) { feed.readersAttached == 1 }
         stop.store(true, ordering: .relaxed)
-        try await eventually("the live reader got the last decision", timeout: .seconds(30)) { sawLast.load(ordering: .relaxed) }
+        try await sawLast.wait(for: "the live reader got the last decision", timeout: .seconds(30)) { $0 }
         #expect(liveCount.load(ordering: .relaxed) > 1000, "the live reader was starved")
         #expect(offered.load(ordering: .relaxed) > 1000)
         var buffer = [UInt8](repeating: 0, count: 1 << 16)

@@ -6,24 +6,6 @@ import Testing
 /// format, levels honoured, payload text only at `debug`.
 @Suite("Monitoring integration: log output")
 struct LogOutputTests {
-    /// An external extension that first prints the body as an unusable (non-JSON) line,
-    /// then answers with the content unchanged; it says hello on stderr once.
-    static let child = """
-        import json, sys
-        sys.stderr.write("child ready\\n")
-        sys.stderr.flush()
-        while True:
-            line = sys.stdin.readline()
-            if not line:
-                break
-            req = json.loads(line)
-            if "event" in req:
-                continue
-            sys.stdout.write("echo " + req["content"].get("body", "") + "\\n")
-            sys.stdout.write(json.dumps({"id": req["id"], "content": req["content"]}) + "\\n")
-            sys.stdout.flush()
-        """
-
     /// Runs the binary with `level` and `format`; sends a marked payload to a delivered, a
     /// rejected and a not-displayed route, waits until all three finished, then SIGTERM.
     /// Returns the marker and the bridge's stderr.
@@ -32,7 +14,6 @@ struct LogOutputTests {
         let p = uniqueName("mt")
         let marker = "secret-\(UUID().uuidString)"
         let http = try LoopbackPorts.free()
-        let child = try writeTempFile(Self.child, name: "child.py")
         let config = try writeTempFile(brokerSection(broker, clientID: uniqueName("bridge")) + """
 
             routes:
@@ -40,7 +21,7 @@ struct LogOutputTests {
               - {name: apns, topic: "\(p)/apns/#", input: apns}
               - {name: bg, topic: "\(p)/bg/#", push_type: background}
             extension:
-              command: [/usr/bin/python3, "\(child)"]
+              command: \(try FakeExtensionChild.yaml(.echo))   # `echo <body>` (unusable) before each answer
             display:
               topic: "display/{{ topic }}"
             dead_letter:

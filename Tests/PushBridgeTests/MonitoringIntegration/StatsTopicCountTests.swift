@@ -7,31 +7,8 @@ import Testing
 /// `received == Σ outcomes + in_flight` in every snapshot the bridge publishes.
 @Suite("Monitoring integration: stats topic counts")
 struct StatsTopicCountTests {
-    /// An external extension: `hang` never answers, `garbage` answers a non-object content,
-    /// `modify` changes the body, anything else comes back unchanged.
-    static let child = """
-        import json, sys
-        while True:
-            line = sys.stdin.readline()
-            if not line:
-                break
-            req = json.loads(line)
-            if "event" in req:
-                continue
-            content = req["content"]
-            body = content.get("body", "")
-            if body == "hang":
-                continue
-            if body == "garbage":
-                answer = {"id": req["id"], "content": 5}
-            else:
-                if body == "modify":
-                    content["body"] = "modified by the child"
-                answer = {"id": req["id"], "content": content}
-            sys.stdout.write(json.dumps(answer) + "\\n")
-            sys.stdout.flush()
-        """
-
+    /// `child`: the extension's `command:` (`FakeExtensionChild`: `hang` never answers, `garbage`
+    /// answers a non-object content, `modify` changes the body, anything else comes back unchanged).
     static func config(_ broker: TestBroker, clientID: String, prefix p: String, child: String, http: Int) -> String {
         brokerSection(broker, clientID: clientID) + """
 
@@ -50,7 +27,7 @@ struct StatsTopicCountTests {
           expire_grace: 500ms
           filters:
             - {name: drop-marked, suppress: "payload.drop == true", routes: [ext]}
-          command: [/usr/bin/python3, "\(child)"]
+          command: \(child)
         display:
           topic: "display/{{ topic }}"
           qos: 1
@@ -67,7 +44,7 @@ struct StatsTopicCountTests {
         let broker = try TestBroker()
         let p = uniqueName("mt")
         let clientID = uniqueName("bridge")
-        let child = try writeTempFile(Self.child, name: "child.py")
+        let child = try FakeExtensionChild.yaml()
 
         // A subscription left in the bridge's persistent session by an earlier run (e.g. a
         // route since removed): the broker still delivers it, and no route matches.

@@ -29,7 +29,8 @@ struct RecipeConditionBrokerTests {
                 MQTTSubscription(filter: "display/#", qos: 1),
             ])
             for r in retained { try observer.publish(r.topic, r.payload, retain: true) }
-            try await eventually("the retained messages acknowledged") { observer.publishedMids.count == retained.count }
+            let retainedCount = retained.count
+            try await observer.waitForPublished("the retained messages acknowledged") { $0.count == retainedCount }
             let ackTopic = uniqueName("ack")
             let environment = ["MQTT_HOST": "127.0.0.1", "MQTT_PORT": String(broker.port),
                                "PUSHBRIDGE_CLIENT_ID": uniqueName("recipe"), "PUSHBRIDGE_ACK_TOPIC": ackTopic]

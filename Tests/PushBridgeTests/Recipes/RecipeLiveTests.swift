@@ -57,8 +57,9 @@ struct RecipeLiveTests {
         ])
         defer { observer.stop(flushTimeout: .zero) }
         for sample in retained { try observer.publish(sample.topic, sample.payload, retain: true) }
-        try await eventually("the retained samples acknowledged", timeout: .seconds(20)) {
-            observer.publishedMids.count == retained.count
+        let retainedCount = retained.count
+        try await observer.waitForPublished("the retained samples acknowledged", timeout: .seconds(20)) {
+            $0.count == retainedCount
         }
 
         var environment = PushbridgeBinary.environment
@@ -68,32 +69,35 @@ struct RecipeLiveTests {
         environment["TZ"] = zone
         let bridge = try PushbridgeBinary.run(configFile: dir.appendingPathComponent("bridge.yml").path, environment: environment)
         // The bridge has subscribed when it has decided every retained sample the broker replayed.
-        func decided() -> (received: Int, inFlight: Int) {
-            guard let last = observer.messages.last(where: { $0.topic == "pushbridge/stats" }),
+        @Sendable func decided(_ messages: [InboundMessage]) -> (received: Int, inFlight: Int) {
+            guard let last = messages.last(where: { $0.topic == "pushbridge/stats" }),
                   let stats = try? JSONValue.parse(last.payload) else { return (-1, -1) }
             return (count(stats, "totals", "received"), count(stats, "in_flight"))
         }
-        try await eventually("\(recipe): the bridge decided the \(retained.count) retained samples; stderr: \(bridge.stderr)",
-                             timeout: .seconds(40)) {
-            decided() == (retained.count, 0)
+        try await observer.waitForMessages("\(recipe): the bridge decided the \(retained.count) retained samples; stderr: \(bridge.stderr)",
+                                           timeout: .seconds(40)) {
+            decided($0) == (retainedCount, 0)
         }
         for sample in live { try observer.publish(sample.topic, sample.payload) }
-        try await eventually("\(recipe): the bridge decided all \(samples.count) samples; stderr: \(bridge.stderr)",
-                             timeout: .seconds(40)) {
-            decided() == (samples.count, 0)
+        let sampleCount = samples.count
+        try await observer.waitForMessages("\(recipe): the bridge decided all \(samples.count) samples; stderr: \(bridge.stderr)",
+                                           timeout: .seconds(40)) {
+            decided($0) == (sampleCount, 0)
         }
         // The notifications (a cleared condition's withdraw message is not one).
-        func shown() -> [String] {
-            observer.messages.filter { $0.topic.hasPrefix("display/") }.compactMap { message in
+        @Sendable func shown(_ messages: [InboundMessage]) -> [String] {
+            messages.filter { $0.topic.hasPrefix("display/") }.compactMap { message in
                 let display = try? JSONValue.parse(message.payload)
                 if jsonString(display?["type"]) == "withdraw" { return nil }
                 return "\(jsonString(display?["source_topic"])) -> \(jsonString(display?["title"]))"
             }.sorted()
         }
-        try await eventually("\(recipe): \(wanted.count) display messages, have \(shown())", timeout: .seconds(20)) {
-            shown().count >= wanted.count
+        let wantedCount = wanted.count
+        try await observer.waitForMessages("\(recipe): \(wanted.count) display messages, have \(shown(observer.messages))",
+                                                     timeout: .seconds(20)) {
+            shown($0).count >= wantedCount
         }
-        #expect(shown() == wanted, "\(recipe): display messages on a real broker")
+        #expect(shown(observer.messages) == wanted, "\(recipe): display messages on a real broker")
         _ = await bridge.terminate()
         broker.stop()
     }

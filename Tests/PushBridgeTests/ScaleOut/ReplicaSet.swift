@@ -156,6 +156,13 @@ struct DisplayLog {
     /// Display messages seen in all.
     var total = 0
 
+    /// `<source> <number>` of a `display/<source>` message whose body is a number: what
+    /// `distinct` counts (for `TestClient.waitForDistinct`).
+    static func key(_ m: InboundMessage) -> String? {
+        guard m.topic.hasPrefix("display/"), let (body, _) = FaultSupport.bodyAndID(m), let n = Int(body) else { return nil }
+        return "\(m.topic.dropFirst("display/".count)) \(n)"
+    }
+
     /// Reads the `display/<source>` messages whose body is a number.
     init(_ messages: [InboundMessage]) {
         for m in messages {
@@ -207,6 +214,6 @@ func publishStream(_ publisher: TestClient, topics: [String], perTopic: Int, bat
             }
         }
     }
-    try await eventually("publisher flushed", timeout: .seconds(60)) { publisher.client.unacknowledgedCount == 0 }
+    try await publisher.waitUntilAcknowledged("publisher flushed", timeout: .seconds(60))
     return sent
 }

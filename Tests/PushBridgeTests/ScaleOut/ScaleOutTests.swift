@@ -35,22 +35,18 @@ struct ScaleOutTests {
         defer { publisher.stop(flushTimeout: .zero) }
         try await publishStream(publisher, topics: (0..<topics).map(set.streamTopic), perTopic: perTopic)
         for _ in 0..<reports { try publisher.publish(set.reportTopic("door"), #"{"state":"on"}"#, qos: 1) }
-        try await eventually("reports flushed", timeout: .seconds(30)) { publisher.client.unacknowledgedCount == 0 }
-        var log = DisplayLog([])
-        try await eventually("all \(topics * perTopic) stream messages displayed, have \(log.distinct)", timeout: .seconds(60)) {
-            log = DisplayLog(display.messages)
-            return log.distinct == topics * perTopic
-        }
+        try await publisher.waitUntilAcknowledged("reports flushed", timeout: .seconds(30))
+        try await display.waitForDistinct("stream messages displayed", count: topics * perTopic, timeout: .seconds(60),
+                                          key: DisplayLog.key)
         let cpu = set.cpuSeconds()
         // Each replica finishes what it holds (the reports too) and publishes its last stats.
         let results = await set.stopAll()
         for r in results { #expect(r.exitedNormally && r.status == 0, "stderr: \(r.stderr.suffix(800))") }
         let stats = try await set.retainedStats()
         let delivered = stats.reduce(0) { $0 + Int(total($1, "delivered")) }
-        try await eventually("\(delivered) display messages (the replicas' delivered), have \(display.messages.count)",
-                             timeout: .seconds(20)) { display.messages.count >= delivered }
+        try await display.waitForMessages(count: delivered, timeout: .seconds(20))  // the replicas' delivered
         let messages = display.messages
-        log = DisplayLog(messages)
+        let log = DisplayLog(messages)
         let reportTopic = "display/" + set.reportTopic("door")
         return (log, messages.filter { $0.topic == reportTopic }.count, stats, cpu)
     }
@@ -157,11 +153,9 @@ struct ScaleOutTests {
         try await set.start(victim)
         let sent = try await stream.value
 
-        var log = DisplayLog([])
-        try await eventually("all \(topicCount * perTopic) displayed, have \(log.distinct)", timeout: .seconds(60)) {
-            log = DisplayLog(display.messages)
-            return log.distinct == topicCount * perTopic
-        }
+        try await display.waitForDistinct("stream messages displayed", count: topicCount * perTopic, timeout: .seconds(60),
+                                          key: DisplayLog.key)
+        let log = DisplayLog(display.messages)
         for topic in topics { #expect(log.complete(topic, count: perTopic), "\(topic)") }
 
         // The victim's topics: messages published while it was down waited in its session.

@@ -1,8 +1,18 @@
 /// Waits until `condition` holds, checking every 10 ms; throws after `timeout`.
 ///
-/// For states nobody announces (a file's content, an HTTP answer, a process's end). When
-/// something does announce the change, wait on that instead: `LogCollector.waitFor`,
-/// `TestClient.waitForMessages`, `TestClient.waitForEvent` (see `Watched`).
+/// The rule: poll only what nobody announces — a file's or a database's content (the
+/// broker's log file, a journal, ntfy's cache), an HTTP answer, a port that starts
+/// accepting, a process's end, a library object's internal state or counter, a weak
+/// reference's release. When the condition reads something that announces its changes,
+/// wait on that announcement instead; it wakes the wait at once and still fails after its
+/// timeout with what was awaited:
+/// - a `TestClient`'s messages: `waitForMessages(count:)`, `waitForMessages(_:until:)`,
+///   `waitForDistinct` (thousands of messages), `Scenario.waitFor`, `waitForStats`,
+///   `waitForLastText`, `waitUntilOnline`;
+/// - its connection events and acknowledgements: `waitForEvent`, `waitForEvents(_:count:matching:)`,
+///   `waitUntilConnected`, `waitUntilSubscribed`, `waitForPublished`, `waitUntilAcknowledged`;
+/// - log lines (a bridge's, a child's stderr): `LogCollector.waitFor`;
+/// - the stats topic: `StatsWatcher.waitFor`; a value of the test's own: `Watched`.
 func eventually(_ what: @autoclosure () -> String = "condition", timeout: Duration = .seconds(10),
                 _ condition: () throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 @testable import PushBridge
@@ -92,12 +93,99 @@ final class TestClient: Sendable {
         }.messages
     }
 
-    func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
-        try await eventually("connection; log: \(logLines)", timeout: timeout) { client.isConnected }
+    /// Waits until the messages so far give `count` distinct non-nil `key`s; returns the keys.
+    /// Each message is keyed once (not once per arrival), so it suits thousands of messages.
+    @discardableResult
+    func waitForDistinct<Key: Hashable & Sendable>(_ what: @autoclosure () -> String, count: Int, timeout: Duration = .seconds(10),
+                                        key: @escaping @Sendable (InboundMessage) -> Key?) async throws -> Set<Key> {
+        let scan = DistinctScan<Key>()
+        let all = try await record.wait(for: "\(count) distinct \(what()); have \(messages.count) message(s)", timeout: timeout) {
+            scan.count(in: $0.messages, key) >= count
+        }
+        return Set(all.messages.compactMap(key))
     }
 
+    /// How far one `waitForDistinct` has read the messages. `@unchecked Sendable`: only the
+    /// wait's condition touches it, and `Watched` runs that under its lock, one call at a time.
+    private final class DistinctScan<Key: Hashable & Sendable>: @unchecked Sendable {
+        private var next = 0
+        private var keys = Set<Key>()
+
+        func count(in messages: [InboundMessage], _ key: (InboundMessage) -> Key?) -> Int {
+            while next < messages.count {
+                if let k = key(messages[next]) { keys.insert(k) }
+                next += 1
+            }
+            return keys.count
+        }
+    }
+
+    /// Waits until the client is connected: its last connection event is `.connected` (the
+    /// client reports it after it has marked itself connected).
+    func waitUntilConnected(timeout: Duration = .seconds(10)) async throws {
+        try await record.wait(for: "connection; events \(events); log: \(logLines)", timeout: timeout) {
+            if case .connected = $0.events.last { true } else { false }
+        }
+    }
+
+    /// Waits until the client is connected and the broker has acknowledged every wanted
+    /// subscription (`MQTTClient.waitUntilSubscribed`, woken by the SUBACK callbacks; it gives
+    /// up when the connection goes, and then this waits for the next connection).
     func waitUntilSubscribed(timeout: Duration = .seconds(10)) async throws {
-        try await eventually("SUBACK; log: \(logLines)", timeout: timeout) { client.isSubscribed }
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let left = deadline - ContinuousClock.now
+            try await waitUntilConnected(timeout: max(left, .zero))
+            if await Self.waitUntilSubscribed(client, timeout: left) { return }
+            if ContinuousClock.now >= deadline {
+                throw ProcessError(description: "timed out after \(timeout) waiting for SUBACK; events \(events); log: \(logLines)")
+            }
+        }
+    }
+
+    /// `client.waitUntilSubscribed(timeout:)` (woken by the SUBACK callbacks; `false` at once
+    /// when not connected) on a thread of its own: it blocks, the cooperative pool must not.
+    static func waitUntilSubscribed(_ client: MQTTClient, timeout: Duration) async -> Bool {
+        await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+            DispatchQueue.global().async { c.resume(returning: client.waitUntilSubscribed(timeout: max(timeout, .zero))) }
+        }
+    }
+
+    /// Waits until `count` recorded connection events satisfy `match`; returns those.
+    @discardableResult
+    func waitForEvents(_ what: @autoclosure () -> String, count: Int, timeout: Duration = .seconds(10),
+                       matching match: @escaping @Sendable (ConnectionEvent) -> Bool) async throws -> [ConnectionEvent] {
+        try await record.wait(for: "\(count)× \(what()); have \(events)", timeout: timeout) {
+            $0.events.count(where: match) >= count
+        }.events.filter(match)
+    }
+
+    /// Waits until the mids reported by `onPublished` so far satisfy `condition`; returns them.
+    @discardableResult
+    func waitForPublished(_ what: @autoclosure () -> String, timeout: Duration = .seconds(10),
+                          until condition: @escaping @Sendable ([Int32]) -> Bool) async throws -> [Int32] {
+        try await record.wait(for: "\(what()); have \(publishedMids.count) acknowledged", timeout: timeout) {
+            condition($0.published)
+        }.published
+    }
+
+    /// Waits until `condition` holds for the number of our publishes still unacknowledged
+    /// (`MQTTClient.unacknowledgedCount`), checked now and after every acknowledgement
+    /// (`onPublished` comes after the count went down). Default: all acknowledged.
+    func waitUntilAcknowledged(_ what: @autoclosure () -> String = "every publish acknowledged",
+                               timeout: Duration = .seconds(10),
+                               until condition: (Int) -> Bool = { $0 == 0 }) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            // Read before the count: an acknowledgement in between is then seen by the wait.
+            let reported = record.value.published.count
+            let left = client.unacknowledgedCount
+            if condition(left) { return }
+            // Not checked under the record's lock: the client logs under its own lock.
+            try await record.wait(for: "\(what()) (\(left) unacknowledged)", timeout: max(deadline - ContinuousClock.now, .zero)) {
+                $0.published.count > reported
+            }
+        }
     }
 
     /// Waits until an event satisfying `match` has been recorded.
