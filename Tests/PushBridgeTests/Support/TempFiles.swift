@@ -13,9 +13,3 @@ func writeTempFile(_ text: String, name: String = "bridge.yml") throws -> String
     try text.write(toFile: file, atomically: true, encoding: .utf8)
     return file
 }
-
-/// Writes a Python extension child to a temp file; returns `[python3, -u, "<path>"]` for a
-/// `command:` in YAML.
-func pythonChild(_ script: String) throws -> String {
-    "[python3, -u, \"\(try writeTempFile(script, name: "child.py"))\"]"
-}
