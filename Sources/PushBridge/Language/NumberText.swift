@@ -4,7 +4,7 @@ import Foundation
 /// `fixed(n)` pipes (SPEC section 4).
 ///
 /// Device payloads carry numbers as text (`"15.00"`, `" 242.10\n"`); which texts hold a
-/// number, and which, is the one numeric coercion's rule (`JSONValue(numberText:)`).
+/// number, and which number, is the one numeric coercion's rule (`JSONValue(numberText:)`).
 enum NumberText {
     private static let posix = Locale(identifier: "en_US_POSIX")
 

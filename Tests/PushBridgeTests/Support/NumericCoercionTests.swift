@@ -71,4 +71,17 @@ struct NumericCoercionTests {
         #expect(JSONValue.bigInt("-" + String(repeating: "9", count: 400)).arithmeticValue == -.infinity)
         #expect(JSONValue.string("2").arithmeticValue == nil && JSONValue.array([]).arithmeticValue == nil)
     }
+
+    /// Unquoted config numbers (`deadband`, `sound.volume`) follow the same rule: decimals
+    /// in every form, no hex (Swift's `Double("0x1p-1")` took it before issue 28), inf or nan.
+    @Test("config numbers read by the same rule", arguments: [
+        ("0.5", true), (".5", true), ("5e-1", true), ("+0.5", true), ("1", true), ("0", true),
+        ("0x1p-1", false), ("0x0", false), ("nan", false), ("inf", false), ("\"0.5\"", false), ("-0.5", false),
+    ])
+    func configNumbers(text: String, accepted: Bool) {
+        let volume = configErrors("routes: [{topic: a, alert: {sound: {critical: true, volume: \(text)}}}]\n")
+        #expect(volume.isEmpty == accepted, "volume: \(text) → \(volume)")
+        let deadband = configErrors("routes: [{topic: a/#}]\nextension:\n  filters:\n    - changed: {key: k, value: v, deadband: \(text)}\n")
+        #expect(deadband.isEmpty == accepted, "deadband: \(text) → \(deadband)")
+    }
 }
