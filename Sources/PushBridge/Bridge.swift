@@ -157,7 +157,7 @@ public final class Bridge: Sendable {
             publisher.start()
         }
         flow.conditionTimer.rearm()
-        logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.host):\(config.broker.effectivePort)")
+        logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.address)")
         status.start(through: publisher.intake) { [weak self] in self?.snapshot() }
         await stopRequested.wait()
         status.stop()

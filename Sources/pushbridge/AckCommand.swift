@@ -39,7 +39,7 @@ enum AckCommand {
         }
         client.start()
         defer { client.stop(flushTimeout: .seconds(1)) }
-        let broker = "\(config.broker.host):\(config.broker.effectivePort)"
+        let broker = config.broker.address.description
         guard connected.wait(timeout: .now() + 10) == .success else {
             printErr("pushbridge: error: no connection to the broker \(broker) within 10 s")
             return 1

@@ -9,13 +9,7 @@ enum AlertsCommand {
             printErr("pushbridge: error: monitoring.http is not set in \(config.sourcePath); alerts are read from its /api/alerts")
             return 2
         }
-        let target: HealthTarget
-        switch HealthTarget.parse(url: "http://\(http)/api/alerts") {
-        case .success(let parsed): target = HealthTarget(address: parsed.address.connectable, path: parsed.path)
-        case .failure(let problem):
-            printErr("pushbridge: error: invalid monitoring.http '\(http)': \(problem.reason)")
-            return 2
-        }
+        let target = HealthTarget(address: http.connectable, path: "/api/alerts")
         switch HealthProbe.get(target, timeoutMilliseconds: 5_000) {
         case .failure(let problem):
             printErr("pushbridge: error: GET \(target) failed: \(problem.reason)")

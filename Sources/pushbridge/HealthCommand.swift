@@ -22,13 +22,7 @@ enum HealthCommand {
                 return 2
             }
         } else if let http = config.monitoring.http {
-            let scheme = config.monitoring.tls == nil ? "http" : "https"
-            switch HealthTarget.parse(url: "\(scheme)://\(http)/healthz") {
-            case .success(let parsed): target = HealthTarget(address: parsed.address.connectable, path: parsed.path, tls: parsed.tls)
-            case .failure(let problem):
-                printErr("pushbridge: error: invalid monitoring.http '\(http)': \(problem.reason)")
-                return 2
-            }
+            target = HealthTarget(address: http.connectable, path: "/healthz", tls: config.monitoring.tls != nil)
         } else {
             printErr("pushbridge: error: monitoring.http is not set; nothing to check")
             return 2

@@ -41,7 +41,7 @@ enum MonitorCommand {
             client?.start()
         }
         defer { client?.stop(flushTimeout: .milliseconds(100)) }
-        let sourceName = live ? "http://\(config.monitoring.http ?? "")/api/events" : "'\(statsTopic)'"
+        let sourceName = live ? "http://\(config.monitoring.http.map(\.description) ?? "")/api/events" : "'\(statsTopic)'"
 
         if once {
             // The stats topic is retained: a running bridge's snapshot arrives right after SUBACK.
@@ -74,7 +74,7 @@ enum MonitorCommand {
                                              width: terminalWidth(), now: Date().timeIntervalSince1970))
                 return 0
             }
-            printErr("pushbridge: error: no snapshot on \(sourceName) at \(config.broker.host):\(config.broker.effectivePort) within 10 s (is the bridge running?)")
+            printErr("pushbridge: error: no snapshot on \(sourceName) at \(config.broker.address) within 10 s (is the bridge running?)")
             return 1
         }
 
@@ -108,7 +108,7 @@ enum MonitorCommand {
                 frame = session.frame(for: current, width: size.width, height: size.height,
                                       now: Date().timeIntervalSince1970)
             } else {
-                frame = MonitorSession.frame(["waiting for a snapshot on \(sourceName) at \(config.broker.host):\(config.broker.effectivePort)…",
+                frame = MonitorSession.frame(["waiting for a snapshot on \(sourceName) at \(config.broker.address)…",
                                               "(Ctrl-C to quit)"])
             }
             FileHandle.standardOutput.write(Data(frame.utf8))

@@ -11,7 +11,7 @@ enum MonitorStream {
     /// Connects to the bridge at `address` and, on a thread, hands each snapshot's JSON to
     /// `onSnapshot`; reconnects after a lost stream. Returns `false` when the first
     /// connection fails (the caller falls back to the stats topic).
-    static func start(address: String, onSnapshot: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
+    static func start(address: HostPort, onSnapshot: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
         guard let first = try? EventStreamClient(address: address), (try? first.next(timeout: 3)) != nil else { return false }
         nonisolated(unsafe) let client = first   // handed to the reading thread, used only there
         Worker.run(name: "pushbridge-monitor-stream") {

@@ -55,6 +55,8 @@ public struct BrokerConfig: Sendable {
 
     /// The port actually used.
     public var effectivePort: Int { port ?? (tls == nil ? 1883 : 8883) }
+    /// `host` and the port used, as every message prints them (an IPv6 host in brackets).
+    public var address: HostPort { HostPort(host: host, port: effectivePort) }
     public init() {}
 }
 
@@ -257,8 +259,8 @@ public struct MonitoringConfig: Sendable {
     public var statsTopic: String? = "pushbridge/stats"
     public var interval: Duration = .seconds(10)
     public var maxTopics = 1000
-    /// `host:port` for the HTTP endpoint; `nil` = off.
-    public var http: String? = nil
+    /// `http`: the HTTP endpoint's address, parsed when the config is read; `nil` = off.
+    public var http: HostPort? = nil
     /// `tls`: serve `http` over TLS with this certificate and key; `nil` = plain HTTP.
     public var tls: MonitoringTLSConfig? = nil
     /// `trace_topic`: every decision object published there (QoS 0, not retained); `nil` = off.

@@ -41,7 +41,7 @@ extension BridgeConfig {
         func q(_ t: Template?) -> String { t.map { "\"\($0.source)\"" } ?? "-" }
 
         let b = broker
-        out.append("broker: \(b.host):\(b.effectivePort) client_id=\(b.clientID) protocol=\(b.protocolVersion.rawValue)")
+        out.append("broker: \(b.address) client_id=\(b.clientID) protocol=\(b.protocolVersion.rawValue)")
         out.append("  keepalive=\(d(b.keepalive)) clean_start=\(b.cleanStart) session_expiry=\(d(b.sessionExpiry)) reconnect=\(d(b.reconnectMin))..\(d(b.reconnectMax))")
         var auth = "  username=\(b.username ?? "-") password=\(b.password == nil ? "-" : "***")"
         if let file = b.passwordFile { auth += " (from \(file))" }
@@ -94,7 +94,7 @@ extension BridgeConfig {
         out.append("journal: " + (journal.map { "path=\($0.path) fsync=\($0.fsync.rawValue) max_messages=\($0.maxMessages)" } ?? "off"))
         let m = monitoring
         out.append("monitoring: status_topic=\(m.statusTopic ?? "off") stats_topic=\(m.statsTopic ?? "off") interval=\(d(m.interval)) max_topics=\(m.maxTopics)")
-        out.append("  http=\(m.http ?? "off") trace_topic=\(m.traceTopic ?? "off") log_level=\(m.logLevel.rawValue) log_format=\(m.logFormat.rawValue)")
+        out.append("  http=\(m.http?.description ?? "off") trace_topic=\(m.traceTopic ?? "off") log_level=\(m.logLevel.rawValue) log_format=\(m.logFormat.rawValue)")
         if let tls = m.tls { out.append("  tls: cert_file=\(tls.certFile) key_file=\(tls.keyFile)") }
         out.append("partition: " + (partition.map {
             "index=\($0.index) count=\($0.count) (this replica handles the topics whose FNV-1a 32-bit hash modulo \($0.count) is \($0.index))"

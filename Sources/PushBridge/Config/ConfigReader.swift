@@ -40,7 +40,7 @@ final class ConfigReader {
         case .sequence: return "a list"
         case .scalar(let s):
             if s.isNull { return "null" }
-            if s.style == .plain, !s.forcedString, Self.integer(s.value) != nil || Double(s.value) != nil
+            if s.style == .plain, !s.forcedString, JSONValue(numberText: s.value) != nil
                 || ["true", "false"].contains(s.value) {
                 return s.value
             }
@@ -225,7 +225,7 @@ final class ConfigReader {
 
     /// A plain YAML integer: optional sign and decimal digits.
     static func integer(_ text: String) -> Int? {
-        guard case .int(let n)? = NumberText.parse(text) else { return nil }
+        guard case .int(let n)? = JSONValue(numberText: text) else { return nil }
         return Int(exactly: n)
     }
 }

@@ -112,7 +112,8 @@ extension ConfigReader {
         var deadband = 0.0
         var ok = true
         if let n = f["deadband"] {
-            if case .scalar(let s) = n, !s.style.isQuoted, let d = Double(s.value), d.isFinite, d >= 0 {
+            if case .scalar(let s) = n, !s.style.isQuoted, let d = JSONValue(numberText: s.value)?.arithmeticValue,
+               d.isFinite, d >= 0 {
                 deadband = d
             } else {
                 error("'deadband' must be a number of at least 0, got \(show(n))", at: n.mark)

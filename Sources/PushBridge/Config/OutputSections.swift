@@ -59,7 +59,7 @@ extension ConfigReader {
         if let n = f["interval"], let v = duration(n, key: "interval", minimum: .milliseconds(100)) { mon.interval = v }
         if let n = f["max_topics"], let v = int(n, key: "max_topics", range: 1...Int.max) { mon.maxTopics = v }
         if let n = f["http"], let v = string(n, key: "http") {
-            do { _ = try HostPort(parsing: v); mon.http = v } catch {
+            do { mon.http = try HostPort(parsing: v) } catch {
                 self.error("invalid 'http' \(show(n)): \(error)", at: n.mark)
             }
         }

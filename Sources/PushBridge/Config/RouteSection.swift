@@ -117,7 +117,7 @@ extension ConfigReader {
         }
         if let n = f["critical"], let v = bool(n, key: "critical") { alert.soundCritical = v }
         if let n = f["volume"] {
-            if case .scalar(let s) = n, !s.style.isQuoted, let v = Double(s.value), v >= 0, v <= 1 {
+            if case .scalar(let s) = n, !s.style.isQuoted, let v = JSONValue(numberText: s.value)?.arithmeticValue, v >= 0, v <= 1 {
                 alert.soundVolume = v
             } else {
                 error("'volume' must be a number from 0 to 1, got \(show(n))", at: n.mark)
@@ -133,10 +133,10 @@ extension ConfigReader {
                 _ = word(node, key: key, allowed: InterruptionLevel.allCases.map(\.rawValue))
             }
         case .score?:
-            if let score = NumberText.parse(value)?.numberValue, (0...1).contains(score) { return }
+            if let score = JSONValue(numberText: value)?.numberValue, (0...1).contains(score) { return }
             error("'\(key)' must be a number from 0 to 1, got \(show(node))", at: node.mark)
         case .integer?:
-            guard case .int? = NumberText.parse(value) else {
+            guard case .int? = JSONValue(numberText: value) else {
                 return error("'\(key)' must be an integer, got \(show(node))", at: node.mark)
             }
         case .text?, nil:

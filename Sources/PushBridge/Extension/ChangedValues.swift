@@ -77,16 +77,8 @@ final class ChangedValues: FilterMemoryStore {
     /// Equal as numbers within `deadband` when both read as numbers, else as text.
     static func same(_ a: String, _ b: String, deadband: Double) -> Bool {
         if a == b { return true }
-        guard let x = number(a), let y = number(b) else { return false }
+        guard let x = JSONValue(numberText: a)?.arithmeticValue, let y = JSONValue(numberText: b)?.arithmeticValue
+        else { return false }
         return abs(x - y) <= deadband
-    }
-
-    private static func number(_ text: String) -> Double? {
-        switch NumberText.parse(text) {
-        case .int(let i)?: return Double(i)
-        case .double(let d)?: return d
-        case .bigInt(let digits)?: return Double(digits)
-        default: return nil
-        }
     }
 }

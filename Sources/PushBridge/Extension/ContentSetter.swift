@@ -49,7 +49,7 @@ enum ContentSetter {
             case ("sound_critical", _): return "sound_critical '\(text)' is not true or false"
             case ("sound_volume", ""): content.soundVolume = nil
             case ("sound_volume", _):
-                guard let v = NumberText.parse(trimmed)?.numberValue, (0...1).contains(v) else {
+                guard let v = JSONValue(numberText: trimmed)?.numberValue, (0...1).contains(v) else {
                     return "sound_volume '\(text)' is not a number from 0 to 1"
                 }
                 content.soundVolume = v
@@ -67,12 +67,12 @@ enum ContentSetter {
             }
             value = .string(trimmed)
         case .integer:
-            guard let n = NumberText.parse(trimmed)?.exactInteger, Int(exactly: n) != nil else {
+            guard let n = JSONValue(numberText: trimmed)?.exactInteger, Int(exactly: n) != nil else {
                 return "\(field) '\(text)' is not an integer"
             }
             value = .int(n)
         case .score:
-            guard let score = NumberText.parse(trimmed)?.numberValue else { return "\(field) '\(text)' is not a number" }
+            guard let score = JSONValue(numberText: trimmed)?.numberValue else { return "\(field) '\(text)' is not a number" }
             value = .double(min(1, max(0, score)))
         }
         row.set(value, in: &content)

@@ -81,7 +81,7 @@ enum UserInfoBridge {
     private static func decimal(_ v: Decimal) -> JSONValue {
         var value = v, rounded = Decimal()
         NSDecimalRound(&rounded, &value, 0, .plain)
-        if rounded == v, let canonical = BigIntegerText.canonical(Substring(v.description)) {
+        if rounded == v, let canonical = JSONValue.canonicalIntegerText(Substring(v.description)) {
             if let exact = Int64(canonical) { return .int(exact) }
             return .bigInt(canonical)
         }

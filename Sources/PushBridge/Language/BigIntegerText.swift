@@ -28,21 +28,6 @@ enum BigIntegerText {
         return order
     }
 
-    /// The canonical text of an integer written in `text`, or `nil` when `text` is not
-    /// an integer (optional sign, digits, nothing else).
-    static func canonical(_ text: Substring) -> String? {
-        var digits = text
-        var negative = false
-        if let sign = digits.first, sign == "-" || sign == "+" {
-            negative = sign == "-"
-            digits = digits.dropFirst()
-        }
-        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        let trimmed = digits.drop(while: { $0 == "0" })
-        if trimmed.isEmpty { return "0" }
-        return (negative ? "-" : "") + trimmed
-    }
-
     private static func compareMagnitude(_ a: Substring, _ b: Substring) -> Operators.Order {
         if a.utf8.count != b.utf8.count { return a.utf8.count < b.utf8.count ? .less : .greater }
         if a.utf8.elementsEqual(b.utf8) { return .equal }

@@ -3,10 +3,8 @@ import Foundation
 /// Numbers read from text and written with a fixed number of decimals: the `number` and
 /// `fixed(n)` pipes (SPEC section 4).
 ///
-/// Device payloads carry numbers as text (`"15.00"`, `" 242.10\n"`); a text reads as a
-/// number when, white space around it ignored, it is a plain decimal: an optional sign,
-/// digits with an optional fraction, an optional exponent. `inf`, `nan`, hex and empty
-/// texts do not.
+/// Device payloads carry numbers as text (`"15.00"`, `" 242.10\n"`); which texts hold a
+/// number, and which number, is the one numeric coercion's rule (`JSONValue(numberText:)`).
 enum NumberText {
     private static let posix = Locale(identifier: "en_US_POSIX")
 
@@ -15,21 +13,9 @@ enum NumberText {
     static func number(_ value: JSONValue) -> JSONValue {
         switch value {
         case .int, .double, .bigInt: return value
-        case .string(let text): return parse(text) ?? .null
+        case .string(let text): return JSONValue(numberText: text) ?? .null
         default: return .null
         }
-    }
-
-    /// The number `text` holds, or `nil`.
-    static func parse(_ text: String) -> JSONValue? {
-        let trimmed = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        guard isDecimal(trimmed) else { return nil }
-        if let canonical = BigIntegerText.canonical(trimmed) {
-            if let exact = Int64(canonical) { return .int(exact) }
-            return .bigInt(canonical)
-        }
-        guard let double = Double(trimmed), double.isFinite else { return nil }
-        return .double(double)
     }
 
     /// `fixed(places)`: the number (or the number a text holds) as text with exactly
@@ -44,7 +30,7 @@ enum NumberText {
             decimalText = d.description  // shortest round-trip form: 251.1 stays 251.1
         case .string(let text):
             let trimmed = Substring(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            guard isDecimal(trimmed) else { return nil }
+            guard JSONValue.isDecimalText(trimmed) else { return nil }
             decimalText = String(trimmed)
         default: return nil
         }
@@ -79,28 +65,5 @@ enum NumberText {
             return String(text.dropFirst())
         }
         return text
-    }
-
-    /// `[+-]?(digits[.digits*] | .digits)([eE][+-]?digits)?`
-    static func isDecimal(_ text: Substring) -> Bool {
-        var bytes = text.utf8[...]
-        if let first = bytes.first, first == UInt8(ascii: "+") || first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        func digits() -> Int {
-            var count = 0
-            while let b = bytes.first, b >= 0x30, b <= 0x39 { bytes = bytes.dropFirst(); count += 1 }
-            return count
-        }
-        var mantissa = digits()
-        if bytes.first == UInt8(ascii: ".") {
-            bytes = bytes.dropFirst()
-            mantissa += digits()
-        }
-        guard mantissa > 0 else { return false }
-        if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
-            bytes = bytes.dropFirst()
-            if let s = bytes.first, s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-            guard digits() > 0 else { return false }
-        }
-        return bytes.isEmpty
     }
 }

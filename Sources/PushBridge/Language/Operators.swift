@@ -149,7 +149,7 @@ enum Operators {
             if !overflow && !remainderOverflow && remainder == 0 { return .int(quotient) }
             return finite(Double(a) / Double(b))
         }
-        guard let a = number(left), let b = number(right), b != 0 else { return .null }
+        guard let a = left.arithmeticValue, let b = right.arithmeticValue, b != 0 else { return .null }
         return finite(a / b)
     }
 
@@ -176,17 +176,8 @@ enum Operators {
             let (result, overflow) = integerOp(a, b)
             if !overflow { return .int(result) }
         }
-        guard let a = number(left), let b = number(right) else { return .null }
+        guard let a = left.arithmeticValue, let b = right.arithmeticValue else { return .null }
         return finite(doubleOp(a, b))
-    }
-
-    private static func number(_ value: JSONValue) -> Double? {
-        switch value {
-        case .int(let i): return Double(i)
-        case .double(let d): return d
-        case .bigInt(let digits): return Double(digits)
-        default: return nil
-        }
     }
 
     /// A double result, or `null` when it is infinite or NaN (not representable in JSON).

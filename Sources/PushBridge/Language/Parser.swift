@@ -277,7 +277,7 @@ struct Parser {
         var text = negative ? "-" : ""
         text += String(decoding: lexer.bytes[token.start..<token.end], as: UTF8.self)
         if isInteger, let exact = Int64(text) { return .int(exact) }
-        if isInteger, let canonical = BigIntegerText.canonical(Substring(text)) { return .bigInt(canonical) }
+        if isInteger, let canonical = JSONValue.canonicalIntegerText(Substring(text)) { return .bigInt(canonical) }
         guard let double = Double(text), double.isFinite else {
             throw LanguageError(message: "number out of range", offset: token.start)
         }

@@ -178,13 +178,13 @@ public struct RequestMapper: Sendable {
 
     /// An integer from a number or a string holding an integer (`"3"`, not `"3.0"`).
     static func integer(_ v: JSONValue) -> Int64? {
-        if case .string(let s) = v, case .int(let n)? = NumberText.parse(s) { return n }
+        if case .string(let s) = v, case .int(let n)? = JSONValue(numberText: s) { return n }
         return v.exactInteger
     }
 
     /// A number from a number or a numeric string.
     static func number(_ v: JSONValue) -> Double? {
-        if case .string(let s) = v { return NumberText.parse(s)?.numberValue }
+        if case .string(let s) = v { return JSONValue(numberText: s)?.numberValue }
         return v.numberValue
     }
 

@@ -42,10 +42,15 @@ public final class EventStreamClient {
     private var event = ""
     private var data: [String] = []
 
-    /// Connects to `address` (`host:port`; a wildcard such as `0.0.0.0` means loopback) and
-    /// requests `path`.
-    public init(address: String, path: String = "/api/events") throws(EventStreamError) {
-        guard let target = (try? HostPort(parsing: address))?.connectable else { throw .invalidAddress(address) }
+    /// Connects to `address` (`host:port`, parsed as the config parses it) and requests `path`.
+    public convenience init(address: String, path: String = "/api/events") throws(EventStreamError) {
+        guard let parsed = try? HostPort(parsing: address) else { throw .invalidAddress(address) }
+        try self.init(address: parsed, path: path)
+    }
+
+    /// Connects to `hostPort` (a wildcard such as `0.0.0.0` means loopback) and requests `path`.
+    public init(address hostPort: HostPort, path: String = "/api/events") throws(EventStreamError) {
+        let target = hostPort.connectable, address = hostPort.description
         let sa: SocketAddress
         do { sa = try target.socketAddresses()[0] } catch { throw .connectFailed(address, reason: "\(error)") }
         let fd = sa.makeSocket()

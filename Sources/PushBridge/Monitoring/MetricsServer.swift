@@ -40,7 +40,7 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 /// route is served over TLS only. The content providers are fixed at init and called on
 /// libmicrohttpd's thread.
 public final class MetricsServer: Sendable {
-    /// The address as given.
+    /// The address it was asked to bind (`HostPort`'s form: an IPv6 host in brackets).
     public let address: String
     /// The bound port (useful when the address asked for port 0).
     public let port: Int
@@ -50,12 +50,23 @@ public final class MetricsServer: Sendable {
     /// The certificate and key handed to libmicrohttpd, kept until the daemon is gone.
     private let tlsMaterial: TLSMaterial?
 
-    /// Binds exactly `address` (`host:port`, IPv6 in brackets; port 0 picks a free one) and starts serving.
-    public init(address: String, metrics: @escaping @Sendable () -> String,
+    /// Binds exactly `address` (`host:port`, IPv6 in brackets, parsed as the config parses it;
+    /// port 0 picks a free one) and starts serving.
+    public convenience init(address: String, metrics: @escaping @Sendable () -> String,
+                            ready: @escaping @Sendable () -> Bool,
+                            dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
+                            tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
+        guard let hostPort = try? HostPort(parsing: address, ports: 0...65_535) else { throw .invalidAddress(address) }
+        try self.init(address: hostPort, metrics: metrics, ready: ready, dashboard: dashboard, webPush: webPush, tls: tls)
+    }
+
+    /// Binds exactly `hostPort` (port 0 picks a free one) and starts serving.
+    public init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool,
                 dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                 tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
-        let socketAddress = try Self.bindAddress(address)
+        let address = hostPort.description
+        let socketAddress = try Self.bindAddress(hostPort)
         let mhd: pb_mhd
         switch MicroHTTPD.functions {
         case .success(let table): mhd = table.functions
@@ -127,8 +138,13 @@ public final class MetricsServer: Sendable {
     /// it; port 0 picks a free one): the resolver's first answer, IPv4 or IPv6.
     static func bindAddress(_ address: String) throws(MetricsServerError) -> SocketAddress {
         guard let hostPort = try? HostPort(parsing: address, ports: 0...65_535) else { throw .invalidAddress(address) }
+        return try bindAddress(hostPort)
+    }
+
+    /// The socket address to bind for `hostPort`: the resolver's first answer, IPv4 or IPv6.
+    static func bindAddress(_ hostPort: HostPort) throws(MetricsServerError) -> SocketAddress {
         do { return try hostPort.socketAddresses(passive: true)[0] } catch {
-            throw .bindFailed(address: address, reason: "\(error)")
+            throw .bindFailed(address: hostPort.description, reason: "\(error)")
         }
     }
 

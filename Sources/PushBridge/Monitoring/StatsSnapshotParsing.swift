@@ -74,20 +74,14 @@ extension StatsSnapshot {
         return c
     }
 
+    /// A counter: an exact integer (`JSONValue.exactInteger`).
     private static func int(_ value: JSONValue?) -> Int? {
-        switch value {
-        case .int(let n)?: return Int(exactly: n)
-        case .double(let d)? where d == d.rounded() && abs(d) < 9e15: return Int(d)
-        default: return nil
-        }
+        value?.exactInteger.flatMap { Int(exactly: $0) }
     }
 
+    /// A measurement: a finite number (`JSONValue.numberValue`).
     private static func double(_ value: JSONValue?) -> Double? {
-        switch value {
-        case .int(let n)?: return Double(n)
-        case .double(let d)?: return d
-        default: return nil
-        }
+        value?.numberValue
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff…]Z` (UTC) into UNIX seconds.

@@ -39,9 +39,11 @@ import Testing
         #expect(Duration.milliseconds(250).seconds == 0.25)
     }
 
+    /// The delays of "retrying in …" are written as config durations are.
     @Test func delaysFormatForLogs() {
-        #expect(ClientCore.format(.seconds(2)) == "2s")
-        #expect(ClientCore.format(.milliseconds(250)) == "250ms")
-        #expect(ClientCore.format(.milliseconds(1500)) == "1500ms")
+        #expect(DurationParser.format(.seconds(2)) == "2s")
+        #expect(DurationParser.format(.milliseconds(250)) == "250ms")
+        #expect(DurationParser.format(.milliseconds(1500)) == "1.5s")
+        #expect(DurationParser.format(.seconds(60)) == "1m")
     }
 }

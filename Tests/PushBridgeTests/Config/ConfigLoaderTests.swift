@@ -163,7 +163,7 @@ import Testing
         #expect(c.deadLetter?.topic.source == "dead/{{ route }}" && c.deadLetter?.qos == 2)
         #expect(c.journal?.path == "/tmp/j" && c.journal?.fsync == .always && c.journal?.maxMessages == 50)
         #expect(c.monitoring.statusTopic == nil && c.monitoring.statsTopic == "bridge/stats")
-        #expect(c.monitoring.interval == .seconds(5) && c.monitoring.maxTopics == 10 && c.monitoring.http == "127.0.0.1:9464")
+        #expect(c.monitoring.interval == .seconds(5) && c.monitoring.maxTopics == 10 && c.monitoring.http == HostPort(host: "127.0.0.1", port: 9464))
         #expect(c.monitoring.logLevel == .debug && c.monitoring.logFormat == .json)
     }
 

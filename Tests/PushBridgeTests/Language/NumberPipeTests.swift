@@ -74,6 +74,6 @@ struct NumberPipeTests {
         ("1 2", false), ("--1", false), ("1.2.3", false),
     ])
     func decimalTexts(text: String, valid: Bool) {
-        #expect(NumberText.isDecimal(Substring(text)) == valid, "\(text)")
+        #expect(JSONValue.isDecimalText(Substring(text)) == valid, "\(text)")
     }
 }

@@ -50,6 +50,16 @@ let ipv6LoopbackAvailable: Bool = {
         #expect(checkAccepts == runAccepts)
     }
 
+    /// Every printed address keeps an IPv6 host in brackets: `check`'s summary and the broker
+    /// client's log lines wrote `broker.host: "::1"` as `::1:1883` (issue 28).
+    @Test func printedAddressesKeepIPv6Brackets() throws {
+        let config = try loadConfig("broker:\n  host: \"::1\"\nmonitoring:\n  http: \"[::1]:9464\"\nroutes: [{topic: a}]\n")
+        let summary = config.describe()
+        #expect(summary.contains("broker: [::1]:1883 "), "\(summary)")
+        #expect(summary.contains("http=[::1]:9464 "), "\(summary)")
+        #expect(MQTTClientOptions(config: config.broker, will: nil, subscriptions: []).endpoint == "[::1]:1883")
+    }
+
     @Test(.enabled(if: ipv6LoopbackAvailable, "skipped: this machine cannot bind ::1 (no IPv6 loopback)"))
     func configuredIPv6AddressServesOverIPv6() throws {
         // A free port on ::1, then `check`'s config, `run`'s server and `health` with that address.
@@ -61,7 +71,7 @@ let ipv6LoopbackAvailable: Bool = {
         defer { server.stop() }
         #expect(server.port == port)
 
-        #expect(try HostPort(parsing: address).socketAddresses()[0].family == AF_INET6)
+        #expect(try address.socketAddresses()[0].family == AF_INET6)
         let reply = try rawHTTP("GET", "/healthz", port: port, host: "::1")
         #expect(reply.status == 200 && reply.body == "ok")
 

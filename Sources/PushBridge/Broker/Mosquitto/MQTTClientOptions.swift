@@ -122,8 +122,8 @@ public struct MQTTClientOptions: Sendable {
         self.libraryLogLevel = libraryLogLevel
     }
 
-    /// `host:port`, for log lines.
-    var endpoint: String { "\(host):\(port)" }
+    /// `host:port`, for log lines (an IPv6 host in brackets).
+    var endpoint: String { HostPort(host: host, port: port).description }
 }
 
 /// A change in the client's connection, reported through `MQTTClientHandlers.onConnection`.

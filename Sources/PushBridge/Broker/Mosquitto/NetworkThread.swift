@@ -88,7 +88,7 @@ extension ClientCore {
             if isStopRequested { break }
             if accepted { backoff.reset() }
             let delay = backoff.next()
-            let retry = "retrying in \(Self.format(delay))"
+            let retry = "retrying in \(DurationParser.format(delay))"
             if accepted {
                 log(.warning, "connection to \(options.endpoint) lost: \(reason); \(retry)")
                 handlers.onConnection(.disconnected(reason: reason))
@@ -242,11 +242,5 @@ extension ClientCore {
             log(.error, "cannot build CONNECT properties: \(error)")
         }
         return list
-    }
-
-    /// `1s`, `250ms`: a delay for log lines.
-    static func format(_ d: Duration) -> String {
-        let ms = Int((d.seconds * 1000).rounded())
-        return ms % 1000 == 0 ? "\(ms / 1000)s" : "\(ms)ms"
     }
 }

@@ -29,12 +29,3 @@ struct ReconnectBackoff: Sendable, Equatable {
     /// Starts over at `minimum`.
     mutating func reset() { current = nil }
 }
-
-extension Duration {
-    /// Whole seconds rounded up (so 1.5 s is 2), clamped to `0...limit`.
-    func wholeSeconds(limit: Int64 = Int64(Int32.max)) -> Int64 {
-        let (s, attoseconds) = components
-        let rounded = attoseconds > 0 ? s + 1 : s
-        return Swift.min(Swift.max(rounded, 0), limit)
-    }
-}
