@@ -40,10 +40,7 @@ extension Bridge {
         if old.journal?.path != new.journal?.path || old.journal?.fsync != new.journal?.fsync {
             warnings.append("the journal section changed; restart pushbridge to use it")
         }
-        let m0 = old.monitoring, m1 = new.monitoring
-        if m0.http != m1.http || m0.statusTopic != m1.statusTopic || m0.statsTopic != m1.statsTopic
-            || m0.interval != m1.interval || m0.maxTopics != m1.maxTopics || m0.logLevel != m1.logLevel
-            || m0.logFormat != m1.logFormat {
+        if old.monitoring != new.monitoring {
             warnings.append("the monitoring section changed; restart pushbridge to use it")
         }
         if old.homeAssistant != new.homeAssistant {
