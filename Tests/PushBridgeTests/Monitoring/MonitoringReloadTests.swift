@@ -11,19 +11,19 @@ import Testing
         try InProcessBridge.make(config: try loadConfig(Self.routes + monitoring), logger: Logger(level: .error, sink: { _ in }))
     }
 
-    func reload(from old: String, to new: String) throws -> Bridge.ReloadResult {
+    func reload(from old: String, to new: String) async throws -> Bridge.ReloadResult {
         let b = try bridge(old)
         defer { b.pipeline.shutdown() }
-        return b.apply(try loadConfig(Self.routes + new))
+        return await b.apply(try loadConfig(Self.routes + new))
     }
 
-    @Test func anUnchangedMonitoringSectionWarnsOfNothing() throws {
+    @Test func anUnchangedMonitoringSectionWarnsOfNothing() async throws {
         let m = "monitoring: {stats_topic: null, trace_topic: t/trace}\n"
-        #expect(try reload(from: m, to: m) == .applied(warnings: []))
+        #expect(try await reload(from: m, to: m) == .applied(warnings: []))
     }
 
-    @Test func aChangedIntervalNeedsARestart() throws {
-        #expect(try reload(from: "monitoring: {stats_topic: null}\n", to: "monitoring: {stats_topic: null, interval: 30s}\n")
+    @Test func aChangedIntervalNeedsARestart() async throws {
+        #expect(try await reload(from: "monitoring: {stats_topic: null}\n", to: "monitoring: {stats_topic: null, interval: 30s}\n")
             == .applied(warnings: [Self.warning]))
     }
 
@@ -32,14 +32,14 @@ import Testing
         ("monitoring: {stats_topic: null, trace_topic: t/trace}\n", "monitoring: {stats_topic: null, trace_topic: t/other}\n"),
         ("monitoring: {stats_topic: null, trace_topic: t/trace}\n", "monitoring: {stats_topic: null}\n"),
     ])
-    func aChangedTraceTopicNeedsARestart(old: String, new: String) throws {
-        #expect(try reload(from: old, to: new) == .applied(warnings: [Self.warning]))
+    func aChangedTraceTopicNeedsARestart(old: String, new: String) async throws {
+        #expect(try await reload(from: old, to: new) == .applied(warnings: [Self.warning]))
     }
 
-    @Test func theRunningTraceTopicStaysUntilARestart() throws {
+    @Test func theRunningTraceTopicStaysUntilARestart() async throws {
         let b = try bridge("monitoring: {stats_topic: null, trace_topic: t/trace}\n")
         defer { b.pipeline.shutdown() }
-        _ = b.apply(try loadConfig(Self.routes + "monitoring: {stats_topic: null, trace_topic: t/other}\n"))
+        _ = await b.apply(try loadConfig(Self.routes + "monitoring: {stats_topic: null, trace_topic: t/other}\n"))
         #expect(b.pipeline.config.monitoring.traceTopic == "t/trace")
         #expect(b.feed.traceTopic == "t/trace")
     }
