@@ -39,7 +39,7 @@ public struct Counters: Sendable, Equatable {
     public init() {}
 
     /// The counter `counter`. Setting a counter stores its value; nothing else changes.
-    public subscript(counter: Counter) -> Int {
+    public subscript(counter: StatsCounter) -> Int {
         get {
             switch counter {
             case .received: received
@@ -126,7 +126,7 @@ public struct Counters: Sendable, Equatable {
 }
 
 /// One number counter of `Counters`; the raw value is its name on the wire (stats JSON).
-public enum Counter: String, Sendable, CaseIterable {
+public enum StatsCounter: String, Sendable, CaseIterable {
     case received, delivered, suppressed
     case notDisplayed = "not_displayed"
     case rejected, expired, unrouted, modified, timeout
@@ -137,5 +137,5 @@ public enum Counter: String, Sendable, CaseIterable {
 
     /// The counters every counter object of the stats JSON holds, in SPEC order: all but
     /// `inFlight`, which is written apart (at the top level, and per topic when not 0).
-    public static let written: [Counter] = allCases.filter { $0 != .inFlight }
+    public static let written: [StatsCounter] = allCases.filter { $0 != .inFlight }
 }

@@ -137,7 +137,7 @@ public struct StatsSnapshot: Sendable, Equatable {
     private static func write(_ c: Counters, into w: inout JSONWriter, all: Bool,
                               extra: (inout JSONWriter) -> Void = { _ in }) {
         w.beginObject()
-        for counter in Counter.written {
+        for counter in StatsCounter.written {
             let v = c[counter]
             if all || v != 0 { w.key(counter.rawValue); w.number(v) }
         }

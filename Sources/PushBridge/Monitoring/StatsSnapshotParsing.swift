@@ -66,7 +66,7 @@ extension StatsSnapshot {
             case "last_seen":
                 continue
             default:
-                guard let counter = Counter(rawValue: key) else { continue }   // unknown keys are ignored
+                guard let counter = StatsCounter(rawValue: key) else { continue }   // unknown keys are ignored
                 guard let n = int(v) else { return nil }
                 c[counter] = n
             }
