@@ -14,6 +14,8 @@ public final class Bridge: Sendable {
     let serviceExtension: ExtensionFactory?
     let hop: (name: String, value: String)
     let stats: Stats
+    /// What each stats snapshot is built from (Monitoring assembles it).
+    let statsSources: StatsSources
     /// Decisions for `/api/events` readers and `monitoring.trace_topic` (DecisionFeed.swift).
     let feed: DecisionFeed
     /// Admission, the journal and replay (SPEC section 9).
@@ -94,6 +96,8 @@ public final class Bridge: Sendable {
             }
         }
         self.outputs = outputs
+        statsSources = StatsSources(stats: stats, filterMemory: memory, conditions: conditions, delivery: intake.counters,
+                                    connections: [publisher.intake, publisher.output], outputs: outputs)
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
                            homeAssistant: HomeAssistantLink(config: config, broker: MQTTClientOptions(config: config.broker, will: nil, subscriptions: []),
                                                             version: Self.version, hop: hop, logger: logger),
@@ -165,23 +169,9 @@ public final class Bridge: Sendable {
         server?.stop()
     }
 
-    /// The counters now, with the delivery layer's events.
+    /// The counters now, with the other layers' counts (assembled by `StatsSources`).
     public func snapshot() -> StatsSnapshot {
-        var s = stats.snapshot(now: Date().timeIntervalSince1970)
-        s.filterEvictions = pipeline.filterMemory.evictions.filter { $0.value > 0 }
-        s.conditions = flow.conditions.counts
-        let c = intake.counters
-        s.delivery = [
-            "qos0_dropped": c.qos0Dropped.load(ordering: .relaxed),
-            "publish_failed": c.publishFailures.load(ordering: .relaxed),
-            "publish_refused": publisher.intake.refusedPublishCount + publisher.output.refusedPublishCount,
-            "redeliveries_skipped": c.redeliveriesSkipped.load(ordering: .relaxed),
-            "replayed": c.replayed.load(ordering: .relaxed),
-            "journal_overflows": c.journalOverflows.load(ordering: .relaxed),
-            "journal_errors": c.journalErrors.load(ordering: .relaxed),
-        ]
-        s.outputs = outputs?.snapshots() ?? []
-        return s
+        statsSources.snapshot()
     }
 
     private func connectionChanged(_ event: ConnectionEvent) {

@@ -16,8 +16,11 @@ extension Bridge {
     /// config they started with. `broker`, `journal` and `monitoring` need a restart: a
     /// change there is logged as a warning and ignored. The memory of `dedupe`,
     /// `rate_limit` and `changed` filters whose definition is unchanged is kept.
+    ///
+    /// Returns once the new subscriptions are acknowledged (see `apply(_:)`). Reloads must not
+    /// overlap: `runUntilSignalled` runs one SIGHUP's reload after the other.
     @discardableResult
-    public func reload(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> ReloadResult {
+    public func reload(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) async -> ReloadResult {
         switch ConfigLoader.load(path: path, environment: environment) {
         case .failure(let errors):
             let lines = errors.errors.map(\.description)
@@ -25,13 +28,15 @@ extension Bridge {
             logger.error("reload refused: \(lines.count) error(s) in \(path); still running the previous configuration")
             return .refused(errors: lines)
         case .success(let new):
-            return apply(new)
+            return await apply(new)
         }
     }
 
-    /// Applies an already loaded config (see `reload(path:)`).
+    /// Applies an already loaded config (see `reload(path:)`). Returns when the new
+    /// subscriptions are acknowledged, the connection is down, or after 5 s; that wait
+    /// blocks a thread of its own, never the cooperative pool.
     @discardableResult
-    public func apply(_ new: BridgeConfig) -> ReloadResult {
+    public func apply(_ new: BridgeConfig) async -> ReloadResult {
         var warnings: [String] = []
         let old = pipeline.config
         if describeBroker(old.broker) != describeBroker(new.broker) {
@@ -40,10 +45,7 @@ extension Bridge {
         if old.journal?.path != new.journal?.path || old.journal?.fsync != new.journal?.fsync {
             warnings.append("the journal section changed; restart pushbridge to use it")
         }
-        let m0 = old.monitoring, m1 = new.monitoring
-        if m0.http != m1.http || m0.statusTopic != m1.statusTopic || m0.statsTopic != m1.statsTopic
-            || m0.interval != m1.interval || m0.maxTopics != m1.maxTopics || m0.logLevel != m1.logLevel
-            || m0.logFormat != m1.logFormat {
+        if old.monitoring != new.monitoring {
             warnings.append("the monitoring section changed; restart pushbridge to use it")
         }
         if old.homeAssistant != new.homeAssistant {
@@ -73,7 +75,7 @@ extension Bridge {
         let client = publisher.intake
         client.setSubscriptions(Self.subscriptions(for: effective))
         // "reloaded" means the new filters are live: wait (bounded) for their SUBACKs.
-        _ = client.waitUntilSubscribed(timeout: .seconds(5))
+        await Self.offPool { _ = client.waitUntilSubscribed(timeout: .seconds(5)) }
         flow.homeAssistant?.routesChanged(to: effective, client: client)
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)

@@ -253,8 +253,9 @@ public struct JournalConfig: Sendable {
     public init() {}
 }
 
-/// `monitoring:` section.
-public struct MonitoringConfig: Sendable {
+/// `monitoring:` section. Equatable as a whole: a reload that changes any of it warns that
+/// it needs a restart (`Bridge.apply(_:)`).
+public struct MonitoringConfig: Sendable, Equatable {
     public var statusTopic: String? = "pushbridge/status"
     public var statsTopic: String? = "pushbridge/stats"
     public var interval: Duration = .seconds(10)

@@ -38,50 +38,40 @@ public struct Counters: Sendable, Equatable {
     /// All zero counters.
     public init() {}
 
-    /// The wire names of the number counters, in SPEC order (`in_flight` is not among them).
-    public static let names: [String] = [
-        "received", "delivered", "suppressed", "not_displayed", "rejected", "expired",
-        "unrouted", "modified", "timeout", "extension_failed", "loop_dropped", "partition_skipped",
-    ]
-
-    /// The counter with wire name `name` (including `in_flight`), or `nil` for an unknown name.
-    /// Setting `nil` stores 0; setting an unknown name does nothing.
-    public subscript(name name: String) -> Int? {
+    /// The counter `counter`. Setting a counter stores its value; nothing else changes.
+    public subscript(counter: StatsCounter) -> Int {
         get {
-            switch name {
-            case "received": received
-            case "delivered": delivered
-            case "suppressed": suppressed
-            case "not_displayed": notDisplayed
-            case "rejected": rejected
-            case "expired": expired
-            case "unrouted": unrouted
-            case "modified": modified
-            case "timeout": timeout
-            case "extension_failed": extensionFailed
-            case "loop_dropped": loopDropped
-            case "partition_skipped": partitionSkipped
-            case "in_flight": inFlight
-            default: nil
+            switch counter {
+            case .received: received
+            case .delivered: delivered
+            case .suppressed: suppressed
+            case .notDisplayed: notDisplayed
+            case .rejected: rejected
+            case .expired: expired
+            case .unrouted: unrouted
+            case .modified: modified
+            case .timeout: timeout
+            case .extensionFailed: extensionFailed
+            case .loopDropped: loopDropped
+            case .partitionSkipped: partitionSkipped
+            case .inFlight: inFlight
             }
         }
         set {
-            let v = newValue ?? 0
-            switch name {
-            case "received": received = v
-            case "delivered": delivered = v
-            case "suppressed": suppressed = v
-            case "not_displayed": notDisplayed = v
-            case "rejected": rejected = v
-            case "expired": expired = v
-            case "unrouted": unrouted = v
-            case "modified": modified = v
-            case "timeout": timeout = v
-            case "extension_failed": extensionFailed = v
-            case "loop_dropped": loopDropped = v
-            case "partition_skipped": partitionSkipped = v
-            case "in_flight": inFlight = v
-            default: break
+            switch counter {
+            case .received: received = newValue
+            case .delivered: delivered = newValue
+            case .suppressed: suppressed = newValue
+            case .notDisplayed: notDisplayed = newValue
+            case .rejected: rejected = newValue
+            case .expired: expired = newValue
+            case .unrouted: unrouted = newValue
+            case .modified: modified = newValue
+            case .timeout: timeout = newValue
+            case .extensionFailed: extensionFailed = newValue
+            case .loopDropped: loopDropped = newValue
+            case .partitionSkipped: partitionSkipped = newValue
+            case .inFlight: inFlight = newValue
             }
         }
     }
@@ -133,4 +123,19 @@ public struct Counters: Sendable, Equatable {
 
     /// The reason key used for a rejected decision that carries no `Rejection`.
     public static let unknownReason = "Unknown"
+}
+
+/// One number counter of `Counters`; the raw value is its name on the wire (stats JSON).
+public enum StatsCounter: String, Sendable, CaseIterable {
+    case received, delivered, suppressed
+    case notDisplayed = "not_displayed"
+    case rejected, expired, unrouted, modified, timeout
+    case extensionFailed = "extension_failed"
+    case loopDropped = "loop_dropped"
+    case partitionSkipped = "partition_skipped"
+    case inFlight = "in_flight"
+
+    /// The counters every counter object of the stats JSON holds, in SPEC order: all but
+    /// `inFlight`, which is written apart (at the top level, and per topic when not 0).
+    public static let written: [StatsCounter] = allCases.filter { $0 != .inFlight }
 }

@@ -75,11 +75,11 @@ public func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) ->
     out.family("pushbridge_partition_skipped_total", .counter,
                "Messages on topics another partition handles, dropped before the pipeline (not received).")
     out.sample("pushbridge_partition_skipped_total", [], s.totals.partitionSkipped)
-    if !s.delivery.isEmpty {
+    if let delivery = s.delivery {
         out.family("pushbridge_delivery_events_total", .counter,
                    "Delivery-layer events: QoS 0 drops under backpressure, failed or refused publishes, journal replays.")
-        for (name, value) in s.delivery.sorted(by: { $0.key < $1.key }) {
-            out.sample("pushbridge_delivery_events_total", [("event", name)], value)
+        for event in DeliveryEvent.written {
+            out.sample("pushbridge_delivery_events_total", [("event", event.rawValue)], delivery[event])
         }
     }
 

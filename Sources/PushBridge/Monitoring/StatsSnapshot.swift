@@ -50,8 +50,8 @@ public struct StatsSnapshot: Sendable, Equatable {
     public var extensionDuration: Histogram
     /// Delivery-layer events (`qos0_dropped`, `publish_failed`, `publish_refused`,
     /// `redeliveries_skipped`, `replayed`, `journal_overflows`, `journal_errors`), set by
-    /// the bridge; written as the `delivery` object when not empty.
-    public var delivery: [String: Int] = [:]
+    /// the bridge (`StatsSources`); written as the `delivery` object when set.
+    public var delivery: DeliveryCounts?
     /// Each output's counters (`outputs:`); written as the `outputs` object when not empty.
     public var outputs: [OutputStatsSnapshot] = []
 
@@ -123,11 +123,9 @@ public struct StatsSnapshot: Sendable, Equatable {
         w.key("p50"); w.number(latencyP50Milliseconds)
         w.key("p99"); w.number(latencyP99Milliseconds)
         w.endObject()
-        if !delivery.isEmpty {
+        if let delivery {
             w.key("delivery"); w.beginObject()
-            for (name, value) in delivery.sorted(by: { $0.key < $1.key }) {
-                w.key(name); w.number(value)
-            }
+            for event in DeliveryEvent.written { w.key(event.rawValue); w.number(delivery[event]) }
             w.endObject()
         }
         writeOutputs(into: &w)
@@ -139,9 +137,9 @@ public struct StatsSnapshot: Sendable, Equatable {
     private static func write(_ c: Counters, into w: inout JSONWriter, all: Bool,
                               extra: (inout JSONWriter) -> Void = { _ in }) {
         w.beginObject()
-        for name in Counters.names {
-            let v = c[name: name] ?? 0
-            if all || v != 0 { w.key(name); w.number(v) }
+        for counter in StatsCounter.written {
+            let v = c[counter]
+            if all || v != 0 { w.key(counter.rawValue); w.number(v) }
         }
         if !all && c.inFlight != 0 { w.key("in_flight"); w.number(c.inFlight) }
         if all || !c.rejectedByReason.isEmpty {

@@ -66,9 +66,9 @@ extension StatsSnapshot {
             case "last_seen":
                 continue
             default:
-                guard c[name: key] != nil else { continue }   // unknown keys are ignored
+                guard let counter = StatsCounter(rawValue: key) else { continue }   // unknown keys are ignored
                 guard let n = int(v) else { return nil }
-                c[name: key] = n
+                c[counter] = n
             }
         }
         return c

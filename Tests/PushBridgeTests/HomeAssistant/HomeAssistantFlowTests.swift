@@ -188,7 +188,7 @@ struct HomeAssistantFlowTests {
         try await t.waitForConfigs("14 configs") { $0.count == 14 }
         try await bridge.log.waitFor(line: "sweep done")
         let new = try ConfigLoader.load(text: t.yaml(routes: ["doorbell"]), path: "bridge.yml", environment: [:]).get()
-        #expect(bridge.bridge.apply(new) == .applied(warnings: []))
+        #expect(await bridge.bridge.apply(new) == .applied(warnings: []))
         let empty = { t.configs().filter { $0.payload.isEmpty } }
         try await t.waitForConfigs("5 empty configs") { $0.count(where: { $0.payload.isEmpty }) == 5 }
         #expect(Set(empty().map(\.topic)) == Set(["received", "delivered", "suppressed", "rejected"].map {
@@ -199,7 +199,7 @@ struct HomeAssistantFlowTests {
         // A change of the section itself waits for a restart.
         var moved = new
         moved.homeAssistant?.deviceName = "other"
-        #expect(bridge.bridge.apply(moved) == .applied(warnings: ["the homeassistant section changed; restart pushbridge to use it"]))
+        #expect(await bridge.bridge.apply(moved) == .applied(warnings: ["the homeassistant section changed; restart pushbridge to use it"]))
         try await bridge.stop()
     }
 }

@@ -52,12 +52,12 @@ struct FilterMemoryFlowTests {
         try s.publish("door", "on")
         _ = try await s.waitFor(s.display("door"))
         let same = try ConfigLoader.load(text: yaml(""), path: "bridge.yml", environment: [:]).get()
-        #expect(bridge.bridge.apply(same) == .applied(warnings: []))
+        #expect(await bridge.bridge.apply(same) == .applied(warnings: []))
         try s.publish("door", "on")    // remembered: suppressed
         try s.publish("door", "off")   // a change: shown
         _ = try await s.waitFor(s.display("door"), count: 2)
         let edited = try ConfigLoader.load(text: yaml(", deadband: 1"), path: "bridge.yml", environment: [:]).get()
-        #expect(bridge.bridge.apply(edited) == .applied(warnings: []))
+        #expect(await bridge.bridge.apply(edited) == .applied(warnings: []))
         try s.publish("door", "off")   // the edited filter starts afresh: shown
         let shown = try await s.waitFor(s.display("door"), count: 3)
         #expect(try shown.map { try JSONValue.parse($0.payload)["title"] } == [.string("on"), .string("off"), .string("off")])

@@ -62,7 +62,7 @@ struct RouteChainTests {
         try await s.waitUntilOnline()
         if reload {
             // The identifiers also come with a reload's new subscriptions.
-            _ = bridge.bridge.apply(try loadConfig(yaml))
+            _ = await bridge.bridge.apply(try loadConfig(yaml))
         }
         try await bridge.waitUntilSubscribed(on: s.broker, count: reload ? 3 : 2)
         try s.publish("kitchen/door", "open")

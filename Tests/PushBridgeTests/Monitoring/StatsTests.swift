@@ -116,7 +116,7 @@ struct StatsTests {
         #expect(s.totals.partitionSkipped == 3 && s.totals.received == 1)
         #expect(Array(s.topics.keys) == ["mine"])      // other partitions' topics take no slot
         #expect(s.totals.satisfiesInvariant)
-        #expect(s.totals[name: "partition_skipped"] == 3)
+        #expect(s.totals[StatsCounter.partitionSkipped] == 3)
     }
 
     @Test func loopDroppedIsNotReceived() {

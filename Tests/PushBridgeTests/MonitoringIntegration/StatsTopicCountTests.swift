@@ -150,7 +150,7 @@ struct StatsTopicCountTests {
 
     /// Every counter of `expected` matches, and every other number counter is absent or 0.
     static func expectCounters(_ actual: JSONValue?, _ expected: [String: Int], _ what: String) {
-        for name in Counters.names + ["in_flight"] {
+        for name in StatsCounter.allCases.map(\.rawValue) {
             #expect(count(actual, name) == expected[name, default: 0], "\(what): \(name) in \(actual?.jsonText ?? "nil")")
         }
     }

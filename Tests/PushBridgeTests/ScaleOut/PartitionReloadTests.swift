@@ -10,20 +10,20 @@ import Testing
         try InProcessBridge.make(config: try loadConfig(yaml), logger: Logger(level: .error, sink: { _ in }))
     }
 
-    @Test func theRunningPartitionStaysUntilARestart() throws {
+    @Test func theRunningPartitionStaysUntilARestart() async throws {
         let b = try bridge(Self.base + "partition: {index: 0, count: 2}\n")
         #expect(b.flow.partition == Partition(index: 0, count: 2))
-        let result = b.apply(try loadConfig(Self.base + "partition: {index: 1, count: 3}\n"))
+        let result = await b.apply(try loadConfig(Self.base + "partition: {index: 1, count: 3}\n"))
         #expect(result == .applied(warnings: ["the partition changed; restart pushbridge to use it"]))
         #expect(b.pipeline.config.partition == PartitionConfig(index: 0, count: 2))
         #expect(b.flow.partition == Partition(index: 0, count: 2))
         b.pipeline.shutdown()
     }
 
-    @Test func aReloadAddingShareToAPartitionedBridgeIsRefused() throws {
+    @Test func aReloadAddingShareToAPartitionedBridgeIsRefused() async throws {
         let b = try bridge(Self.base + "partition: {index: 0, count: 2}\n")
         let shared = try loadConfig("routes:\n  - {name: a, topic: a/#, share: g}\nmonitoring: {status_topic: null, stats_topic: null}\n")
-        guard case .refused(let errors) = b.apply(shared) else {
+        guard case .refused(let errors) = await b.apply(shared) else {
             Issue.record("the reload was applied")
             return
         }
@@ -32,11 +32,11 @@ import Testing
         b.pipeline.shutdown()
     }
 
-    @Test func theNewFilesWarningsAreReported() throws {
+    @Test func theNewFilesWarningsAreReported() async throws {
         let b = try bridge(Self.base)
         let yaml = "routes:\n  - {name: a, topic: a/#, share: g}\nmonitoring: {status_topic: null, stats_topic: null}\n"
             + "extension:\n  filters:\n    - dedupe: {key: \"{{ topic }}\", window: 1m}\n"
-        guard case .applied(let warnings) = b.apply(try loadConfig(yaml)) else {
+        guard case .applied(let warnings) = await b.apply(try loadConfig(yaml)) else {
             Issue.record("refused")
             return
         }
