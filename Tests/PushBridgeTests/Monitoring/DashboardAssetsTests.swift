@@ -28,6 +28,18 @@ struct DashboardAssetsTests {
                            "manifest.webmanifest", "subscribe.html", "sw.js"], "a file in dashboard/ is not embedded")
     }
 
+    /// What `/` serves is dashboard/index.html as it is on disk, with dashboard.css and
+    /// dashboard.js from disk in place of their markers.
+    @Test func theServedPageIsTheFilesOnDisk() throws {
+        let endpoints = DashboardEndpoints(feed: DecisionFeed(includeText: false, traceTopic: nil), snapshot: { [] })
+        let page = try #require(endpoints.respond(path: "/"))
+        let html = try file("index.html")
+        let css = try #require(html.range(of: "/*@DASHBOARD_CSS@*/"))
+        let expected = html.replacingCharacters(in: css, with: try file("dashboard.css"))
+        let js = try #require(expected.range(of: "/*@DASHBOARD_JS@*/"))
+        #expect(page.body == expected.replacingCharacters(in: js, with: try file("dashboard.js")))
+    }
+
     @Test func thePageIsSelfContained() {
         let page = DashboardEndpoints.page
         #expect(!page.contains("/*@DASHBOARD_CSS@*/") && !page.contains("/*@DASHBOARD_JS@*/"))
