@@ -19,7 +19,7 @@ struct DashboardAssetsPlugin: BuildToolPlugin {
             .map { folder.appending(path: $0, directoryHint: .notDirectory) }
         let output = context.pluginWorkDirectoryURL.appending(path: "DashboardAssets+files.swift",
                                                               directoryHint: .notDirectory)
-        return [.buildCommand(displayName: "Embedding dashboard/",
+        return [.buildCommand(displayName: "Embedding the files of dashboard",
                               executable: tool.url,
                               arguments: [folder.path(percentEncoded: false), output.path(percentEncoded: false)],
                               inputFiles: [folder] + files,
