@@ -22,11 +22,14 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
-# The package has no outside dependencies, so the manifest and the sources are all it needs;
+# The package has no outside dependencies, so the manifest and the sources are all it needs:
+# Sources, the build-tool plugin (Plugins) and dashboard/, the page it compiles into the binary;
 # SwiftPM also wants every folder the manifest names (the example extension and the tests,
 # neither of which is built for --product pushbridge).
 COPY Package.swift ./
 COPY Sources ./Sources
+COPY Plugins ./Plugins
+COPY dashboard ./dashboard
 COPY examples/swift-extension ./examples/swift-extension
 COPY Tests ./Tests
 # The release flags (static Swift runtime and Foundation, lld, packed relocations) live in

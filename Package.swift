@@ -45,9 +45,18 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // The files of dashboard/ are compiled in as Swift at build time: DashboardAssetsPlugin
+        // runs dashboard-assets (Foundation only) on each of them; nothing of it is in the tree.
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "CCurl", "COpenSSL"]
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "CCurl", "COpenSSL"],
+            plugins: ["DashboardAssetsPlugin"]
+        ),
+        .executableTarget(name: "dashboard-assets"),
+        .plugin(
+            name: "DashboardAssetsPlugin",
+            capability: .buildTool(),
+            dependencies: ["dashboard-assets"]
         ),
         .executableTarget(
             name: "pushbridge",

@@ -2,7 +2,7 @@
 """Writes dashboard/icon-192.png and dashboard/icon-512.png: the bell of dashboard/icon.svg
 drawn as PNG (home screens want PNG icons: iOS's apple-touch-icon, Android's install prompt).
 Python 3 standard library only (zlib); 4x4 supersampling for smooth edges. Rerun after
-changing the design, then `python3 scripts/embed-dashboard.py`."""
+changing the design; the next build embeds the new files (Plugins/DashboardAssetsPlugin)."""
 import math, pathlib, struct, zlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

@@ -2,30 +2,42 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The page the binary serves is exactly dashboard/ (Sources/PushBridge/Monitoring/DashboardAssets.swift
-/// is generated from it by scripts/embed-dashboard.py) and refers to nothing elsewhere.
+/// The page the binary serves is exactly dashboard/ (DashboardAssetsPlugin compiles its files into
+/// the module at build time) and refers to nothing elsewhere.
 @Suite("Dashboard assets")
 struct DashboardAssetsTests {
-    static let stale = "Sources/PushBridge/Monitoring/DashboardAssets*.swift are stale: run `python3 scripts/embed-dashboard.py`"
+    static let differs = "the embedded file differs from dashboard/ (Plugins/DashboardAssetsPlugin, Sources/dashboard-assets)"
 
     func file(_ name: String) throws -> String {
         try String(contentsOfFile: repositoryRoot + "/dashboard/" + name, encoding: .utf8)
     }
 
     @Test func theEmbeddedFilesAreTheFilesInDashboard() throws {
-        #expect(DashboardAssets.indexHTML == (try file("index.html")), "\(Self.stale)")
-        #expect(DashboardAssets.dashboardCSS == (try file("dashboard.css")), "\(Self.stale)")
-        #expect(DashboardAssets.dashboardJS == (try file("dashboard.js")), "\(Self.stale)")
-        #expect(DashboardAssets.subscribeHTML == (try file("subscribe.html")), "\(Self.stale)")
-        #expect(DashboardAssets.serviceWorkerJS == (try file("sw.js")), "\(Self.stale)")
-        #expect(DashboardAssets.manifest == (try file("manifest.webmanifest")), "\(Self.stale)")
-        #expect(DashboardAssets.iconSVG == (try file("icon.svg")), "\(Self.stale)")
+        #expect(DashboardAssets.indexHTML == (try file("index.html")), "\(Self.differs)")
+        #expect(DashboardAssets.dashboardCSS == (try file("dashboard.css")), "\(Self.differs)")
+        #expect(DashboardAssets.dashboardJS == (try file("dashboard.js")), "\(Self.differs)")
+        #expect(DashboardAssets.subscribeHTML == (try file("subscribe.html")), "\(Self.differs)")
+        #expect(DashboardAssets.serviceWorkerJS == (try file("sw.js")), "\(Self.differs)")
+        #expect(DashboardAssets.manifest == (try file("manifest.webmanifest")), "\(Self.differs)")
+        #expect(DashboardAssets.iconSVG == (try file("icon.svg")), "\(Self.differs)")
         for (bytes, name) in [(DashboardAssets.icon192PNG, "icon-192.png"), (DashboardAssets.icon512PNG, "icon-512.png")] {
-            #expect(bytes == [UInt8](try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/dashboard/" + name))), "\(Self.stale)")
+            #expect(bytes == [UInt8](try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/dashboard/" + name))), "\(Self.differs)")
         }
         let listed = try FileManager.default.contentsOfDirectory(atPath: repositoryRoot + "/dashboard").sorted()
         #expect(listed == ["dashboard.css", "dashboard.js", "icon-192.png", "icon-512.png", "icon.svg", "index.html",
                            "manifest.webmanifest", "subscribe.html", "sw.js"], "a file in dashboard/ is not embedded")
+    }
+
+    /// What `/` serves is dashboard/index.html as it is on disk, with dashboard.css and
+    /// dashboard.js from disk in place of their markers.
+    @Test func theServedPageIsTheFilesOnDisk() throws {
+        let endpoints = DashboardEndpoints(feed: DecisionFeed(includeText: false, traceTopic: nil), snapshot: { [] })
+        let page = try #require(endpoints.respond(path: "/"))
+        let html = try file("index.html")
+        let css = try #require(html.range(of: "/*@DASHBOARD_CSS@*/"))
+        let expected = html.replacingCharacters(in: css, with: try file("dashboard.css"))
+        let js = try #require(expected.range(of: "/*@DASHBOARD_JS@*/"))
+        #expect(page.body == expected.replacingCharacters(in: js, with: try file("dashboard.js")))
     }
 
     @Test func thePageIsSelfContained() {
