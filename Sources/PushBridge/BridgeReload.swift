@@ -75,7 +75,7 @@ extension Bridge {
         let client = publisher.intake
         client.setSubscriptions(Self.subscriptions(for: effective))
         // "reloaded" means the new filters are live: wait (bounded) for their SUBACKs.
-        await Self.offPool { _ = client.waitUntilSubscribed(timeout: .seconds(5)) }
+        await Worker.runBlocking { _ = client.waitUntilSubscribed(timeout: .seconds(5)) }
         flow.homeAssistant?.routesChanged(to: effective, client: client)
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)

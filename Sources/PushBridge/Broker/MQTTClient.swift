@@ -159,7 +159,7 @@ public final class MQTTClient: Sendable {
                 s.flushWaiter = nil
                 return s.outstanding.count
             }
-            core.log(.warning, "stopping with \(left) unacknowledged publish(es) after \(DurationParser.format(flushTimeout))")
+            core.log(.warning, "stopping with \(left) unacknowledged publish(es) after \(flushTimeout.text)")
         }
         requestStop()
         guard started else { return }

@@ -45,7 +45,7 @@ public struct Acknowledgement: Sendable, Equatable {
     }
 
     /// `30m`: a duration as the config writes it.
-    public static func text(_ d: Duration) -> String { DurationParser.format(d) }
+    public static func text(_ d: Duration) -> String { d.text }
 
     /// The payload `pushbridge ack` publishes.
     public var payload: [UInt8] {
@@ -54,7 +54,7 @@ public struct Acknowledgement: Sendable, Equatable {
         if let route { o["route"] = .string(route) }
         if let key { o["key"] = .string(key) }
         if let by { o["by"] = .string(by) }
-        if let snooze { o["snooze"] = .string(DurationParser.format(snooze)) }
+        if let snooze { o["snooze"] = .string(snooze.text) }
         var bytes: [UInt8] = []
         JSONValue.object(o).write(into: &bytes)
         return bytes

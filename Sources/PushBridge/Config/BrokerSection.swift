@@ -74,7 +74,7 @@ extension ConfigReader {
         if let high { broker.reconnectMax = high }
         if (low != nil || f["min"] == nil) && (high != nil || f["max"] == nil),
            broker.reconnectMin > broker.reconnectMax {
-            error("reconnect 'min' (\(DurationParser.format(broker.reconnectMin))) must not be greater than 'max' (\(DurationParser.format(broker.reconnectMax)))",
+            error("reconnect 'min' (\(broker.reconnectMin.text)) must not be greater than 'max' (\(broker.reconnectMax.text))",
                   at: f.keyMarks["min"] ?? f.mark)
         }
     }

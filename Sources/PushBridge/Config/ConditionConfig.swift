@@ -71,7 +71,7 @@ public struct ConditionConfig: Sendable {
 
     /// The life in one line, as `pushbridge check` prints it.
     public var life: String {
-        func d(_ x: Duration) -> String { DurationParser.format(x) }
+        func d(_ x: Duration) -> String { x.text }
         var parts = ["one per key \"\(key.source)\"", "raised while \"\(active.source)\""]
         if let every = repeatEvery {
             parts.append("repeats every \(d(every))" + (repeatCount.map { " up to \($0) time\($0 == 1 ? "" : "s")" } ?? " until acknowledged"))

@@ -25,7 +25,7 @@ extension ConfigReader {
                       let after = required(s, "after", in: "escalation step").flatMap({
                           duration($0, key: "after", minimum: Self.positive) }) else { continue }
                 if let last, after <= last {
-                    error("escalation steps must be in order of 'after': \(DurationParser.format(after)) is not after \(DurationParser.format(last))",
+                    error("escalation steps must be in order of 'after': \(after.text) is not after \(last.text)",
                           at: s["after"]!.mark)
                     continue
                 }

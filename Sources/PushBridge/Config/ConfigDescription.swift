@@ -21,7 +21,7 @@ extension RouteConfig {
         parts.append("apns-collapse-id=property, else " + (t(collapseID).map { "\($0) (route)" } ?? "none"))
         let expiry: String
         switch expiration {
-        case .after(let d)?: expiry = "\(DurationParser.format(d)) after arrival (route)"
+        case .after(let d)?: expiry = "\(d.text) after arrival (route)"
         case .template(let x)?: expiry = "\"\(x.source)\" (route)"
         case nil: expiry = "none"
         }
@@ -37,7 +37,7 @@ extension BridgeConfig {
     /// Shows every section with defaults filled in; the password is shown as `***`.
     public func describe() -> String {
         var out: [String] = []
-        func d(_ x: Duration) -> String { DurationParser.format(x) }
+        func d(_ x: Duration) -> String { x.text }
         func q(_ t: Template?) -> String { t.map { "\"\($0.source)\"" } ?? "-" }
 
         let b = broker
@@ -114,9 +114,9 @@ extension BridgeConfig {
         case .set(let fields):
             return "set " + fields.map { "\($0.field)=\"\($0.value.source)\"" }.joined(separator: " ")
         case .dedupe(let key, let window):
-            return "dedupe key=\"\(key.source)\" window=\(DurationParser.format(window))"
+            return "dedupe key=\"\(key.source)\" window=\(window.text)"
         case .rateLimit(let key, let max, let window):
-            return "rate_limit key=\"\(key.source)\" max=\(max) window=\(DurationParser.format(window))"
+            return "rate_limit key=\"\(key.source)\" max=\(max) window=\(window.text)"
         case .changed(let key, let value, let deadband, let initial):
             var text = "changed key=\"\(key.source)\" value=\"\(value.source)\""
             if deadband != 0 { text += " deadband=\(JSONValue.numberText(deadband))" }

@@ -170,7 +170,7 @@ final class ConfigReader {
             error("'\(key)' must be a duration such as 250ms, 30s, 10m, 2h, 1d or a number of seconds, got \(show(node))", at: s.mark)
             return nil
         }
-        let low = minimum.map(DurationParser.format), high = maximum.map(DurationParser.format)
+        let low = minimum.map(\.text), high = maximum.map(\.text)
         var bound: String?
         switch (minimum, maximum) {
         case (let lo?, let hi?) where value < lo || value > hi: bound = "between \(low!) and \(high!)"

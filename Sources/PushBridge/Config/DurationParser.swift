@@ -30,20 +30,6 @@ enum DurationParser {
         }
         return digits > 0 && dots <= 1
     }
-
-    /// Renders a duration compactly for summaries: `250ms`, `30s`, `10m`, `1.5s`.
-    static func format(_ d: Duration) -> String {
-        let ms = Double(d.nanoseconds) / 1e6
-        func trim(_ x: Double) -> String {
-            x == x.rounded() ? String(Int64(x)) : String(x)
-        }
-        if ms < 1000 { return "\(trim(ms))ms" }
-        let s = ms / 1000
-        if s.truncatingRemainder(dividingBy: 86_400) == 0 { return "\(trim(s / 86_400))d" }
-        if s.truncatingRemainder(dividingBy: 3600) == 0 { return "\(trim(s / 3600))h" }
-        if s.truncatingRemainder(dividingBy: 60) == 0 { return "\(trim(s / 60))m" }
-        return "\(trim(s))s"
-    }
 }
 
 extension String {

@@ -15,7 +15,7 @@ extension BridgeConfig {
                 line += "vapid_key_file=\(p.vapidKeyFile) subject=\(p.subject) subscribe_token_file=\(p.subscribeTokenFile)"
             }
             out.append(line)
-            out.append("     routes=\(o.routes?.joined(separator: ",") ?? "all") timeout=\(DurationParser.format(o.timeout)) concurrency=\(o.concurrency) tls: ca_file=\(o.tls.caFile ?? "-") insecure=\(o.tls.insecure)")
+            out.append("     routes=\(o.routes?.joined(separator: ",") ?? "all") timeout=\(o.timeout.text) concurrency=\(o.concurrency) tls: ca_file=\(o.tls.caFile ?? "-") insecure=\(o.tls.insecure)")
         }
         return out
     }

@@ -41,9 +41,9 @@ import Testing
 
     /// The delays of "retrying in …" are written as config durations are.
     @Test func delaysFormatForLogs() {
-        #expect(DurationParser.format(.seconds(2)) == "2s")
-        #expect(DurationParser.format(.milliseconds(250)) == "250ms")
-        #expect(DurationParser.format(.milliseconds(1500)) == "1.5s")
-        #expect(DurationParser.format(.seconds(60)) == "1m")
+        #expect((.seconds(2) as Duration).text == "2s")
+        #expect((.milliseconds(250) as Duration).text == "250ms")
+        #expect((.milliseconds(1500) as Duration).text == "1.5s")
+        #expect((.seconds(60) as Duration).text == "1m")
     }
 }

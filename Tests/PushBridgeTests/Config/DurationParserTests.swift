@@ -18,13 +18,13 @@ import Testing
     }
 
     @Test func formats() {
-        #expect(DurationParser.format(.milliseconds(250)) == "250ms")
-        #expect(DurationParser.format(.seconds(30)) == "30s")
-        #expect(DurationParser.format(.milliseconds(1500)) == "1.5s")
-        #expect(DurationParser.format(.seconds(600)) == "10m")
-        #expect(DurationParser.format(.seconds(7200)) == "2h")
-        #expect(DurationParser.format(.seconds(86_400)) == "1d")
-        #expect(DurationParser.format(.zero) == "0ms")
+        #expect((.milliseconds(250) as Duration).text == "250ms")
+        #expect((.seconds(30) as Duration).text == "30s")
+        #expect((.milliseconds(1500) as Duration).text == "1.5s")
+        #expect((.seconds(600) as Duration).text == "10m")
+        #expect((.seconds(7200) as Duration).text == "2h")
+        #expect((.seconds(86_400) as Duration).text == "1d")
+        #expect((.zero as Duration).text == "0ms")
     }
 
     @Test func keySuggestions() {

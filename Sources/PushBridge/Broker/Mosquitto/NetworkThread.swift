@@ -88,7 +88,7 @@ extension ClientCore {
             if isStopRequested { break }
             if accepted { backoff.reset() }
             let delay = backoff.next()
-            let retry = "retrying in \(DurationParser.format(delay))"
+            let retry = "retrying in \(delay.text)"
             if accepted {
                 log(.warning, "connection to \(options.endpoint) lost: \(reason); \(retry)")
                 handlers.onConnection(.disconnected(reason: reason))
