@@ -122,11 +122,6 @@ public final class MQTTClient: Sendable {
         if core.wakeDeferred.exchange(false, ordering: .acquiringAndReleasing) { core.wakeup.signal() }
     }
 
-    /// `true` when the client reads in batches and calls `MQTTClientHandlers.onReadsDone`
-    /// after each, before it writes the batch's PUBACKs (plain TCP). `false` with TLS, where
-    /// each message must be made durable inside its own `onMessage`.
-    public var groupsReads: Bool { core.wakeup.isAvailable }
-
     /// `true` between an accepted CONNACK and the loss of that connection.
     public var isConnected: Bool { core.state.withLock { $0.connected } }
 

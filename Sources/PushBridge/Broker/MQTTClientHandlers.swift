@@ -15,9 +15,8 @@ public struct MQTTClientHandlers: Sendable {
     /// A batch of packets has been read and handled (every `onMessage` of the batch has
     /// returned) and nothing they queued, PUBACKs included, is written yet: the last moment
     /// to make the batch's messages durable together (one journal commit per batch). Called
-    /// after any read that ran a callback, even when the connection then failed. Only when
-    /// `MQTTClient.groupsReads` (plain TCP); with TLS libmosquitto's loop reads and writes in
-    /// one call and this is never called.
+    /// after any read that ran a callback, even when the connection then failed (plain TCP
+    /// and TLS alike: both run the client's own loop).
     public var onReadsDone: @Sendable () -> Void
 
     public init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },

@@ -52,7 +52,7 @@ final class Publisher: Sendable {
         self.output = output
         self.intake = try MQTTClient(options: options, handlers: intakeHandlers)
         intakeSide.client.withLock { [intake] in $0 = intake }
-        if intake.groupsReads { tracking.journal?.groupCommits() }
+        tracking.journal?.groupCommits()
     }
 
     /// Starts the output connection, waits (bounded) for its first CONNACK or failure so

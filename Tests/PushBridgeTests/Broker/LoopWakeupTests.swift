@@ -7,9 +7,8 @@ import Testing
 @Suite("Loop wake-up")
 struct LoopWakeupTests {
     @Test("no signal is lost while the loop drains concurrently (two signalling threads)")
-    func noLostWakeups() {
-        let wakeup = LoopWakeup(enabled: true)
-        #expect(wakeup.isAvailable)
+    func noLostWakeups() throws {
+        let wakeup = try LoopWakeup()
         let drains = Atomic<Int>(0)
         let stop = Atomic<Bool>(false)
         let pollerDone = DispatchSemaphore(value: 0)
@@ -54,18 +53,11 @@ struct LoopWakeupTests {
     }
 
     @Test("signals from the loop's own thread write nothing")
-    func ownThreadSkips() {
-        let wakeup = LoopWakeup(enabled: true)
+    func ownThreadSkips() throws {
+        let wakeup = try LoopWakeup()
         wakeup.adoptCurrentThread()
         wakeup.signal()
         var fds = [pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
         #expect(poll(&fds, 1, 0) == 0)
-    }
-
-    @Test("a disabled wake-up has no descriptor and ignores signals")
-    func disabled() {
-        let wakeup = LoopWakeup(enabled: false)
-        #expect(!wakeup.isAvailable)
-        wakeup.signal()
     }
 }

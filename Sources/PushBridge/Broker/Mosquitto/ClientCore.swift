@@ -59,9 +59,8 @@ final class ClientCore: Sendable {
         // Our own poll loop on TLS too: libmosquitto's `mosquitto_loop` uses select(2), which
         // refuses a socket numbered 1024 or more. OpenSSL reads and writes the TLS socket
         // itself, so the socket buffers are for plain TCP only.
-        let wakeup = LoopWakeup(enabled: options.usesOwnLoop)
-        self.wakeup = wakeup
-        self.socketBuffers = wakeup.isAvailable && options.tls == nil
+        self.wakeup = try LoopWakeup()
+        self.socketBuffers = options.tls == nil
             ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,

@@ -12,24 +12,25 @@ import Synchronization
 /// most one `write` per loop turn however many packets other threads queue, and none for
 /// packets the loop's own callbacks queue (the loop writes after its reads anyway).
 final class LoopWakeup: Sendable {
-    /// The eventfd, or -1 when none could be made (the client then uses `mosquitto_loop`).
+    /// The eventfd.
     let fd: Int32
     /// A wake-up is written and not yet drained: later signals need not write again.
     private let pending = Atomic<Bool>(false)
     /// The loop thread (`pthread_t`); its own signals are skipped.
     private let owner = Atomic<UInt>(0)
 
-    /// An eventfd when `enabled` (and the system gives one); otherwise an unavailable wake-up.
-    init(enabled: Bool) {
-        fd = enabled ? eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) : -1
+    /// A new eventfd; throws when the system gives none (the process is out of descriptors).
+    init() throws(MQTTError) {
+        fd = eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC))
+        guard fd >= 0 else {
+            throw .library(code: Int32(MOSQ_ERR_ERRNO.rawValue),
+                           message: "cannot make the network thread's wake-up (eventfd: \(String(cString: strerror(errno))))")
+        }
     }
 
     deinit {
-        if fd >= 0 { close(fd) }
+        close(fd)
     }
-
-    /// `true` when the eventfd exists.
-    var isAvailable: Bool { fd >= 0 }
 
     /// Called by the loop thread before its first turn.
     func adoptCurrentThread() {
@@ -38,7 +39,6 @@ final class LoopWakeup: Sendable {
 
     /// Makes the loop's next (or current) `poll` return. Call after the packet is queued.
     func signal() {
-        guard fd >= 0 else { return }
         if pthread_equal(pthread_self(), owner.load(ordering: .acquiring)) != 0 { return }
         guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         var one: UInt64 = 1

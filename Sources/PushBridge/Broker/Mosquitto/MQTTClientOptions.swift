@@ -90,9 +90,6 @@ public struct MQTTClientOptions: Sendable {
     /// MQTT 5: QoS 0 publishes name a topic by an alias after its first use on a connection,
     /// within the broker's Topic Alias Maximum (`TopicAliases`). Subscribers see no difference.
     public var topicAliases = true
-    /// `false`: libmosquitto's own loop (`mosquitto_loop`), as a client runs when no eventfd
-    /// could be made for its `LoopWakeup`; for the tests of that fallback.
-    var usesOwnLoop = true
 
     /// Options with the SPEC defaults; only the host, port and client id usually change.
     public init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",

@@ -26,13 +26,12 @@ import Foundation
 /// waiting, writes what they queued in one write step, and polls once per batch. TLS runs
 /// the same turn: `mosquitto_loop_read` goes on with a handshake in progress and reads while
 /// OpenSSL holds decrypted bytes, and `mosquitto_loop`'s `select` would refuse a socket
-/// numbered 1024 or more. `mosquitto_loop` (`libraryTurn`) remains only for a client whose
-/// eventfd could not be made (`eventfd` failed at its init: a process out of descriptors),
-/// tested by forcing it (`MQTTClientOptions.usesOwnLoop`, LibraryLoopTests).
+/// numbered 1024 or more. `mosquitto_loop` is never called: a client whose eventfd cannot be
+/// made fails at its init (that process is out of descriptors, and the sockets it still gets
+/// are the high-numbered ones `select` refuses).
 extension ClientCore {
-    /// How long one turn may wait in `poll` (our loop) or `select` (`mosquitto_loop`, without
-    /// an eventfd); publish, subscribe and disconnect from other threads wake it early through
-    /// `LoopWakeup` (our loop) or libmosquitto's socket pair.
+    /// How long one turn may wait in `poll`; publish, subscribe and disconnect from other
+    /// threads wake it early through `LoopWakeup`.
     static let loopTimeoutMilliseconds: Int32 = 1000
     /// How long the loop keeps running after stop, to write the DISCONNECT.
     static let disconnectGrace: Duration = .seconds(2)
@@ -43,7 +42,6 @@ extension ClientCore {
         var backoff = ReconnectBackoff(minimum: options.reconnectMin, maximum: options.reconnectMax)
         let properties = connectProperties()
         let keepalive = Int32(options.keepalive.wholeSeconds())
-        let ownLoop = wakeup.isAvailable
         wakeup.adoptCurrentThread()
         while !isStopRequested {
             state.withLock { s in
@@ -70,9 +68,9 @@ extension ClientCore {
                 repeat {
                     if readsPaused.load(ordering: .acquiring) {
                         if !readsPausedSignalled.exchange(true, ordering: .acquiringAndReleasing) { readsPausedSeen.signal() }
-                        ended = writeOnlyTurn(ownLoop: ownLoop)
+                        ended = writeOnlyTurn()
                     } else {
-                        ended = ownLoop ? serviceTurn() : libraryTurn()
+                        ended = serviceTurn()
                     }
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
@@ -139,19 +137,19 @@ extension ClientCore {
 
     /// A turn after `pauseReads()`: waits for the wake-up (or for room to write), writes what
     /// is queued and keeps the connection's timers, but reads nothing.
-    private func writeOnlyTurn(ownLoop: Bool) -> MosquittoCode {
+    private func writeOnlyTurn() -> MosquittoCode {
         let raw = handle.raw
         let fd = mosquitto_socket(raw)
         guard fd >= 0 else { return .noConnection }
-        let pending = ownLoop && pendingWrites > 0
+        let pending = pendingWrites > 0
         let wantsWrite = mosquitto_want_write(raw) || pending
         var fds = [pollfd(fd: fd, events: wantsWrite ? Int16(POLLOUT) : 0, revents: 0),
-                   pollfd(fd: ownLoop ? wakeup.fd : -1, events: Int16(POLLIN), revents: 0)]
+                   pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
         let ready = poll(&fds, 2, wantsWrite ? Self.loopTimeoutMilliseconds : 100)
         if ready < 0 { return errno == EINTR ? .success : .errno }
-        if ownLoop, fds[1].revents != 0 { wakeup.drain() }
+        if fds[1].revents != 0 { wakeup.drain() }
         if fds[0].revents & Int16(POLLERR | POLLHUP) != 0 { return .connectionLost }
-        let written = ownLoop ? writeBatch(fd) : MosquittoCode(mosquitto_loop_write(raw, 1))
+        let written = writeBatch(fd)
         if !written.isSuccess { return written }
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
@@ -187,19 +185,6 @@ extension ClientCore {
             if callbacksRun.load(ordering: .relaxed) == before { break }
         }
         return .success
-    }
-
-    /// One turn of libmosquitto's own loop (a client without an eventfd, plain TCP or TLS),
-    /// then every packet already decrypted or waiting (`mosquitto_loop` reads one packet per call at QoS 0: 2.0.11
-    /// ignores its `max_packets`). What those packets queue (PUBACKs, display publishes) is
-    /// written by the next turn's write step, so a QoS 1 PUBACK still leaves only after its
-    /// `on_message`.
-    private func libraryTurn() -> MosquittoCode {
-        var rc = MosquittoCode(mosquitto_loop(handle.raw, Self.loopTimeoutMilliseconds, 1))
-        let fd = mosquitto_socket(handle.raw)
-        if rc.isSuccess, fd >= 0 { rc = readUntilEmpty(fd) }
-        acknowledgeQuickly()
-        return rc
     }
 
     /// Most packets `readUntilEmpty` reads in one loop turn (bounds the PUBACK delay).
