@@ -103,6 +103,7 @@ ntfy-deps:
 TEST_CONFIGS := $(RUN_DIR)/test-configs
 test: deps test-deps ha-deps ntfy-deps
 	python3 scripts/layer-check.py
+	python3 scripts/public-api.py
 	python3 scripts/link-check.py
 	$(SWIFT) build --build-tests
 	rm -rf $(TEST_CONFIGS)
@@ -133,6 +134,7 @@ docs-check: build
 ## against the order in README.md's Architecture section (scripts/layer-check.py; -v names the uses)
 layers:
 	python3 scripts/layer-check.py
+	python3 scripts/public-api.py
 
 ## test-homeassistant: only the checks against a real Home Assistant (after a build)
 test-homeassistant: ha-deps

@@ -58,9 +58,15 @@ let package = Package(
             capability: .buildTool(),
             dependencies: ["dashboard-assets"]
         ),
+        // The command line's code that is not the bridge: the `monitor` session and table, the
+        // event-stream client, the stats parser, `try`'s runner and samples.
+        .target(
+            name: "PushBridgeCLI",
+            dependencies: ["PushBridge"]
+        ),
         .executableTarget(
             name: "pushbridge",
-            dependencies: ["PushBridge", "CSocketBuffers", "COpenSSL"]
+            dependencies: ["PushBridge", "PushBridgeCLI", "CSocketBuffers", "COpenSSL"]
         ),
         .executableTarget(
             name: "pushbridge-example-extension",
@@ -70,7 +76,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushBridgeTests",
-            dependencies: ["PushBridge", "CSocketBuffers"]
+            dependencies: ["PushBridge", "PushBridgeCLI", "CSocketBuffers"]
         ),
     ],
     swiftLanguageModes: [.v6]
@@ -85,7 +91,7 @@ let package = Package(
 if let names = Context.environment["PUSHBRIDGE_FUZZ"] {
     package.targets.append(.target(name: "CFuzzerDriver", path: "fuzz/targets/CFuzzerDriver"))
     for name in names.split(separator: " ").map(String.init) where name.hasPrefix("fuzz_") {
-        package.targets.append(.executableTarget(name: name, dependencies: ["PushBridge", "CFuzzerDriver"],
+        package.targets.append(.executableTarget(name: name, dependencies: ["PushBridge", "PushBridgeCLI", "CFuzzerDriver"],
                                                  path: "fuzz/targets/\(name)"))
     }
 }

@@ -9,8 +9,9 @@ public final class Bridge: Sendable {
     /// The version printed by `--version` and put in the stats.
     public static let version = "0.1.0"
 
+    /// The configuration this bridge runs (the last one applied by a reload).
     public let config: BridgeConfig
-    let logger: Logger
+    let logger: BridgeLogger
     let serviceExtension: ExtensionFactory?
     let hop: (name: String, value: String)
     let stats: Stats
@@ -33,14 +34,14 @@ public final class Bridge: Sendable {
     /// Builds a bridge for `config` (nothing connects before `run()`); `serviceExtension`
     /// lets a program supply its own Swift extension. Throws when the journal cannot be
     /// opened or the broker options are not valid.
-    public convenience init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) throws {
+    public convenience init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil) throws {
         try self.init(config: config, logger: logger, serviceExtension: serviceExtension, clock: .system)
     }
 
     /// As above, with the clock the extension stage and the conditions read; with
     /// `automaticConditionTimer: false` the conditions' timer is never armed (a test moves
     /// its clock and calls `flow.conditionTimer.fire()`).
-    init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory?, clock: StageClock,
+    init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory?, clock: StageClock,
          automaticConditionTimer: Bool = true) throws {
         self.config = config
         self.logger = logger
@@ -170,7 +171,7 @@ public final class Bridge: Sendable {
     }
 
     /// The counters now, with the other layers' counts (assembled by `StatsSources`).
-    public func snapshot() -> StatsSnapshot {
+    package func snapshot() -> StatsSnapshot {
         statsSources.snapshot()
     }
 

@@ -2,7 +2,7 @@
 /// subscriptions of the intake connection.
 extension Bridge {
     /// Appended to `broker.client_id` for the output connection.
-    public static let outputClientIDSuffix = "-out"
+    package static let outputClientIDSuffix = "-out"
 
     /// The output connection's options: the broker section's, under its own client id, with
     /// no will, no subscriptions and no session (what it has not sent yet is libmosquitto's
@@ -12,7 +12,7 @@ extension Bridge {
     /// (or dead-letter) publish is acknowledged, and the intake network thread may wait for
     /// a place inside `on_message`. Were the PUBACKs read by that same thread, it would wait
     /// for itself. QoS 0 publishes hold no place and stay on the intake connection.
-    public static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
+    package static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
         var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
         options.clientID = broker.clientID + outputClientIDSuffix
         options.cleanStart = true
@@ -25,7 +25,7 @@ extension Bridge {
     /// A filter that another one covers is left out (`TopicFilterCover`): the broker would
     /// deliver each of its messages once per matching subscription. On MQTT 5, filters that
     /// partly overlap carry Subscription Identifiers, so the second copy can be told apart.
-    public static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
+    package static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
         subscriptionPlan(for: config).subscriptions
     }
 

@@ -2,7 +2,7 @@
 /// (and its libmosquitto adapter, `Broker/Mosquitto`) knows nothing of `bridge.yml`.
 extension MQTTClientOptions {
     /// Options from the `broker:` section of `bridge.yml`.
-    public init(config: BrokerConfig, will: MQTTWill?, subscriptions: [MQTTSubscription]) {
+    package init(config: BrokerConfig, will: MQTTWill?, subscriptions: [MQTTSubscription]) {
         self.init(host: config.host, port: config.effectivePort, clientID: config.clientID,
                   protocolVersion: config.protocolVersion, keepalive: config.keepalive,
                   cleanStart: config.cleanStart, sessionExpiry: config.sessionExpiry,

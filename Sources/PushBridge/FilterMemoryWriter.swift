@@ -11,11 +11,11 @@ final class FilterMemoryWriter: Sendable {
     private let journal: Journal
     private let memory: FilterMemory
     private let clock: StageClock
-    private let logger: Logger
+    private let logger: BridgeLogger
     private let worker = Worker(name: "filter-memory")
     private let started = Atomic<Bool>(false)
 
-    init(journal: Journal, memory: FilterMemory, clock: StageClock = .system, logger: Logger) {
+    init(journal: Journal, memory: FilterMemory, clock: StageClock = .system, logger: BridgeLogger) {
         self.journal = journal
         self.memory = memory
         self.clock = clock
@@ -24,7 +24,7 @@ final class FilterMemoryWriter: Sendable {
 
     /// Puts back what the journal holds into `memory` (before the first pipeline is built).
     static func restore(_ memory: FilterMemory, from journal: Journal, clock: StageClock = .system,
-                        logger: Logger) {
+                        logger: BridgeLogger) {
         do {
             let rows = try journal.loadFilterMemory()
             memory.restore(rows, clocks: ClockReading(clock))

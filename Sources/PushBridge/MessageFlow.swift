@@ -17,7 +17,7 @@ final class MessageFlow: Sendable {
     /// The topics this replica handles (`partition:`); `nil`: every topic.
     let partition: Partition?
     private let hop: (name: String, value: String)
-    let logger: Logger
+    let logger: BridgeLogger
     let sequencer: TopicSequencer<Finished>
     /// Messages received and not yet handed to the publisher, and the drain's wake-up.
     let inFlight = FlightCount()
@@ -51,7 +51,7 @@ final class MessageFlow: Sendable {
     }
 
     init(pipeline: Pipeline, intake: Intake, publisher: Publisher, events: any BridgeEvents,
-         homeAssistant: HomeAssistantLink?, outputs: OutputSet?, partition: Partition?, hop: (name: String, value: String), logger: Logger,
+         homeAssistant: HomeAssistantLink?, outputs: OutputSet?, partition: Partition?, hop: (name: String, value: String), logger: BridgeLogger,
          ackTopic: String? = nil, wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
          automaticConditionTimer: Bool = true) {
         pipelineSlot = Mutex(pipeline)

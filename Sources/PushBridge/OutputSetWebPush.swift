@@ -3,7 +3,7 @@
 extension OutputSet {
     /// The `/subscribe` page, VAPID key and subscription API of the `webpush` output, over its
     /// subscription store; `nil` without one.
-    func webPushEndpoints(logger: Logger) -> WebPushEndpoints? {
+    func webPushEndpoints(logger: BridgeLogger) -> WebPushEndpoints? {
         guard let w = webPush else { return nil }
         let name = w.name
         return WebPushEndpoints(store: w.fanOut.store, publicKey: w.fanOut.vapid.publicKey, token: w.config.subscribeToken,

@@ -4,16 +4,16 @@ import Foundation
 /// validation, expiry, display rules, the extension stage, and rendering.
 ///
 /// `pushbridge run` feeds it broker messages; `pushbridge try` feeds it one message offline.
-public final class Pipeline: Sendable {
-    public let config: BridgeConfig
+package final class Pipeline: Sendable {
+    package let config: BridgeConfig
     let table: RouteTable
     let mapper = RequestMapper()
     let renderer: DisplayRenderer
     let stage: ExtensionStage
     /// The remembering filters' state; hand it to the next pipeline to keep it (SPEC section 4).
-    public let filterMemory: FilterMemory
+    package let filterMemory: FilterMemory
     /// The condition routes' conditions; hand it to the next pipeline to keep them.
-    public let conditions: ConditionEngine
+    package let conditions: ConditionEngine
     /// Which copy to keep of a message that partly overlapping subscriptions bring twice.
     let duplicateCopies: DuplicateCopies?
 
@@ -21,7 +21,7 @@ public final class Pipeline: Sendable {
     /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
     /// `changed` state over from a previous pipeline (unchanged filters keep theirs; the
     /// others are forgotten); by default the filters start with none.
-    public init(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil,
+    package init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil,
                 hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
                 clock: StageClock = .system, conditions: ConditionEngine? = nil) {
         self.config = config
@@ -39,11 +39,11 @@ public final class Pipeline: Sendable {
     }
 
     /// Stops the extension stage (its child process); open requests follow `on_failure`.
-    public func shutdown() { stage.shutdown() }
+    package func shutdown() { stage.shutdown() }
 
     /// The route indexes that decide a message on `topic`, in order: the first matching route,
     /// then each next matching one while the one before has `continue: true`. Empty: unrouted.
-    func routeChain(_ topic: String) -> [Int] {
+    package func routeChain(_ topic: String) -> [Int] {
         guard var index = table.matchIndex(topic) else { return [] }
         var chain = [index]
         while let next = table.continuation(after: index, topic: topic) {
@@ -55,7 +55,7 @@ public final class Pipeline: Sendable {
 
     /// Decides `message`. `completion` is called exactly once: inline when the
     /// extension stage is synchronous, otherwise from the stage's thread.
-    public func process(_ message: InboundMessage, id: String, now: Double = Date().timeIntervalSince1970,
+    package func process(_ message: InboundMessage, id: String, now: Double = Date().timeIntervalSince1970,
                         completion: @escaping @Sendable (Decision) -> Void) {
         switch decide(message, id: id, now: now) {
         case .decided(let decision): completion(decision)
@@ -64,7 +64,7 @@ public final class Pipeline: Sendable {
     }
 
     /// How far `decide` got in the caller's thread.
-    enum Step: Sendable {
+    package enum Step: Sendable {
         /// Decided (every path without asynchronous extension steps).
         case decided(Decision)
         /// The request goes on to the extension stage's asynchronous steps: call `start`.
@@ -72,7 +72,7 @@ public final class Pipeline: Sendable {
     }
 
     /// A request that needs the extension stage's asynchronous steps; nothing ran yet.
-    struct Waiting: Sendable {
+    package struct Waiting: Sendable {
         let pipeline: Pipeline
         let request: NotificationRequest
         let context: MessageContext
@@ -81,7 +81,7 @@ public final class Pipeline: Sendable {
         var finish: (@Sendable (inout Decision) -> Void)? = nil
 
         /// Runs the stage; `completion` is called exactly once (possibly before this returns).
-        func start(_ completion: @escaping @Sendable (Decision) -> Void) {
+        package func start(_ completion: @escaping @Sendable (Decision) -> Void) {
             let (pipeline, request, context, receivedAt, finish) = (pipeline, request, context, receivedAt, finish)
             // The closure keeps only what it reads (the context is one shared buffer).
             pipeline.stage.process(request, context: context) { result in
@@ -94,13 +94,13 @@ public final class Pipeline: Sendable {
 
     /// `process` without a completion closure: the decision when it is reached in the
     /// caller's thread, otherwise what is needed to start the asynchronous steps.
-    func decide(_ message: InboundMessage, id: String, now: Double) -> Step {
+    package func decide(_ message: InboundMessage, id: String, now: Double) -> Step {
         decide(message, id: id, now: now, at: table.matchIndex(message.topic))
     }
 
     /// `decide` by the route at `index` (the first matching one, or one a `continue: true`
     /// route hands the message on to); `nil`: no route matches.
-    func decide(_ message: InboundMessage, id: String, now: Double, at index: Int?) -> Step {
+    package func decide(_ message: InboundMessage, id: String, now: Double, at index: Int?) -> Step {
         guard let index else {
             var d = Decision(outcome: .unrouted, route: nil, rule: "rule 1: no route matches the topic")
             d.rejection = nil

@@ -40,7 +40,7 @@ extension Pipeline {
     }
 
     /// The notification for due `work` (a repeat or an escalation step); `nil` when its route is gone.
-    func conditionNotification(_ work: ConditionEngine.Work, now: Double) -> Step? {
+    package func conditionNotification(_ work: ConditionEngine.Work, now: Double) -> Step? {
         let r = work.record
         let message = InboundMessage(topic: r.topic, payload: r.payload, qos: r.qos, retain: false,
                                      userProperties: r.properties, receivedAt: now)
@@ -64,7 +64,7 @@ extension Pipeline {
 
     /// The one function every withdrawal passes through on its way to the publisher: the
     /// messages it becomes (today the display topic's withdraw message; outputs hook in here).
-    public func withdrawMessages(_ w: Withdrawal) -> [OutboundMessage] {
+    package func withdrawMessages(_ w: Withdrawal) -> [OutboundMessage] {
         [renderer.withdrawMessage(w)]
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge ack ALERT_ID [--snooze 30m] [--by NAME]`: publishes the acknowledgement (or
 /// snooze) to `conditions.ack_topic` on the broker FILE configures, QoS 1, and waits for the

@@ -1,5 +1,6 @@
 import Foundation
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge alerts`: the active conditions of the bridge FILE configures, read from its
 /// `GET /api/alerts` (`monitoring.http` must be set), as a table or (`--json`) as answered.

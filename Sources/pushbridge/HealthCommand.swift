@@ -1,5 +1,6 @@
 import Foundation
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge health`: one GET of the bridge's `/healthz`, for container healthchecks (no curl needed).
 ///

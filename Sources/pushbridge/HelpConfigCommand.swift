@@ -1,4 +1,5 @@
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge help config [KEY | --markdown]`: the reference of bridge.yml's keys.
 enum HelpConfigCommand {

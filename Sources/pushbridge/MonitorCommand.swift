@@ -1,5 +1,6 @@
 import Foundation
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge monitor`: a live per-topic table read from the bridge's live event stream
 /// (`/api/events`, when `monitoring.http` is set and answers), else from the stats topic.
@@ -13,7 +14,7 @@ enum MonitorCommand {
         let json = args.flags.contains("--json")
         // Everything the command waits for, in order: snapshots, its timers, Ctrl-C.
         let (events, post) = AsyncStream.makeStream(of: Event.self)
-        let logger = Logger(level: .error)
+        let logger = BridgeLogger(level: .error)
         var options = MQTTClientOptions(config: config.broker, will: nil,
                                         subscriptions: [MQTTSubscription(filter: statsTopic, qos: 0, noLocal: false)])
         options.clientID = "\(config.broker.clientID)-monitor-\(getpid())"

@@ -1,5 +1,6 @@
 import Foundation
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge monitor`'s live source when `monitoring.http` is set: the `stats` events of
 /// `/api/events` (one snapshot a second, so `RATE/S` is per second between live snapshots).

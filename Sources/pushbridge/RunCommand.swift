@@ -1,9 +1,10 @@
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge run`: the bridge until SIGTERM/SIGINT; SIGHUP reloads the file.
 enum RunCommand {
     static func run(config: BridgeConfig, path: String) async -> Int32 {
-        let logger = Logger(level: config.monitoring.logLevel, format: config.monitoring.logFormat)
+        let logger = BridgeLogger(level: config.monitoring.logLevel, format: config.monitoring.logFormat)
         for w in config.warnings { logger.warning(w.description) }
         do {
             let bridge = try Bridge(config: config, logger: logger)

@@ -1,10 +1,11 @@
 import Foundation
 import PushBridge
+import PushBridgeCLI
 
 /// `pushbridge try`: one message, or a file of samples, through the pipeline offline.
 enum TryCommand {
     static func run(_ args: Arguments, config: BridgeConfig, path: String) -> Int32 {
-        let logger = Logger(level: .warning, format: config.monitoring.logFormat)
+        let logger = BridgeLogger(level: .warning, format: config.monitoring.logFormat)
         let json = args.flags.contains("--json")
         if let samples = args.value("--samples") {
             return runSamples(samplesPath: samples, configPath: path, logger: logger, json: json)
@@ -66,7 +67,7 @@ enum TryCommand {
     }
 
     /// Each sample through one pipeline → a table, or JSON lines.
-    static func runSamples(samplesPath: String, configPath: String, logger: Logger, json: Bool) -> Int32 {
+    static func runSamples(samplesPath: String, configPath: String, logger: BridgeLogger, json: Bool) -> Int32 {
         guard let data = FileManager.default.contents(atPath: samplesPath) else {
             printErr("pushbridge: error: cannot read samples file '\(samplesPath)'")
             return 2

@@ -1,6 +1,7 @@
 import CSocketBuffers
 import Foundation
 import PushBridge
+import PushBridgeCLI
 
 // The CLI: argument parsing and the commands; the pipeline lives in the PushBridge library.
 

@@ -41,7 +41,7 @@ case .failure(let errors):
 case .success(let config):
     do {
         let bridge = try Bridge(config: config,
-                                logger: Logger(level: config.monitoring.logLevel, format: config.monitoring.logFormat),
+                                logger: BridgeLogger(level: config.monitoring.logLevel, format: config.monitoring.logFormat),
                                 serviceExtension: .apple { NotificationService() })
         try await bridge.runUntilSignalled(configPath: path)
         exit(0)

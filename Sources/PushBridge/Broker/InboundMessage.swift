@@ -1,20 +1,20 @@
 /// A message received from the broker, copied out of libmosquitto's callback.
-public struct InboundMessage: Sendable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: Int
-    public var retain: Bool
+package struct InboundMessage: Sendable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var qos: Int
+    package var retain: Bool
     /// MQTT 5 user properties in the order received (names may repeat).
-    public var userProperties: [(name: String, value: String)]
+    package var userProperties: [(name: String, value: String)]
     /// Arrival time, UNIX seconds with fraction.
-    public var receivedAt: Double
+    package var receivedAt: Double
     /// libmosquitto message id (0 for QoS 0).
-    public var mid: Int32
+    package var mid: Int32
     /// MQTT 5 Subscription Identifiers of the subscriptions that brought it (empty when the
     /// client's subscriptions have none).
-    public var subscriptionIdentifiers: [Int]
+    package var subscriptionIdentifiers: [Int]
 
-    public init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
+    package init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
                 userProperties: [(name: String, value: String)] = [],
                 receivedAt: Double, mid: Int32 = 0, subscriptionIdentifiers: [Int] = []) {
         self.subscriptionIdentifiers = subscriptionIdentifiers
@@ -28,7 +28,7 @@ public struct InboundMessage: Sendable {
     }
 
     /// The first user property called `name`.
-    public func property(_ name: String) -> String? {
+    package func property(_ name: String) -> String? {
         userProperties.first(where: { $0.name == name })?.value
     }
 }

@@ -4,11 +4,11 @@ import Foundation
 /// any failure, resubscribes, and keeps QoS>0 publishes queued while offline.
 ///
 /// All callbacks run on the client's own network thread (see `MQTTClientHandlers`).
-public final class MQTTClient: Sendable {
+package final class MQTTClient: Sendable {
     let core: ClientCore
 
     /// Validates `options` and prepares the client; nothing touches the network yet.
-    public init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {
+    package init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {
         core = try ClientCore(options: options, handlers: handlers.core)
     }
 
@@ -19,7 +19,7 @@ public final class MQTTClient: Sendable {
 
     /// Starts the network thread, which connects (retrying) in the background. Never blocks;
     /// a second call does nothing.
-    public func start() {
+    package func start() {
         let begin = core.state.withLock { s -> Bool in
             if s.started || s.stopRequested { return false }
             s.started = true
@@ -39,7 +39,7 @@ public final class MQTTClient: Sendable {
     ///
     /// `deferWake`: leave the network thread asleep until `flushDeferredWake()` (a caller that
     /// publishes a batch from another client's callbacks wakes this one once per batch).
-    public func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool,
+    package func publish(topic: String, payload: [UInt8], qos: Int, retain: Bool,
                         userProperties: [(name: String, value: String)] = [],
                         deferWake: Bool = false) throws(MQTTError) -> Int32 {
         guard (0...2).contains(qos) else { throw .invalidQoS(qos) }
@@ -85,7 +85,7 @@ public final class MQTTClient: Sendable {
     /// Replaces the subscriptions. While connected, the difference is sent right away
     /// (SUBSCRIBE for new ones, UNSUBSCRIBE for dropped ones); otherwise on the next connect.
     /// An invalid subscription (bad filter or QoS) is logged as an error and left out.
-    public func setSubscriptions(_ subscriptions: [MQTTSubscription]) {
+    package func setSubscriptions(_ subscriptions: [MQTTSubscription]) {
         let valid = subscriptions.filter { sub in
             do { try ClientCore.validate(sub); return true } catch {
                 core.log(.error, "ignoring subscription: \(error)")
@@ -108,7 +108,7 @@ public final class MQTTClient: Sendable {
     /// stop taking new messages before it finishes those in flight (SPEC section 9).
     /// Publishes made after this are written, but their acknowledgements are not read.
     /// Returns when the read batch in progress is over (bounded): call it off the cooperative pool.
-    public func pauseReads() {
+    package func pauseReads() {
         core.readsPaused.store(true, ordering: .releasing)
         core.wakeup.signal()
         // The batch being read when this is called still runs its callbacks: wait (bounded)
@@ -118,31 +118,31 @@ public final class MQTTClient: Sendable {
     }
 
     /// Wakes the network thread if a `publish(deferWake: true)` left it asleep.
-    public func flushDeferredWake() {
+    package func flushDeferredWake() {
         if core.wakeDeferred.exchange(false, ordering: .acquiringAndReleasing) { core.wakeup.signal() }
     }
 
     /// `true` between an accepted CONNACK and the loss of that connection.
-    public var isConnected: Bool { core.state.withLock { $0.connected } }
+    package var isConnected: Bool { core.state.withLock { $0.connected } }
 
     /// `true` when every current subscription was granted by a SUBACK on this connection
     /// (or is held by a present session).
-    public var isSubscribed: Bool { core.state.withLock { $0.isSubscribed } }
+    package var isSubscribed: Bool { core.state.withLock { $0.isSubscribed } }
 
     /// Our publishes the broker acknowledged with a failure reason code (MQTT 5 only:
     /// e.g. 0x87 not authorized for a topic its ACL refuses); each is also logged.
-    public var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
+    package var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
 
     /// Topic aliases established on the current connection (MQTT 5 QoS 0 publishes, `TopicAliases`).
     var topicAliasesInUse: Int { core.topicAliases.establishedCount }
 
     /// QoS>0 publishes not yet acknowledged by the broker.
-    public var unacknowledgedCount: Int { core.state.withLock { $0.outstanding.count } }
+    package var unacknowledgedCount: Int { core.state.withLock { $0.outstanding.count } }
 
     /// Stops the client: waits up to `flushTimeout` for our QoS>0 publishes to be
     /// acknowledged, sends DISCONNECT (normal: the broker drops the will), and joins the
     /// network thread. Blocks the caller; call it off the cooperative pool.
-    public func stop(flushTimeout: Duration) {
+    package func stop(flushTimeout: Duration) {
         let waiter = DispatchSemaphore(value: 0)
         let (started, mustWait) = core.state.withLock { s -> (Bool, Bool) in
             guard s.started, !s.stopRequested, !s.outstanding.isEmpty, flushTimeout > .zero else { return (s.started, false) }

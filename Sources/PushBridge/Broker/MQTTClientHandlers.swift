@@ -2,24 +2,24 @@
 ///
 /// They are kept in `let`s (never in a lock) because the per-message closure is read on
 /// every message. All run on the client's network thread: return quickly.
-public struct MQTTClientHandlers: Sendable {
+package struct MQTTClientHandlers: Sendable {
     /// A message arrived. Runs inside libmosquitto's `on_message`, before the QoS 1 PUBACK
     /// is written, so work done here (a journal write) happens before the broker forgets it.
-    public var onMessage: @Sendable (InboundMessage) -> Void
+    package var onMessage: @Sendable (InboundMessage) -> Void
     /// A publish of ours is done: QoS 1 PUBACK, QoS 2 PUBCOMP, or QoS 0 written to the socket.
-    public var onPublished: @Sendable (Int32) -> Void
+    package var onPublished: @Sendable (Int32) -> Void
     /// Connected, disconnected, or a failed attempt.
-    public var onConnection: @Sendable (ConnectionEvent) -> Void
+    package var onConnection: @Sendable (ConnectionEvent) -> Void
     /// One log line (never holds the password).
-    public var log: @Sendable (LogLevel, String) -> Void
+    package var log: @Sendable (LogLevel, String) -> Void
     /// A batch of packets has been read and handled (every `onMessage` of the batch has
     /// returned) and nothing they queued, PUBACKs included, is written yet: the last moment
     /// to make the batch's messages durable together (one journal commit per batch). Called
     /// after any read that ran a callback, even when the connection then failed (plain TCP
     /// and TLS alike: both run the client's own loop).
-    public var onReadsDone: @Sendable () -> Void
+    package var onReadsDone: @Sendable () -> Void
 
-    public init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
+    package init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
                 onPublished: @escaping @Sendable (Int32) -> Void = { _ in },
                 onConnection: @escaping @Sendable (ConnectionEvent) -> Void = { _ in },
                 log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in },

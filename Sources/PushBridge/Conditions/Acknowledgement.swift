@@ -1,13 +1,13 @@
 /// An answer on `conditions.ack_topic`: `{"alert_id":…}` or `{"route":…,"key":…}`, with
 /// optional `"by"` (who) and `"snooze":"30m"` (pause instead of stopping).
-public struct Acknowledgement: Sendable, Equatable {
-    public var alertID: String?
-    public var route: String?
-    public var key: String?
-    public var by: String?
-    public var snooze: Duration?
+package struct Acknowledgement: Sendable, Equatable {
+    package var alertID: String?
+    package var route: String?
+    package var key: String?
+    package var by: String?
+    package var snooze: Duration?
 
-    public init(alertID: String? = nil, route: String? = nil, key: String? = nil, by: String? = nil, snooze: Duration? = nil) {
+    package init(alertID: String? = nil, route: String? = nil, key: String? = nil, by: String? = nil, snooze: Duration? = nil) {
         self.alertID = alertID
         self.route = route
         self.key = key
@@ -16,7 +16,7 @@ public struct Acknowledgement: Sendable, Equatable {
     }
 
     /// Parses a payload; `nil` with the reason when it is not an acknowledgement.
-    public static func parse(_ payload: [UInt8]) -> Result<Acknowledgement, AckError> {
+    package static func parse(_ payload: [UInt8]) -> Result<Acknowledgement, AckError> {
         guard case .object(let o)? = try? JSONValue.parse(payload) else {
             return .failure(AckError("not a JSON object"))
         }
@@ -39,16 +39,16 @@ public struct Acknowledgement: Sendable, Equatable {
     }
 
     /// A snooze duration as written (`30m`, `1h`, `90s`, bare seconds); `nil` when it is not one.
-    public static func duration(_ text: String) -> Duration? {
+    package static func duration(_ text: String) -> Duration? {
         guard let d = DurationParser.parse(text), d > .zero else { return nil }
         return d
     }
 
     /// `30m`: a duration as the config writes it.
-    public static func text(_ d: Duration) -> String { d.text }
+    package static func text(_ d: Duration) -> String { d.text }
 
     /// The payload `pushbridge ack` publishes.
-    public var payload: [UInt8] {
+    package var payload: [UInt8] {
         var o = JSONObject()
         if let alertID { o["alert_id"] = .string(alertID) }
         if let route { o["route"] = .string(route) }
@@ -62,7 +62,7 @@ public struct Acknowledgement: Sendable, Equatable {
 }
 
 /// Why a payload on the ack topic is not an acknowledgement.
-public struct AckError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var description: String
+package struct AckError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var description: String
     init(_ description: String) { self.description = description }
 }

@@ -1,18 +1,18 @@
 /// One route's condition counters (stats `routes.<r>.conditions`, `/metrics`).
-public struct ConditionCounts: Sendable, Equatable {
-    public var active = 0
-    public var raised = 0
-    public var repeated = 0
-    public var escalated = 0
-    public var acknowledged = 0
-    public var cleared = 0
+package struct ConditionCounts: Sendable, Equatable {
+    package var active = 0
+    package var raised = 0
+    package var repeated = 0
+    package var escalated = 0
+    package var acknowledged = 0
+    package var cleared = 0
     /// Conditions forgotten because the route had `max_active` ones.
-    public var evicted = 0
+    package var evicted = 0
 
-    public init() {}
+    package init() {}
 
     /// The transition counters by name, in the documented order.
-    public var transitions: [(state: String, count: Int)] {
+    package var transitions: [(state: String, count: Int)] {
         [("raised", raised), ("repeated", repeated), ("escalated", escalated),
          ("acknowledged", acknowledged), ("cleared", cleared)]
     }
@@ -20,15 +20,15 @@ public struct ConditionCounts: Sendable, Equatable {
 
 /// What a condition did, for the decision feed and Home Assistant. A class: a decision
 /// carries one reference, so decisions of routes without conditions stay as small as before.
-public final class ConditionEvent: Sendable {
+package final class ConditionEvent: Sendable {
     /// `raised`, `repeated`, `escalated`, `acknowledged`, `snoozed` or `cleared`.
-    public let kind: String
-    public let record: ConditionRecord
-    public let collapseID: String
+    package let kind: String
+    package let record: ConditionRecord
+    package let collapseID: String
     /// The withdraw message's value, when the condition cleared.
-    public let withdrawal: Withdrawal?
+    package let withdrawal: Withdrawal?
 
-    public init(kind: String, record: ConditionRecord, collapseID: String, withdrawal: Withdrawal? = nil) {
+    package init(kind: String, record: ConditionRecord, collapseID: String, withdrawal: Withdrawal? = nil) {
         self.kind = kind
         self.record = record
         self.collapseID = collapseID

@@ -5,9 +5,9 @@ import Synchronization
 /// schedule of their repeats and escalation steps (a heap of due times; the caller arms
 /// one timer for `nextDue`). Time is always passed in (UNIX seconds), so tests drive it
 /// with a fake clock. With a journal every change is stored and `restore` reads it back.
-public final class ConditionEngine: Sendable {
+package final class ConditionEngine: Sendable {
     /// What a message on a condition route did.
-    public enum Transition: Sendable {
+    package enum Transition: Sendable {
         case raised(ConditionRecord)
         case cleared(ConditionRecord)
         /// Active while raised: state, not an event.
@@ -17,15 +17,15 @@ public final class ConditionEngine: Sendable {
     }
 
     /// A notification the schedule asks for now.
-    public struct Work: Sendable {
-        public enum Kind: Sendable, Equatable {
+    package struct Work: Sendable {
+        package enum Kind: Sendable, Equatable {
             /// The repeat with this number (1 for the first).
             case `repeat`(Int)
             /// The escalation step with this number (1 for the first).
             case step(Int)
         }
-        public var kind: Kind
-        public var record: ConditionRecord
+        package var kind: Kind
+        package var record: ConditionRecord
     }
 
     private struct State {
@@ -41,9 +41,9 @@ public final class ConditionEngine: Sendable {
 
     private let state = Mutex(State())
     private let journal: Journal?
-    private let logger: Logger
+    private let logger: BridgeLogger
 
-    public init(journal: Journal? = nil, logger: Logger) {
+    package init(journal: Journal? = nil, logger: BridgeLogger) {
         self.journal = journal
         self.logger = logger
     }
@@ -52,7 +52,7 @@ public final class ConditionEngine: Sendable {
 
     /// The condition routes of the current config (a reload passes the new ones); the
     /// conditions of routes that are gone are forgotten.
-    public func configure(_ routes: [RouteConfig]) {
+    package func configure(_ routes: [RouteConfig]) {
         let gone: [ConditionRecord] = state.withLock { s in
             s.configs = [:]
             for r in routes { if let c = r.condition { s.configs[r.name] = c } }
@@ -65,7 +65,7 @@ public final class ConditionEngine: Sendable {
     }
 
     /// A message whose `active` evaluated to `active` for `key` on `route`.
-    public func observe(route: String, key: String, active: Bool, message: InboundMessage, alertID: String,
+    package func observe(route: String, key: String, active: Bool, message: InboundMessage, alertID: String,
                         now: Double) -> Transition {
         let id = Self.id(route, key)
         var evicted: ConditionRecord?
@@ -112,7 +112,7 @@ public final class ConditionEngine: Sendable {
 
     /// The notifications due at `now`: at most one per condition (a step before a repeat;
     /// a step moves the next repeat to `repeat.every` after it).
-    public func due(now: Double) -> [Work] {
+    package func due(now: Double) -> [Work] {
         let work: [Work] = state.withLock { s in
             var out: [Work] = []
             while let top = s.heap.top, top.due <= now {
@@ -149,7 +149,7 @@ public final class ConditionEngine: Sendable {
     }
 
     /// A repeat's notification was decided: only a delivered one counts toward `count`.
-    public func repeatFinished(route: String, key: String, alertID: String, delivered: Bool) {
+    package func repeatFinished(route: String, key: String, alertID: String, delivered: Bool) {
         guard delivered else { return }
         let id = Self.id(route, key)
         let r: ConditionRecord? = state.withLock { s in
@@ -167,7 +167,7 @@ public final class ConditionEngine: Sendable {
 
     /// Remembers `text` as the Live Activity content state last sent for the condition;
     /// `false` (nothing changes) when it is what was sent last, or the alert is gone.
-    public func replaceLiveContentState(route: String, key: String, alertID: String, with text: String) -> Bool {
+    package func replaceLiveContentState(route: String, key: String, alertID: String, with text: String) -> Bool {
         let id = Self.id(route, key)
         return state.withLock { s in
             guard var r = s.records[id], r.alertID == alertID, r.liveContentState != text else { return false }
@@ -179,7 +179,7 @@ public final class ConditionEngine: Sendable {
 
     /// Acknowledges or snoozes; `nil` when no active condition matches (counted, logged at
     /// debug) or the condition was acknowledged already (a repeated answer changes nothing).
-    public func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {
+    package func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {
         let r: ConditionRecord? = state.withLock { s in
             let id = ack.alertID.flatMap { s.byAlertID[$0] } ?? ack.route.flatMap { route in ack.key.map { Self.id(route, $0) } }
             guard let id, var r = s.records[id], ack.alertID == nil || ack.alertID == r.alertID else {
@@ -208,7 +208,7 @@ public final class ConditionEngine: Sendable {
     }
 
     /// When the earliest repeat or step is due (UNIX seconds), if any.
-    public var nextDue: Double? {
+    package var nextDue: Double? {
         state.withLock { s in
             while let top = s.heap.top, s.generations[top.id] != top.generation { _ = s.heap.pop() }
             return s.heap.top?.due
@@ -216,12 +216,12 @@ public final class ConditionEngine: Sendable {
     }
 
     /// The active conditions, oldest first.
-    public var active: [ConditionRecord] {
+    package var active: [ConditionRecord] {
         state.withLock { Array($0.records.values) }.sorted { ($0.raisedAt, $0.route, $0.key) < ($1.raisedAt, $1.route, $1.key) }
     }
 
     /// The counters per condition route.
-    public var counts: [String: ConditionCounts] {
+    package var counts: [String: ConditionCounts] {
         state.withLock { s in
             var out = s.counts
             for route in s.configs.keys where out[route] == nil { out[route] = ConditionCounts() }
@@ -230,13 +230,13 @@ public final class ConditionEngine: Sendable {
     }
 
     /// Counts a payload on the ack topic that is not an acknowledgement.
-    public func countUnknownAcknowledgement() { state.withLock { $0.unknownAcks += 1 } }
+    package func countUnknownAcknowledgement() { state.withLock { $0.unknownAcks += 1 } }
 
     /// Acknowledgements that matched no active condition (or were not one).
-    public var unknownAcknowledgements: Int { state.withLock { $0.unknownAcks } }
+    package var unknownAcknowledgements: Int { state.withLock { $0.unknownAcks } }
 
     /// Reads the stored conditions of the configured routes (call after `configure`).
-    public func restore() {
+    package func restore() {
         guard let journal else { return }
         do {
             let rows = try journal.loadConditions()

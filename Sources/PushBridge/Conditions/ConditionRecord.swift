@@ -1,42 +1,42 @@
 import Foundation
 
 /// Where a condition is in its life: raised → repeated / escalated → cleared.
-public enum ConditionState: String, Sendable, CaseIterable {
+package enum ConditionState: String, Sendable, CaseIterable {
     case raised, repeated, escalated, cleared
 }
 
 /// One condition of one route and key: what the engine remembers, the journal stores and
 /// `GET /api/alerts` lists.
-public struct ConditionRecord: Sendable {
-    public var route: String
-    public var key: String
+package struct ConditionRecord: Sendable {
+    package var route: String
+    package var key: String
     /// New for every raise (a raise after a clear is a new alert).
-    public var alertID: String
+    package var alertID: String
     /// UNIX seconds.
-    public var raisedAt: Double
+    package var raisedAt: Double
     /// The last transition: raised, repeated or escalated.
-    public var state: ConditionState = .raised
+    package var state: ConditionState = .raised
     /// Repeats delivered (held-back ones are not counted).
-    public var repeats = 0
+    package var repeats = 0
     /// The last escalation step taken (0: none yet).
-    public var step = 0
+    package var step = 0
     /// Acknowledged: repeats and escalation stop.
-    public var acknowledged = false
-    public var acknowledgedBy: String? = nil
+    package var acknowledged = false
+    package var acknowledgedBy: String? = nil
     /// Snoozed: repeats and escalation pause until then (UNIX seconds).
-    public var snoozedUntil: Double? = nil
+    package var snoozedUntil: Double? = nil
     /// When the next repeat is due (UNIX seconds); `nil`: no more repeats.
-    public var nextRepeatAt: Double? = nil
+    package var nextRepeatAt: Double? = nil
     /// The message that raised it: repeats and steps are mapped from it again.
-    public var topic: String
-    public var payload: [UInt8]
-    public var properties: [(name: String, value: String)] = []
-    public var qos = 1
+    package var topic: String
+    package var payload: [UInt8]
+    package var properties: [(name: String, value: String)] = []
+    package var qos = 1
     /// The Live Activity content state last sent (its rendered text), in memory only:
     /// after a restart the next message sends an update.
-    public var liveContentState: String? = nil
+    package var liveContentState: String? = nil
 
-    public init(route: String, key: String, alertID: String, raisedAt: Double, topic: String, payload: [UInt8]) {
+    package init(route: String, key: String, alertID: String, raisedAt: Double, topic: String, payload: [UInt8]) {
         self.route = route
         self.key = key
         self.alertID = alertID
@@ -46,7 +46,7 @@ public struct ConditionRecord: Sendable {
     }
 
     /// `condition` as templates and the display message see it, for a notification in `state`.
-    public func value(state: ConditionState, repeat number: Int? = nil) -> JSONValue {
+    package func value(state: ConditionState, repeat number: Int? = nil) -> JSONValue {
         var o = JSONObject()
         o["key"] = .string(key)
         o["state"] = .string(state.rawValue)
@@ -58,7 +58,7 @@ public struct ConditionRecord: Sendable {
     }
 
     /// The entry of `GET /api/alerts` (absent values `null`).
-    public var apiValue: JSONValue {
+    package var apiValue: JSONValue {
         var o = JSONObject()
         o["alert_id"] = .string(alertID)
         o["route"] = .string(route)

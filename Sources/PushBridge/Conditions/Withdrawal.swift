@@ -1,14 +1,14 @@
 /// The withdraw message of a cleared condition: a display or the Home Assistant blueprint
 /// removes the alert it names. A distinct value: every withdrawal goes to the publisher
 /// through `Pipeline.withdrawMessages(_:)` (the place to hand it to other outputs).
-public struct Withdrawal: Sendable, Equatable {
-    public var alertID: String
-    public var collapseID: String
-    public var sourceTopic: String
-    public var route: String
-    public var reason = "cleared"
+package struct Withdrawal: Sendable, Equatable {
+    package var alertID: String
+    package var collapseID: String
+    package var sourceTopic: String
+    package var route: String
+    package var reason = "cleared"
 
-    public init(alertID: String, collapseID: String, sourceTopic: String, route: String) {
+    package init(alertID: String, collapseID: String, sourceTopic: String, route: String) {
         self.alertID = alertID
         self.collapseID = collapseID
         self.sourceTopic = sourceTopic
@@ -16,7 +16,7 @@ public struct Withdrawal: Sendable, Equatable {
     }
 
     /// `{"type":"withdraw","alert_id":…,"collapse_id":…,"source_topic":…,"route":…,"reason":"cleared"}`.
-    public var json: [UInt8] {
+    package var json: [UInt8] {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
         w.add("type", "withdraw")
@@ -32,7 +32,7 @@ public struct Withdrawal: Sendable, Equatable {
     /// One collapse id per condition: the route's when it renders one, otherwise
     /// `<route>-<key>` with everything but letters, digits, `.`, `_` and `-` made `-`, at
     /// most 64 bytes (a longer one keeps its start and ends in a hash of the whole).
-    public static func collapseID(route: String, key: String) -> String {
+    package static func collapseID(route: String, key: String) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".utf8)
         let raw = Array("\(route)-\(key)".utf8)
         let safe = raw.map { allowed.contains($0) ? $0 : UInt8(ascii: "-") }

@@ -1,5 +1,5 @@
 /// What a clear does (`condition.on_clear`).
-public enum ClearAction: String, Sendable, CaseIterable {
+package enum ClearAction: String, Sendable, CaseIterable {
     /// Publish the withdraw message: a display or phone removes the alert.
     case withdraw
     /// Publish the withdraw message, then send the all-clear alert.
@@ -10,67 +10,67 @@ public enum ClearAction: String, Sendable, CaseIterable {
 
 /// One escalation step of a condition: taken once, `after` the raise, while the condition
 /// is neither acknowledged nor cleared.
-public struct EscalationStep: Sendable {
+package struct EscalationStep: Sendable {
     /// Counted from the raise.
-    public var after: Duration
+    package var after: Duration
     /// Content fields rewritten for this step and the repeats after it (as the `set` filter).
-    public var set: [(field: String, value: Template)] = []
+    package var set: [(field: String, value: Template)] = []
     /// Another display topic for this step's notification (a template); `nil`: the display topic.
-    public var displayTopic: Template? = nil
+    package var displayTopic: Template? = nil
 
-    public init(after: Duration) { self.after = after }
+    package init(after: Duration) { self.after = after }
 }
 
 /// `condition.live_activity`: the condition as an Apple Live Activity (`display.format: apns`).
-public struct LiveActivityConfig: Sendable {
+package struct LiveActivityConfig: Sendable {
     /// Renders the Live Activity's content state: a JSON object.
-    public var contentState: Template
+    package var contentState: Template
     /// `aps.stale-date` is this long after each push; `nil`: not sent.
-    public var staleAfter: Duration? = nil
+    package var staleAfter: Duration? = nil
     /// The `end` push's `aps.dismissal-date` is this long after the clear.
-    public var dismissAfter: Duration = .seconds(4 * 3600)
+    package var dismissAfter: Duration = .seconds(4 * 3600)
     /// `aps.attributes-type` of the start push: the app's `ActivityAttributes` type, so the
     /// push starts the Live Activity itself (push-to-start); `nil`: not sent.
-    public var attributesType: String? = nil
+    package var attributesType: String? = nil
     /// Renders `aps.attributes` of the start push (a JSON object; `{}` when only
     /// `attributes_type` is given).
-    public var attributes: Template? = nil
+    package var attributes: Template? = nil
     /// Where `live_activity:` is written (for the check against `display.format`).
     var mark: YAMLMark? = nil
 
-    public init(contentState: Template) { self.contentState = contentState }
+    package init(contentState: Template) { self.contentState = contentState }
 }
 
 /// `condition:` on a route: its alerts are conditions that raise, repeat, escalate, are
 /// acknowledged and clear, one per `key`.
-public struct ConditionConfig: Sendable {
+package struct ConditionConfig: Sendable {
     /// One condition per rendered key.
-    public var key: Template
+    package var key: Template
     /// True raises, false clears; a missing payload path (or a payload that is not JSON)
     /// makes it unevaluable, and the message changes nothing.
-    public var active: Expression
+    package var active: Expression
     /// The time between repeats while raised and not acknowledged; `nil`: never repeat.
-    public var repeatEvery: Duration? = nil
+    package var repeatEvery: Duration? = nil
     /// How many repeats at most; `nil`: until acknowledged or cleared.
-    public var repeatCount: Int? = nil
+    package var repeatCount: Int? = nil
     /// Escalation steps, sorted by `after`.
-    public var escalate: [EscalationStep] = []
-    public var onClear: ClearAction = .withdraw
+    package var escalate: [EscalationStep] = []
+    package var onClear: ClearAction = .withdraw
     /// The all-clear alert's fields for `on_clear: notify`; `nil`: the alert with ": cleared"
     /// after its title.
-    public var clearAlert: [(field: String, value: Template)]? = nil
+    package var clearAlert: [(field: String, value: Template)]? = nil
     /// At most this many active conditions on the route; the oldest is forgotten first.
-    public var maxActive = 10_000
+    package var maxActive = 10_000
     /// The condition as a Live Activity: start, update, end; `nil`: alerts.
-    public var liveActivity: LiveActivityConfig? = nil
+    package var liveActivity: LiveActivityConfig? = nil
 
-    public init(key: Template, active: Expression) {
+    package init(key: Template, active: Expression) {
         self.key = key
         self.active = active
     }
 
     /// The life in one line, as `pushbridge check` prints it.
-    public var life: String {
+    package var life: String {
         func d(_ x: Duration) -> String { x.text }
         var parts = ["one per key \"\(key.source)\"", "raised while \"\(active.source)\""]
         if let every = repeatEvery {
@@ -99,9 +99,9 @@ public struct ConditionConfig: Sendable {
 }
 
 /// `conditions:` at the top level, shared by every condition route.
-public struct ConditionsConfig: Sendable {
+package struct ConditionsConfig: Sendable {
     /// Acknowledgements and snoozes arrive here (JSON `{"alert_id":…}` or `{"route":…,"key":…}`).
-    public var ackTopic: String
+    package var ackTopic: String
 
-    public init(ackTopic: String) { self.ackTopic = ackTopic }
+    package init(ackTopic: String) { self.ackTopic = ackTopic }
 }

@@ -1,6 +1,6 @@
 extension RouteConfig {
     /// The filter actually subscribed to: `$share/<group>/<topic>` when `share` is set.
-    public var subscriptionFilter: String {
+    package var subscriptionFilter: String {
         share.map { "$share/\($0)/\(topic)" } ?? topic
     }
 }
@@ -35,7 +35,7 @@ extension BridgeConfig {
     /// A readable summary of the resolved configuration, printed by `pushbridge check`.
     ///
     /// Shows every section with defaults filled in; the password is shown as `***`.
-    public func describe() -> String {
+    package func describe() -> String {
         var out: [String] = []
         func d(_ x: Duration) -> String { x.text }
         func q(_ t: Template?) -> String { t.map { "\"\($0.source)\"" } ?? "-" }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// `monitoring.tls`: the HTTP endpoints served over TLS (libmicrohttpd with GnuTLS).
-public struct MonitoringTLSConfig: Sendable, Equatable {
+package struct MonitoringTLSConfig: Sendable, Equatable {
     /// The certificate chain's PEM file, absolute.
-    public var certFile: String
+    package var certFile: String
     /// The private key's PEM file, absolute.
-    public var keyFile: String
+    package var keyFile: String
     /// The certificate PEM, read when the config loads.
-    public var certPEM: [UInt8]
+    package var certPEM: [UInt8]
     /// The key PEM, read when the config loads. Secret: never printed.
-    public var keyPEM: [UInt8]
+    package var keyPEM: [UInt8]
 
-    public init(certFile: String, keyFile: String, certPEM: [UInt8], keyPEM: [UInt8]) {
+    package init(certFile: String, keyFile: String, certPEM: [UInt8], keyPEM: [UInt8]) {
         self.certFile = certFile
         self.keyFile = keyFile
         self.certPEM = certPEM

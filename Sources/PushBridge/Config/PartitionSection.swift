@@ -1,14 +1,14 @@
 /// `partition: {index: I, count: N}` (SPEC section 10): this replica's share of the topics.
-public struct PartitionConfig: Sendable, Equatable {
+package struct PartitionConfig: Sendable, Equatable {
     /// This replica, from 0 to `count` - 1.
-    public var index: Int
+    package var index: Int
     /// How many replicas share the topics.
-    public var count: Int
+    package var count: Int
     /// The largest `count` accepted (more replicas than this would not be a deployment).
-    public static let maxCount = 65_536
+    package static let maxCount = 65_536
 
     /// Replica `index` of `count` (validated by the loader).
-    public init(index: Int, count: Int) {
+    package init(index: Int, count: Int) {
         self.index = index
         self.count = count
     }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// A `webpush:` output's settings (the output's `name`, `routes`, … are the outputs list's).
-public struct WebPushConfig: Sendable, Equatable {
+package struct WebPushConfig: Sendable, Equatable {
     /// The VAPID key's PEM file (made at first start when missing), absolute.
-    public var vapidKeyFile: String
+    package var vapidKeyFile: String
     /// `mailto:…` or an `https:` URL: who runs this application server (the JWT's `sub`).
-    public var subject: String
+    package var subject: String
     /// The file the subscribe token was read from, absolute (shown by `check`; the token never is).
-    public var subscribeTokenFile: String
+    package var subscribeTokenFile: String
     /// The token a page must send (`Authorization: Bearer …`) to subscribe. Secret: never printed.
-    public var subscribeToken: String
+    package var subscribeToken: String
 
-    public init(vapidKeyFile: String, subject: String, subscribeTokenFile: String, subscribeToken: String) {
+    package init(vapidKeyFile: String, subject: String, subscribeTokenFile: String, subscribeToken: String) {
         self.vapidKeyFile = vapidKeyFile
         self.subject = subject
         self.subscribeTokenFile = subscribeTokenFile
@@ -19,7 +19,7 @@ public struct WebPushConfig: Sendable, Equatable {
     }
 
     /// The `check` line: files and subject, never the token.
-    public var summary: String {
+    package var summary: String {
         "webpush: vapid_key_file=\(vapidKeyFile) subject=\(subject) subscribe_token_file=\(subscribeTokenFile)"
     }
 }

@@ -1,5 +1,5 @@
 /// The outcomes of SPEC section 7: every message ends in exactly one.
-public enum Outcome: String, Sendable, CaseIterable {
+package enum Outcome: String, Sendable, CaseIterable {
     case delivered, suppressed
     case notDisplayed = "not_displayed"
     case rejected, expired, unrouted
@@ -7,45 +7,45 @@ public enum Outcome: String, Sendable, CaseIterable {
 
 /// What the pipeline decided for one message, with everything needed to publish,
 /// count and explain it (`pushbridge try`).
-public struct Decision: Sendable {
-    public var outcome: Outcome
+package struct Decision: Sendable {
+    package var outcome: Outcome
     /// The matched route's name.
-    public var route: String?
+    package var route: String?
     /// The request as built (after the extension stage when it ran).
-    public var request: NotificationRequest?
+    package var request: NotificationRequest?
     /// Why it was rejected.
-    public var rejection: Rejection?
+    package var rejection: Rejection?
     /// The filter or extension that suppressed it.
-    public var decidedBy: String?
+    package var decidedBy: String?
     /// Human-readable explanation of the rule that decided (for `try`).
-    public var rule: String
+    package var rule: String
     /// A condition route with `continue: true` found nothing to change (its `active` cannot be
     /// evaluated, or the condition stays as it is): the message goes on to the next route
     /// without a decision of this route (not published, not counted).
-    var passedOver = false
+    package var passedOver = false
     /// Content differs from the original.
-    public var modified = false
+    package var modified = false
     /// The extension stage did not answer in time.
-    public var timedOut = false
+    package var timedOut = false
     /// The extension failed (threw, crashed, answered garbage).
-    public var extensionFailed = false
+    package var extensionFailed = false
     /// Each filter's verdict, in order.
-    public var filterTrace: [(name: String, verdict: String)] {
+    package var filterTrace: [(name: String, verdict: String)] {
         get { stageTrace.map { ($0.name, $0.verdict) } }
         set { stageTrace = newValue.map { FilterTrace(name: $0.name, verdict: $0.verdict) } }
     }
     /// The stage's trace as it came (shared, not converted per message; `filterTrace` reads it).
     var stageTrace: [FilterTrace] = []
     /// Time spent in the extension stage, in seconds (nil when it did not run).
-    public var stageSeconds: Double?
+    package var stageSeconds: Double?
     /// The messages to publish: the display message or the dead letter.
-    public var publish: [OutboundMessage] = []
+    package var publish: [OutboundMessage] = []
     /// A condition's transition this decision carries (raised, repeated, escalated, cleared).
-    public var conditionEvent: ConditionEvent?
+    package var conditionEvent: ConditionEvent?
     /// The withdraw message's value, when a condition cleared (already rendered into `publish`).
-    public var withdrawal: Withdrawal? { conditionEvent?.withdrawal }
+    package var withdrawal: Withdrawal? { conditionEvent?.withdrawal }
 
-    public init(outcome: Outcome, route: String?, rule: String) {
+    package init(outcome: Outcome, route: String?, rule: String) {
         self.outcome = outcome
         self.route = route
         self.rule = rule

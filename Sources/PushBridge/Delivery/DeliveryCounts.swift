@@ -1,25 +1,25 @@
 /// The delivery layer's event counts at one moment: the stats' `delivery` object.
-public struct DeliveryCounts: Sendable, Equatable {
+package struct DeliveryCounts: Sendable, Equatable {
     /// QoS 0 messages dropped because every place was taken.
-    public var qos0Dropped = 0
+    package var qos0Dropped = 0
     /// Publishes that could not be made (and will not be retried).
-    public var publishFailed = 0
+    package var publishFailed = 0
     /// Publishes the broker refused, on both connections (`MQTTClient.refusedPublishCount`).
-    public var publishRefused = 0
+    package var publishRefused = 0
     /// Broker redeliveries of journaled messages recognized and skipped.
-    public var redeliveriesSkipped = 0
+    package var redeliveriesSkipped = 0
     /// Journal entries replayed at start.
-    public var replayed = 0
+    package var replayed = 0
     /// Messages recorded while the journal held `max_messages` open ones.
-    public var journalOverflows = 0
+    package var journalOverflows = 0
     /// Journal writes that failed (the message was processed without the journal).
-    public var journalErrors = 0
+    package var journalErrors = 0
 
     /// All zero counts.
-    public init() {}
+    package init() {}
 
     /// The count of `event`.
-    public subscript(event: DeliveryEvent) -> Int {
+    package subscript(event: DeliveryEvent) -> Int {
         switch event {
         case .journalErrors: journalErrors
         case .journalOverflows: journalOverflows
@@ -34,7 +34,7 @@ public struct DeliveryCounts: Sendable, Equatable {
 
 /// One event counted in `DeliveryCounts`; the raw value is its name on the wire (the stats'
 /// `delivery` keys, the `event` label of `pushbridge_delivery_events_total`).
-public enum DeliveryEvent: String, Sendable, CaseIterable {
+package enum DeliveryEvent: String, Sendable, CaseIterable {
     case journalErrors = "journal_errors"
     case journalOverflows = "journal_overflows"
     case publishFailed = "publish_failed"
@@ -44,7 +44,7 @@ public enum DeliveryEvent: String, Sendable, CaseIterable {
     case replayed
 
     /// Every event, sorted by wire name: the order the stats JSON and `/metrics` write them in.
-    public static let written: [DeliveryEvent] = allCases.sorted { $0.rawValue < $1.rawValue }
+    package static let written: [DeliveryEvent] = allCases.sorted { $0.rawValue < $1.rawValue }
 }
 
 extension DeliveryCounters {

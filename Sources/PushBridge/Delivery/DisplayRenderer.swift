@@ -1,20 +1,20 @@
 /// Renders delivered requests and rejections into the messages of SPEC section 8.
-public struct DisplayRenderer: Sendable {
-    public let display: DisplayConfig
-    public let deadLetter: DeadLetterConfig?
+package struct DisplayRenderer: Sendable {
+    package let display: DisplayConfig
+    package let deadLetter: DeadLetterConfig?
     /// MQTT 5: user properties are attached; 3.1.1 drops them.
-    public let userProperties: Bool
+    package let userProperties: Bool
     /// The bridge's own hop property, added to everything it publishes (loop protection).
-    public let hop: (name: String, value: String)?
+    package let hop: (name: String, value: String)?
 
     /// The properties of a message that has none of its own: the hop alone, built once
     /// and shared (no list to allocate per display message).
     private let hopOnly: [(name: String, value: String)]
 
     /// User property that marks a message published by a pushbridge.
-    public static let hopProperty = "pushbridge-hop"
+    package static let hopProperty = "pushbridge-hop"
 
-    public init(display: DisplayConfig, deadLetter: DeadLetterConfig?, userProperties: Bool,
+    package init(display: DisplayConfig, deadLetter: DeadLetterConfig?, userProperties: Bool,
                 hop: (name: String, value: String)?) {
         self.display = display
         self.deadLetter = deadLetter
@@ -24,7 +24,7 @@ public struct DisplayRenderer: Sendable {
     }
 
     /// The display message for a delivered request.
-    public func displayMessage(_ request: NotificationRequest, context: MessageContext,
+    package func displayMessage(_ request: NotificationRequest, context: MessageContext,
                                modified: Bool, receivedAt: Double) -> OutboundMessage {
         var ctx = context
         ctx.content = request.content
@@ -49,14 +49,14 @@ public struct DisplayRenderer: Sendable {
     }
 
     /// A cleared condition's withdraw message, on the display topic of its source topic.
-    public func withdrawMessage(_ w: Withdrawal) -> OutboundMessage {
+    package func withdrawMessage(_ w: Withdrawal) -> OutboundMessage {
         let ctx = MessageContext(topic: w.sourceTopic, payload: .null, raw: "", route: w.route)
         return finish(OutboundMessage(topic: display.topic.render(in: ctx), payload: w.json, qos: display.qos,
                                       retain: false))
     }
 
     /// The dead-letter message for a rejection, or `nil` when no dead-letter topic is set.
-    public func deadLetterMessage(_ rejection: Rejection, message: InboundMessage,
+    package func deadLetterMessage(_ rejection: Rejection, message: InboundMessage,
                                   context: MessageContext?, route: String?) -> OutboundMessage? {
         guard let deadLetter else { return nil }
         let ctx = context ?? MessageContext(topic: message.topic, payload: .null,
@@ -79,7 +79,7 @@ public struct DisplayRenderer: Sendable {
     /// dead-letter shape with `"reason":"OutputRejected"`, the output, the HTTP status and the start of
     /// the answer as `detail`; `payload` is the item that was refused. `nil` without a
     /// dead-letter topic.
-    public func outputRejectionMessage(output: String, status: Int, detail: String, item: [UInt8],
+    package func outputRejectionMessage(output: String, status: Int, detail: String, item: [UInt8],
                                        sourceTopic: String, route: String?, receivedAt: Double) -> OutboundMessage? {
         guard let deadLetter else { return nil }
         let text = String(decoding: item, as: UTF8.self)

@@ -15,7 +15,7 @@ final class Intake: Sendable {
     let journal: Journal?
     let limiter: IntakeLimiter
     let counters = DeliveryCounters()
-    private let logger: Logger
+    private let logger: BridgeLogger
     /// How long `admit` may block the intake network thread for a place: the stage's whole
     /// budget (places also wait for PUBACKs, read by the output connection's thread).
     private let stallBudget: Duration
@@ -28,7 +28,7 @@ final class Intake: Sendable {
     }
 
     /// Opens the journal `config` asks for (throwing when it cannot be opened).
-    init(config: BridgeConfig, logger: Logger) throws {
+    init(config: BridgeConfig, logger: BridgeLogger) throws {
         self.logger = logger
         limiter = IntakeLimiter(limit: config.extension.concurrency + Self.queueBound)
         stallBudget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)

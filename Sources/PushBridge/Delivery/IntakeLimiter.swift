@@ -11,23 +11,23 @@ import Synchronization
 /// places come back when the extension stage finishes (within its time limit) or when a
 /// PUBACK arrives on the output connection, which has its own network thread. QoS 0
 /// messages never wait: with no place free they are dropped and counted (`tryEnter`).
-public final class IntakeLimiter: Sendable {
+package final class IntakeLimiter: Sendable {
     /// Places: at most this many messages in flight (unless a bounded wait ran out).
-    public let limit: Int
+    package let limit: Int
     private let count = Atomic<Int>(0)
     /// Wakes a waiting `enter` when a place is given back.
     private let gate = WaitGate()
 
     /// A limiter with `limit` places (at least 1).
-    public init(limit: Int) {
+    package init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// Messages in flight now.
-    public var inFlight: Int { count.load(ordering: .acquiring) }
+    package var inFlight: Int { count.load(ordering: .acquiring) }
 
     /// Takes a place when one is free; `false` (nothing taken) when all are taken.
-    public func tryEnter() -> Bool {
+    package func tryEnter() -> Bool {
         var current = count.load(ordering: .relaxed)
         while current < limit {
             let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1,
@@ -42,7 +42,7 @@ public final class IntakeLimiter: Sendable {
     /// anyway (the bound is exceeded by one) and returns `false`. `true` when it did not
     /// have to overrun.
     @discardableResult
-    public func enter(maxWait: Duration) -> Bool {
+    package func enter(maxWait: Duration) -> Bool {
         if tryEnter() || gate.wait(until: .now + maxWait, for: tryEnter) { return true }
         count.add(1, ordering: .sequentiallyConsistent)
         return false
@@ -56,12 +56,12 @@ public final class IntakeLimiter: Sendable {
 
     /// Takes a place without waiting, even past the limit (replayed journal entries,
     /// already bounded by `journal.max_messages`).
-    public func force() {
+    package func force() {
         count.add(1, ordering: .acquiringAndReleasing)
     }
 
     /// Gives a place back.
-    public func leave() {
+    package func leave() {
         count.subtract(1, ordering: .sequentiallyConsistent)
         gate.notify()
     }

@@ -12,7 +12,7 @@ final class Publisher: Sendable {
     /// The output connection.
     let output: MQTTClient
     private let tracking: PublishTracking
-    private let logger: Logger
+    private let logger: BridgeLogger
     /// Signalled by the output connection's first CONNACK or failed attempt.
     private let outputSettled = DispatchSemaphore(value: 0)
     /// The intake connection for its own end-of-batch callback, and its network thread.
@@ -29,7 +29,7 @@ final class Publisher: Sendable {
     /// Makes both connections (not started). `handlers` are the intake connection's; its
     /// end-of-batch step is the publisher's (commit, then the held displays).
     init(intake options: MQTTClientOptions, output outputOptions: MQTTClientOptions, handlers: MQTTClientHandlers,
-         tracking: PublishTracking, logger: Logger) throws {
+         tracking: PublishTracking, logger: BridgeLogger) throws {
         self.tracking = tracking
         self.logger = logger
         let settled = outputSettled, side = intakeSide
@@ -94,7 +94,7 @@ final class Publisher: Sendable {
 
     /// The end of a read batch (intake network thread, before the batch's PUBACKs are
     /// written): commits the batch's journal records, then publishes what was held for them.
-    private static func commit(_ tracking: PublishTracking, logger: Logger, intake side: IntakeSide,
+    private static func commit(_ tracking: PublishTracking, logger: BridgeLogger, intake side: IntakeSide,
                                output: MQTTClient) {
         guard let journal = tracking.journal else { return }
         tracking.held.withLock { list in
@@ -118,7 +118,7 @@ final class Publisher: Sendable {
     /// QoS>0 ones on the output connection; from the intake thread the output connection is
     /// woken once per read batch, not once per publish.
     private static func publish(_ decision: Decision, seq: Int64?, receivedAt: Double, tracking: PublishTracking,
-                                logger: Logger, intake: MQTTClient?, output: MQTTClient, onIntakeThread: Bool) {
+                                logger: BridgeLogger, intake: MQTTClient?, output: MQTTClient, onIntakeThread: Bool) {
         // Whether a QoS>0 publish took over the journal row and the place (the first one does).
         var handedOver = false
         defer { if !handedOver { tracking.limiter.leave() } }

@@ -8,11 +8,11 @@ import Synchronization
 /// topic's line (the one that handed in its head), and results handed in meanwhile are
 /// queued for that thread. Lanes with nothing pending are removed, so memory follows the
 /// messages in flight, not the number of topics seen.
-public final class TopicSequencer<Item: Sendable>: Sendable {
+package final class TopicSequencer<Item: Sendable>: Sendable {
     /// A message's place in its topic's line.
-    public struct Ticket: Sendable {
-        public let topic: String
-        public let sequence: UInt64
+    package struct Ticket: Sendable {
+        package let topic: String
+        package let sequence: UInt64
     }
 
     private struct Lane {
@@ -29,12 +29,12 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
 
     /// `emit` receives items in per-topic arrival order, outside the sequencer's lock (items
     /// of different topics may be emitted at the same time on different threads).
-    public init(emit: @escaping @Sendable (Item) -> Void) {
+    package init(emit: @escaping @Sendable (Item) -> Void) {
         self.emit = emit
     }
 
     /// Takes the next ticket for `topic` (call in arrival order, from the receiving thread).
-    public func enter(_ topic: String) -> Ticket {
+    package func enter(_ topic: String) -> Ticket {
         lanes.withLock { lanes in
             // One hash: the lane is updated in place.
             let seq = { (lane: inout Lane) -> UInt64 in
@@ -50,7 +50,7 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
     /// `topic` is pending, otherwise queued behind what is. The same order as `enter`
     /// followed by `complete`, without a lane (and without hashing the topic when no
     /// topic has anything pending).
-    public func pass(_ topic: String, _ item: Item) {
+    package func pass(_ topic: String, _ item: Item) {
         let queued = lanes.withLock { lanes -> Bool in
             // A lane exists only while something on it is pending: take the next place.
             guard !lanes.isEmpty, let index = lanes.index(forKey: topic) else { return false }
@@ -65,7 +65,7 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
     }
 
     /// Hands in the result for `ticket`; emits it and any that were waiting behind it.
-    public func complete(_ ticket: Ticket, _ item: Item) {
+    package func complete(_ ticket: Ticket, _ item: Item) {
         let mine = lanes.withLock { lanes -> Bool in
             guard let index = lanes.index(forKey: ticket.topic) else { return false }
             if lanes.values[index].draining || ticket.sequence != lanes.values[index].emitted {
@@ -105,7 +105,7 @@ public final class TopicSequencer<Item: Sendable>: Sendable {
     }
 
     /// Messages entered but not yet emitted, over all topics.
-    public var pending: Int {
+    package var pending: Int {
         lanes.withLock { $0.values.reduce(0) { $0 + Int($1.assigned - $1.emitted) } }
     }
 }

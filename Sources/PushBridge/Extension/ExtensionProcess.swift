@@ -30,19 +30,19 @@ final class ExtensionProcess: Sendable {
 
     private let state = Mutex(State())
     private let command: [String]
-    private let logger: Logger
+    private let logger: BridgeLogger
 
     static let minBackoff: Duration = .milliseconds(100)
     static let maxBackoff: Duration = .seconds(10)
     static let healthyLifetime: Duration = .seconds(10)
 
-    private init(command: [String], logger: Logger) {
+    private init(command: [String], logger: BridgeLogger) {
         self.command = command
         self.logger = logger
     }
 
     /// Starts the first child of `command`; throws when it cannot be started.
-    static func make(command: [String], logger: Logger) throws -> ExtensionProcess {
+    static func make(command: [String], logger: BridgeLogger) throws -> ExtensionProcess {
         let process = ExtensionProcess(command: command, logger: logger)
         try process.launch()
         return process
@@ -50,7 +50,7 @@ final class ExtensionProcess: Sendable {
 
     /// A process whose first child could not be started: it tries again on the restart
     /// backoff; requests wait for a child and fail when a try fails.
-    static func retrying(command: [String], logger: Logger) -> ExtensionProcess {
+    static func retrying(command: [String], logger: BridgeLogger) -> ExtensionProcess {
         let process = ExtensionProcess(command: command, logger: logger)
         process.restart(lived: nil, how: "")
         return process

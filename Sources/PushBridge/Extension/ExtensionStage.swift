@@ -18,7 +18,7 @@ import Synchronization
 /// are in the asynchronous steps at once (one task each, `runSteps`, on the stage's own
 /// executor); the rest wait in arrival order. `completion` is called exactly once per
 /// request, from any thread.
-public final class ExtensionStage: Sendable {
+package final class ExtensionStage: Sendable {
     private enum Step: Sendable {
         case native(any NotificationServiceExtension)
         case apple(@Sendable () throws -> UNNotificationServiceExtension)
@@ -55,7 +55,7 @@ public final class ExtensionStage: Sendable {
 
     let config: ExtensionConfig
     let filteringGranted: Bool
-    let logger: Logger
+    let logger: BridgeLogger
     let clock: StageClock
     private let filters: FilterChain
     private let steps: [Step]
@@ -72,8 +72,8 @@ public final class ExtensionStage: Sendable {
     /// A stage for `config`; starts the external process when `config.command` is set (one
     /// that cannot be started is logged, and fails each request that reaches it).
     /// `memory` holds the remembering filters' state (a reload passes the previous one).
-    public init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
-                logger: Logger, clock: StageClock = .system, memory: FilterMemory = FilterMemory()) {
+    package init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
+                logger: BridgeLogger, clock: StageClock = .system, memory: FilterMemory = FilterMemory()) {
         self.config = config
         self.filteringGranted = filteringGranted
         self.logger = logger
@@ -110,7 +110,7 @@ public final class ExtensionStage: Sendable {
     }
 
     /// Runs `request` through the stage; `completion` receives the result exactly once.
-    public func process(_ request: NotificationRequest, context: MessageContext,
+    package func process(_ request: NotificationRequest, context: MessageContext,
                         completion: @escaping @Sendable (StageResult) -> Void) {
         switch begin(request, context: context) {
         case .decided(let result):
@@ -160,7 +160,7 @@ public final class ExtensionStage: Sendable {
 
     /// Stops the external process and ends every open request as a failure (`on_failure`).
     /// Requests processed afterwards fail the same way. Releasing the stage shuts it down too.
-    public func shutdown() {
+    package func shutdown() {
         guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         admission.close()
         for case .command(let process) in steps { process.shutdown() }

@@ -9,10 +9,10 @@ import Synchronization
 /// unchanged hands the new pipeline the same store; a changed or removed filter starts
 /// afresh. With `persistent`, each store notes what changed so that ``takeChanges(_:)`` can
 /// give the journal a batch of rows (SPEC section 4).
-public final class FilterMemory: Sendable {
+package final class FilterMemory: Sendable {
     /// Whether stores note their changes for the journal.
-    public let persistent: Bool
-    private let logger: Logger?
+    package let persistent: Bool
+    private let logger: BridgeLogger?
 
     private struct State {
         var stores: [String: any FilterMemoryStore] = [:]
@@ -26,7 +26,7 @@ public final class FilterMemory: Sendable {
     private let state = Mutex(State())
 
     /// Memory for one process; `persistent` when the journal keeps it.
-    public init(persistent: Bool = false, logger: Logger? = nil) {
+    package init(persistent: Bool = false, logger: BridgeLogger? = nil) {
         self.persistent = persistent
         self.logger = logger
     }
@@ -67,7 +67,7 @@ public final class FilterMemory: Sendable {
 
     /// Forgets every store whose filter is not in `filters` (after a reload built the new
     /// pipeline's chain); their journal rows are deleted with the next batch.
-    public func keep(only filters: [FilterConfig]) {
+    package func keep(only filters: [FilterConfig]) {
         let live = Set(filters.filter(\.hasMemory).map(\.memoryIdentity))
         state.withLock { s in
             for identity in s.stores.keys where !live.contains(identity) {
@@ -82,7 +82,7 @@ public final class FilterMemory: Sendable {
     }
 
     /// Puts back rows a previous process stored; call before the first pipeline is built.
-    public func restore(_ rows: [FilterMemoryRow], clocks: ClockReading) {
+    package func restore(_ rows: [FilterMemoryRow], clocks: ClockReading) {
         state.withLock { s in
             s.restoredAt = clocks
             for row in rows { s.pending[row.filter, default: []].append((row.key, row.value)) }
@@ -91,7 +91,7 @@ public final class FilterMemory: Sendable {
 
     /// What changed since the last call, for the journal: rows to write (a `nil` value
     /// deletes the row) and filters whose rows are all to be deleted.
-    public func takeChanges(_ clocks: ClockReading) -> FilterMemoryChanges {
+    package func takeChanges(_ clocks: ClockReading) -> FilterMemoryChanges {
         let (stores, dropped) = state.withLock { s in
             defer { s.dropped.removeAll() }
             return (s.stores, s.dropped)
@@ -106,7 +106,7 @@ public final class FilterMemory: Sendable {
     }
 
     /// Evictions so far, by filter name.
-    public var evictions: [String: Int] {
+    package var evictions: [String: Int] {
         state.withLock { s in
             var out: [String: Int] = [:]
             for store in s.stores.values { out[store.filterName, default: 0] += store.evictions }
@@ -116,14 +116,14 @@ public final class FilterMemory: Sendable {
 }
 
 /// One remembered key of one filter, as the journal stores it.
-public struct FilterMemoryRow: Sendable, Equatable {
+package struct FilterMemoryRow: Sendable, Equatable {
     /// The filter's ``FilterConfig/memoryIdentity``.
-    public var filter: String
-    public var key: String
+    package var filter: String
+    package var key: String
     /// `changed`: the value; `dedupe`/`rate_limit`: the hits as UNIX seconds, comma-separated.
-    public var value: String
+    package var value: String
 
-    public init(filter: String, key: String, value: String) {
+    package init(filter: String, key: String, value: String) {
         self.filter = filter
         self.key = key
         self.value = value
@@ -131,35 +131,35 @@ public struct FilterMemoryRow: Sendable, Equatable {
 }
 
 /// A batch of filter-memory changes for the journal.
-public struct FilterMemoryChanges: Sendable {
+package struct FilterMemoryChanges: Sendable {
     /// One key's new state; `value == nil` deletes it.
-    public struct Change: Sendable, Equatable {
-        public var filter: String
-        public var key: String
-        public var value: String?
+    package struct Change: Sendable, Equatable {
+        package var filter: String
+        package var key: String
+        package var value: String?
     }
 
-    public var rows: [Change]
+    package var rows: [Change]
     /// Filters whose rows are all deleted.
-    public var droppedFilters: [String]
+    package var droppedFilters: [String]
 
     /// `true` when there is nothing to write.
-    public var isEmpty: Bool { rows.isEmpty && droppedFilters.isEmpty }
+    package var isEmpty: Bool { rows.isEmpty && droppedFilters.isEmpty }
 }
 
 /// The monotonic and wall clocks read at one moment, to turn hit times (monotonic) into
 /// UNIX seconds for the journal and back.
-public struct ClockReading: Sendable {
-    public var monotonic: Duration
-    public var wall: Double
+package struct ClockReading: Sendable {
+    package var monotonic: Duration
+    package var wall: Double
 
-    public init(monotonic: Duration, wall: Double) {
+    package init(monotonic: Duration, wall: Double) {
         self.monotonic = monotonic
         self.wall = wall
     }
 
     /// Reads `clock` now.
-    public init(_ clock: StageClock) {
+    package init(_ clock: StageClock) {
         self.init(monotonic: clock.monotonic(), wall: clock.wall())
     }
 

@@ -1,7 +1,7 @@
 /// What the extension stage decided for one request (SPEC section 2, rule 5).
-public struct StageResult: Sendable, Equatable {
+package struct StageResult: Sendable, Equatable {
     /// The outcome.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// Publish this content; `modified` is `true` when it differs from the original.
         case deliver(NotificationContent, modified: Bool)
         /// Silenced: empty content with the filtering entitlement and push type `alert`.
@@ -11,20 +11,20 @@ public struct StageResult: Sendable, Equatable {
         case dropped(reason: String)
     }
 
-    public var verdict: Verdict
+    package var verdict: Verdict
     /// No answer by the time limit nor within the grace after it (the original was delivered).
     /// An answer that arrives within the grace is used and is not a timeout.
-    public var timedOut: Bool
+    package var timedOut: Bool
     /// A step threw, crashed, exited or answered garbage.
-    public var extensionFailed: Bool
+    package var extensionFailed: Bool
     /// One entry per filter and per asynchronous step, in chain order.
-    public var filterTrace: [FilterTrace]
+    package var filterTrace: [FilterTrace]
     /// Which part of rule 5 applied, for `pushbridge try` and logs.
-    public var rule: String
+    package var rule: String
     /// Time spent in the stage, queueing included (monotonic clock).
-    public var duration: Duration
+    package var duration: Duration
 
-    public init(verdict: Verdict, timedOut: Bool = false, extensionFailed: Bool = false,
+    package init(verdict: Verdict, timedOut: Bool = false, extensionFailed: Bool = false,
                 filterTrace: [FilterTrace] = [], rule: String, duration: Duration = .zero) {
         self.verdict = verdict
         self.timedOut = timedOut
@@ -35,19 +35,19 @@ public struct StageResult: Sendable, Equatable {
     }
 
     /// The content to publish, or `nil` when suppressed or dropped.
-    public var deliveredContent: NotificationContent? {
+    package var deliveredContent: NotificationContent? {
         if case .deliver(let content, _) = verdict { return content }
         return nil
     }
 
     /// `true` for a delivery whose content differs from the original.
-    public var modified: Bool {
+    package var modified: Bool {
         if case .deliver(_, let modified) = verdict { return modified }
         return false
     }
 
     /// Short outcome word: `delivered`, `suppressed` or `dropped`.
-    public var outcome: String {
+    package var outcome: String {
         switch verdict {
         case .deliver: "delivered"
         case .suppressed: "suppressed"
@@ -57,18 +57,18 @@ public struct StageResult: Sendable, Equatable {
 }
 
 /// One step's verdict in the chain, e.g. `quiet: suppressed`, `badge: set badge`.
-public struct FilterTrace: Sendable, Equatable, CustomStringConvertible {
+package struct FilterTrace: Sendable, Equatable, CustomStringConvertible {
     /// The filter's name, or `extension` / `command` for the asynchronous steps.
-    public var name: String
+    package var name: String
     /// `passed`, `suppressed`, `set title, body`, `skipped (when false)`, `skipped (route)`,
     /// `answered`, `timed out`, `failed: …`, with ` — not applied: …` appended when rule 5
     /// overruled a suppression.
-    public var verdict: String
+    package var verdict: String
 
-    public init(name: String, verdict: String) {
+    package init(name: String, verdict: String) {
         self.name = name
         self.verdict = verdict
     }
 
-    public var description: String { "\(name): \(verdict)" }
+    package var description: String { "\(name): \(verdict)" }
 }

@@ -60,13 +60,16 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying {
     /// A mutable copy.
     open func mutableCopy(with zone: NSZone? = nil) -> Any { UNMutableNotificationContent(notificationContent) }
 
+    /// Equal when the contents are (every field, user info included).
     open override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNNotificationContent else { return false }
         return other.notificationContent == notificationContent
     }
 
+    /// A hash consistent with `isEqual(_:)`.
     open override var hash: Int { notificationContent.title?.hashValue ?? 0 }
 
+    /// The content's fields, for debugging.
     open override var description: String {
         "<\(type(of: self)) title=\(title.debugDescription) body=\(body.debugDescription)>"
     }
@@ -79,10 +82,15 @@ open class UNMutableNotificationContent: UNNotificationContent {
         notificationContent[text: field] = text.isEmpty && notificationContent[text: field] == nil ? nil : text
     }
 
+    /// The title; settable.
     open override var title: String { get { super.title } set { store(.title, newValue) } }
+    /// The subtitle; settable.
     open override var subtitle: String { get { super.subtitle } set { store(.subtitle, newValue) } }
+    /// The body; settable.
     open override var body: String { get { super.body } set { store(.body, newValue) } }
+    /// The badge number; settable (`nil` leaves the badge as it is).
     open override var badge: NSNumber? { get { super.badge } set { notificationContent.badge = newValue?.intValue } }
+    /// The sound; settable (`nil` is no sound).
     open override var sound: UNNotificationSound? {
         get { super.sound }
         set {
@@ -91,21 +99,29 @@ open class UNMutableNotificationContent: UNNotificationContent {
             notificationContent.soundVolume = newValue?.criticalVolume
         }
     }
+    /// The thread identifier; settable.
     open override var threadIdentifier: String { get { super.threadIdentifier } set { store(.threadID, newValue) } }
+    /// The category identifier; settable.
     open override var categoryIdentifier: String { get { super.categoryIdentifier } set { store(.category, newValue) } }
+    /// The target content identifier; settable.
     open override var targetContentIdentifier: String? {
         get { super.targetContentIdentifier } set { notificationContent.targetContentID = newValue }
     }
+    /// The interruption level; settable.
     open override var interruptionLevel: UNNotificationInterruptionLevel {
         get { super.interruptionLevel } set { notificationContent.interruptionLevel = newValue.name }
     }
+    /// The relevance score (0...1); settable.
     open override var relevanceScore: Double {
         get { super.relevanceScore } set { notificationContent.relevanceScore = min(1, max(0, newValue)) }
     }
+    /// The Focus filter criteria; settable.
     open override var filterCriteria: String? { get { super.filterCriteria } set { notificationContent.filterCriteria = newValue } }
+    /// The attachments; settable.
     open override var attachments: [UNNotificationAttachment] {
         get { super.attachments } set { notificationContent.attachments = newValue.map(\.url.absoluteString) }
     }
+    /// The user info (property-list values); settable.
     open override var userInfo: [AnyHashable: Any] {
         get { super.userInfo } set { notificationContent.userInfo = UserInfoBridge.json(from: newValue) }
     }
@@ -127,9 +143,13 @@ public enum UNNotificationInterruptionLevel: UInt, Sendable, CaseIterable {
 
 /// The name of a sound file, like Apple's `UNNotificationSoundName`.
 public struct UNNotificationSoundName: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral {
+    /// The file name.
     public var rawValue: String
+    /// A name from its raw value.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A name from a file name.
     public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A name from a string literal.
     public init(stringLiteral value: String) { self.rawValue = value }
 }
 
@@ -188,11 +208,13 @@ public final class UNNotificationSound: NSObject, Sendable {
         min(1, max(0, Double(volume.description) ?? Double(volume)))
     }
 
+    /// Equal when the name and the critical flag and volume are.
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? UNNotificationSound else { return false }
         return other.storedName == storedName && other.isCritical == isCritical && other.criticalVolume == criticalVolume
     }
 
+    /// A hash consistent with `isEqual(_:)`.
     public override var hash: Int { storedName.hashValue ^ (isCritical ? 1 : 0) }
 }
 

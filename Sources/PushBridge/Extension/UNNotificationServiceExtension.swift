@@ -26,6 +26,7 @@ open class UNNotificationRequest: NSObject {
 /// counts). If the handler is not called within `extension.time_limit`, the stage calls
 /// ``serviceExtensionTimeWillExpire()`` and waits `extension.expire_grace` for a last answer.
 open class UNNotificationServiceExtension: NSObject {
+    /// A new extension; the stage makes one per request through `ExtensionFactory.apple`.
     public override init() { super.init() }
 
     /// Asks the extension to produce the content to deliver. The default delivers `request.content`.

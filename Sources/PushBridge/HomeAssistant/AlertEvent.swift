@@ -6,15 +6,15 @@
 /// `sound_critical` is there (`true`) only for Apple's critical-alert sound, as in the
 /// display message. Home Assistant keeps
 /// every key but `event_type` as an attribute of the event entity.
-public enum AlertEvent {
+package enum AlertEvent {
     /// The one event type of a route's event entity.
-    public static let eventType = "delivered"
+    package static let eventType = "delivered"
     /// The lifecycle's event types, fired by a condition route's event entity too.
-    public static let conditionEventTypes = ["raised", "repeated", "escalated", "acknowledged", "snoozed", "cleared"]
+    package static let conditionEventTypes = ["raised", "repeated", "escalated", "acknowledged", "snoozed", "cleared"]
 
     /// The event JSON of a condition's transition: `{"event_type":"raised","alert_id":…,
     /// "collapse_id":…,"key":…,"route":…,"source_topic":…,"repeat":…,"step":…}`.
-    public static func payload(_ event: ConditionEvent) -> [UInt8] {
+    package static func payload(_ event: ConditionEvent) -> [UInt8] {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
         w.add("event_type", event.kind)
@@ -33,7 +33,7 @@ public enum AlertEvent {
     /// The event JSON for a delivered `request` that arrived on `sourceTopic` and matched `route`.
     /// `alertID`: the condition's alert id, for a condition route's notification (the
     /// blueprint's Acknowledge and Snooze actions carry it back).
-    public static func payload(_ request: NotificationRequest, route: String, sourceTopic: String,
+    package static func payload(_ request: NotificationRequest, route: String, sourceTopic: String,
                                alertID: String? = nil) -> [UInt8] {
         let c = request.content
         var w = JSONWriter(capacity: 384)

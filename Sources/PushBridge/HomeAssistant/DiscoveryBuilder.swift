@@ -4,23 +4,23 @@
 /// two diagnostic sensors and the notify entity; per route four counter sensors and an
 /// event entity. Object ids (hence entity ids) and unique ids depend only on the client id
 /// and the route name, so they are stable across restarts and reloads.
-public struct DiscoveryBuilder: Sendable {
-    public let homeAssistant: HomeAssistantConfig
-    public let clientID: String
+package struct DiscoveryBuilder: Sendable {
+    package let homeAssistant: HomeAssistantConfig
+    package let clientID: String
     /// The node id in topics and object ids (`HomeAssistantConfig.nodeID`).
-    public let nodeID: String
-    public let statusTopic: String
-    public let statsTopic: String
-    public let version: String
+    package let nodeID: String
+    package let statusTopic: String
+    package let statsTopic: String
+    package let version: String
     /// The `outputs:` names: each gets diagnostic sensors (OutputSensors.swift).
-    public let outputs: [String]
+    package let outputs: [String]
     /// The routes with a `condition:` (their event entity fires the lifecycle's events too,
     /// and an active-count sensor is announced).
-    public let conditionRoutes: Set<String>
+    package let conditionRoutes: Set<String>
 
     /// `nil` when `config` has no `homeassistant:` section (or no status or stats topic,
     /// which the loader refuses with it).
-    public init?(config: BridgeConfig, version: String) {
+    package init?(config: BridgeConfig, version: String) {
         guard let ha = config.homeAssistant, let status = config.monitoring.statusTopic,
               let stats = config.monitoring.statsTopic else { return nil }
         homeAssistant = ha
@@ -34,12 +34,12 @@ public struct DiscoveryBuilder: Sendable {
     }
 
     /// Every entity for `routes`: the bridge's own first, each output's, then each route's in order.
-    public func entities(routes: [String]) -> [DiscoveryEntity] {
+    package func entities(routes: [String]) -> [DiscoveryEntity] {
         bridgeEntities() + outputs.flatMap(outputEntities) + routes.flatMap(routeEntities)
     }
 
     /// The state topic of `route`'s event entity.
-    public func eventTopic(route: String) -> String {
+    package func eventTopic(route: String) -> String {
         HomeAssistantConfig.eventTopic(nodeID: nodeID, routeID: HomeAssistantConfig.routeID(route))
     }
 

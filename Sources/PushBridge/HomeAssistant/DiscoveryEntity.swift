@@ -1,19 +1,19 @@
 /// One entity announced to Home Assistant: its retained discovery config (SPEC section 11).
-public struct DiscoveryEntity: Sendable, Equatable {
+package struct DiscoveryEntity: Sendable, Equatable {
     /// Home Assistant's platform: `sensor`, `binary_sensor`, `event` or `notify`.
-    public var component: String
+    package var component: String
     /// The object id in the discovery topic, also the entity id after the domain
     /// (`sensor.<objectID>`): `<node>_<route>_<what>` or `<node>_<what>`.
-    public var objectID: String
+    package var objectID: String
     /// The route the entity belongs to; `nil` for the bridge's own entities.
-    public var route: String?
+    package var route: String?
     /// `<discovery_prefix>/<component>/<node>/<objectID>/config`.
-    public var topic: String
+    package var topic: String
     /// The discovery config (device, origin, availability and the platform's keys).
-    public var config: JSONValue
+    package var config: JSONValue
 
     /// The config as sent: compact JSON with sorted keys.
-    public var payload: [UInt8] {
+    package var payload: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(768)
         config.write(into: &bytes)

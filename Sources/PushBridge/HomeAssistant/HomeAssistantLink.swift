@@ -13,7 +13,7 @@ final class HomeAssistantLink: Sendable {
     /// Home Assistant's status topic; the bridge subscribes to it outside the routes.
     let birthTopic: String
     private let hop: [(name: String, value: String)]
-    private let logger: Logger
+    private let logger: BridgeLogger
     /// The broker connection's options (no will, no subscriptions), for the sweep's own.
     private let broker: MQTTClientOptions
     /// Set once the first connection started the sweep for stale configs.
@@ -31,7 +31,7 @@ final class HomeAssistantLink: Sendable {
     /// `nil` unless `config` has a `homeassistant:` section. `broker`: the options of a
     /// connection to the broker (`config.broker`'s), which the sweep for stale configs uses.
     init?(config: BridgeConfig, broker: MQTTClientOptions, version: String, hop: (name: String, value: String),
-          logger: Logger) {
+          logger: BridgeLogger) {
         guard let builder = DiscoveryBuilder(config: config, version: version) else { return nil }
         self.builder = builder
         self.birthTopic = builder.homeAssistant.birthTopic

@@ -20,7 +20,7 @@ enum StaleConfigSweep {
 
     /// The retained, non-empty config topics under `filter` (nil when the broker could not
     /// be read within the budget). Blocks: call it off the cooperative pool.
-    static func retainedConfigs(broker: MQTTClientOptions, filter: String, logger: Logger) -> Set<String>? {
+    static func retainedConfigs(broker: MQTTClientOptions, filter: String, logger: BridgeLogger) -> Set<String>? {
         final class Seen: Sendable {
             let topics = Mutex<Set<String>>([])
             /// Signalled at every accepted CONNACK.

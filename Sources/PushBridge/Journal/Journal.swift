@@ -18,18 +18,18 @@ import Synchronization
 ///
 /// Thread safety: the connection and its statements sit behind one `Mutex`; `markDone`
 /// and the counts take only short locks of their own.
-public final class Journal: Sendable {
+package final class Journal: Sendable {
     /// The database file's name inside `journal.path`.
-    public static let fileName = "journal.sqlite"
+    package static let fileName = "journal.sqlite"
     /// Rows kept after they are done, newest first, to recognize the broker's redelivery of
     /// messages whose PUBACK a crash prevented (must exceed the broker's in-flight window).
-    public static let redeliveryTail: Int64 = 4096
+    package static let redeliveryTail: Int64 = 4096
 
     /// The database file.
-    public let file: String
-    public let fsync: FsyncPolicy
+    package let file: String
+    package let fsync: FsyncPolicy
     /// Open messages allowed before intake stops (`journal.max_messages`).
-    public let maxMessages: Int
+    package let maxMessages: Int
 
     /// The connection and its statements (also used by `JournalFilterMemory.swift`).
     let store: Mutex<Store>
@@ -81,7 +81,7 @@ public final class Journal: Sendable {
     static let cacheKiB = 512
 
     /// Opens (creating) the journal described by `config`: the directory, the database, WAL mode.
-    public init(config: JournalConfig) throws(SQLiteError) {
+    package init(config: JournalConfig) throws(SQLiteError) {
         do {
             try FileManager.default.createDirectory(atPath: config.path, withIntermediateDirectories: true)
         } catch {
@@ -129,16 +129,16 @@ public final class Journal: Sendable {
     }
 
     /// Messages recorded and not yet done.
-    public var openCount: Int { open.load(ordering: .acquiring) }
+    package var openCount: Int { open.load(ordering: .acquiring) }
 
     /// `true` when `max_messages` messages are open: intake should wait.
-    public var isFull: Bool { openCount >= maxMessages }
+    package var isFull: Bool { openCount >= maxMessages }
 
     /// Makes `message` durable (committed) and returns its sequence number.
     ///
     /// Called on the network thread inside `on_message`; when it returns, a crash of the
     /// process can no longer lose the message (power loss: see `fsync`).
-    public func record(_ message: InboundMessage, id: String) throws(SQLiteError) -> Int64 {
+    package func record(_ message: InboundMessage, id: String) throws(SQLiteError) -> Int64 {
         let grouped = grouping.load(ordering: .relaxed)
         let seq = try store.withLock { s throws(SQLiteError) -> Int64 in
             if grouped, !s.batchOpen {
@@ -168,27 +168,27 @@ public final class Journal: Sendable {
     /// `true` once the record `seq` is committed (or its batch failed to commit): from then
     /// its display may be published, since a crash can no longer make the broker's
     /// redelivery of it look like a new message.
-    public func isCommitted(_ seq: Int64) -> Bool {
+    package func isCommitted(_ seq: Int64) -> Bool {
         seq <= committed.seq.load(ordering: .acquiring)
     }
 
     /// `true` after `groupCommits()`.
-    public var groupsCommits: Bool { grouping.load(ordering: .relaxed) }
+    package var groupsCommits: Bool { grouping.load(ordering: .relaxed) }
 
     /// From now on `record` leaves its transaction open until `commitBatch()` (called on
     /// the network thread before it writes PUBACKs; see `MQTTClientHandlers.onReadsDone`).
-    public func groupCommits() {
+    package func groupCommits() {
         grouping.store(true, ordering: .relaxed)
     }
 
     /// Commits the records since the last commit: from here a crash cannot lose them.
-    public func commitBatch() throws(SQLiteError) {
+    package func commitBatch() throws(SQLiteError) {
         try store.withLock { s throws(SQLiteError) in try s.commitBatch() }
     }
 
     /// Marks the message `seq` done: it will not be replayed once the mark is flushed.
     /// Call it once per recorded message.
-    public func markDone(_ seq: Int64) {
+    package func markDone(_ seq: Int64) {
         open.subtract(1, ordering: .releasing)
         let count = doneMarks.withLock { marks in
             marks.append(seq)
@@ -198,7 +198,7 @@ public final class Journal: Sendable {
     }
 
     /// Writes the queued done marks in one transaction.
-    public func flush() throws(SQLiteError) {
+    package func flush() throws(SQLiteError) {
         let marks = doneMarks.withLock { m in
             defer { m.removeAll(keepingCapacity: true) }
             return m
@@ -224,7 +224,7 @@ public final class Journal: Sendable {
     /// Flushes, deletes done rows (keeping the newest `redeliveryTail`), and, when
     /// `checkpoint`, moves the WAL into the database and truncates it
     /// (`PRAGMA wal_checkpoint(TRUNCATE)`; with `fsync: interval` this is the periodic fsync).
-    public func compact(checkpoint: Bool) throws(SQLiteError) {
+    package func compact(checkpoint: Bool) throws(SQLiteError) {
         try flush()
         try store.withLock { s throws(SQLiteError) in
             try s.commitBatch()
@@ -237,12 +237,12 @@ public final class Journal: Sendable {
     }
 
     /// The open messages, oldest first: what a start replays.
-    public func openEntries() throws(SQLiteError) -> [JournalEntry] {
+    package func openEntries() throws(SQLiteError) -> [JournalEntry] {
         try store.withLock { s throws(SQLiteError) in try Self.entries(s.db, where: "done = 0") }
     }
 
     /// Rows in the database (open and done), for tests and logs.
-    public func rowCount() throws(SQLiteError) -> Int {
+    package func rowCount() throws(SQLiteError) -> Int {
         try store.withLock { s throws(SQLiteError) in Int(try s.db.scalar("SELECT count(*) FROM messages") ?? "0") ?? 0 }
     }
 

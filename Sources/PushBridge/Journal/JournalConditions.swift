@@ -9,7 +9,7 @@ extension Journal {
         """
 
     /// Every stored condition as `(route, key, value)`.
-    public func loadConditions() throws(SQLiteError) -> [(route: String, key: String, value: String)] {
+    package func loadConditions() throws(SQLiteError) -> [(route: String, key: String, value: String)] {
         try store.withLock { s throws(SQLiteError) -> [(route: String, key: String, value: String)] in
             try s.commitBatch()
             try s.db.execute(Self.conditionsSchema)
@@ -21,7 +21,7 @@ extension Journal {
     }
 
     /// Stores (`value` set) or forgets (`nil`) the condition of `route` and `key`, committed at once.
-    public func saveCondition(route: String, key: String, value: String?) throws(SQLiteError) {
+    package func saveCondition(route: String, key: String, value: String?) throws(SQLiteError) {
         try store.withLock { s throws(SQLiteError) in
             try s.commitBatch()
             try s.db.execute(Self.conditionsSchema)

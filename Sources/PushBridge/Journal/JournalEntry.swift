@@ -1,13 +1,13 @@
 /// One message kept in the journal: what arrived, the id fixed on arrival, and its place.
-public struct JournalEntry: Sendable {
+package struct JournalEntry: Sendable {
     /// The journal's sequence number (arrival order, never reused).
-    public var seq: Int64
+    package var seq: Int64
     /// The notification id fixed when the message arrived; replays keep it.
-    public var id: String
+    package var id: String
     /// The message as received (topic, payload, QoS, retain, user properties, arrival time, mid).
-    public var message: InboundMessage
+    package var message: InboundMessage
 
-    public init(seq: Int64, id: String, message: InboundMessage) {
+    package init(seq: Int64, id: String, message: InboundMessage) {
         self.seq = seq
         self.id = id
         self.message = message

@@ -13,7 +13,7 @@ extension Journal {
         """
 
     /// Every stored row: the filter's memory identity, the key and the stored value.
-    public func loadFilterMemoryRows() throws(SQLiteError) -> [(filter: String, key: String, value: String)] {
+    package func loadFilterMemoryRows() throws(SQLiteError) -> [(filter: String, key: String, value: String)] {
         try store.withLock { s throws(SQLiteError) -> [(filter: String, key: String, value: String)] in
             try s.commitBatch()
             let db = s.db
@@ -29,7 +29,7 @@ extension Journal {
 
     /// Writes one batch of changes in one transaction: the filters whose rows all go, then
     /// each row's new value (`nil` deletes the row).
-    public func saveFilterMemory(rows: [(filter: String, key: String, value: String?)],
+    package func saveFilterMemory(rows: [(filter: String, key: String, value: String?)],
                                  droppedFilters: [String]) throws(SQLiteError) {
         guard !rows.isEmpty || !droppedFilters.isEmpty else { return }
         try store.withLock { s throws(SQLiteError) in

@@ -12,11 +12,11 @@ final class JournalMaintenance: Sendable {
     static let otherCheckpoint: Duration = .seconds(10)
 
     private let journal: Journal
-    private let logger: Logger
+    private let logger: BridgeLogger
     private let worker = Worker(name: "journal")
     private let started = Atomic<Bool>(false)
 
-    init(journal: Journal, logger: Logger) {
+    init(journal: Journal, logger: BridgeLogger) {
         self.journal = journal
         self.logger = logger
     }

@@ -1,16 +1,16 @@
 /// One delivery to an output as stored in the journal: what to send, to which target.
-public struct OutputDeliveryRow: Sendable {
+package struct OutputDeliveryRow: Sendable {
     /// The row's id: deliveries of one output are tried in this order.
-    public var id: Int64
-    public var output: String
+    package var id: Int64
+    package var output: String
     /// The item's id (the alert's id; a withdraw's `<alert_id>/withdraw`).
-    public var key: String
+    package var key: String
     /// Which of the output's targets (empty for ntfy and webhook; a subscription for Web Push).
-    public var target: String
+    package var target: String
     /// The item as JSON (the display message, or the withdraw).
-    public var item: [UInt8]
+    package var item: [UInt8]
     /// When it was handed to the output (seconds since 1970).
-    public var created: Double
+    package var created: Double
 }
 
 /// The outputs' deliveries in the journal's database (docs/outputs.md: stored before it is
@@ -23,7 +23,7 @@ public struct OutputDeliveryRow: Sendable {
 /// not delivered twice, then deleted.
 extension Journal {
     /// Done rows kept per output to recognise a replay of what was already delivered.
-    public static let outputDoneTail: Int64 = 4096
+    package static let outputDoneTail: Int64 = 4096
 
     static let outputSchema = """
         CREATE TABLE IF NOT EXISTS output_deliveries(
@@ -35,7 +35,7 @@ extension Journal {
 
     /// Stores the deliveries of one item (one transaction); a `(output, key, target)` already
     /// stored is left as it is. Returns, per row, whether it is new.
-    public func storeOutputDeliveries(_ rows: [(output: String, key: String, target: String)], item: [UInt8],
+    package func storeOutputDeliveries(_ rows: [(output: String, key: String, target: String)], item: [UInt8],
                                       created: Double) throws(SQLiteError) -> [Bool] {
         guard !rows.isEmpty else { return [] }
         return try store.withLock { s throws(SQLiteError) -> [Bool] in
@@ -66,7 +66,7 @@ extension Journal {
     }
 
     /// Up to `limit` open deliveries of `output` after row `after`, oldest first.
-    public func openOutputDeliveries(output: String, after: Int64, limit: Int) throws(SQLiteError) -> [OutputDeliveryRow] {
+    package func openOutputDeliveries(output: String, after: Int64, limit: Int) throws(SQLiteError) -> [OutputDeliveryRow] {
         try store.withLock { s throws(SQLiteError) -> [OutputDeliveryRow] in
             try s.commitBatch()
             let db = s.db
@@ -85,7 +85,7 @@ extension Journal {
     }
 
     /// Open deliveries of `output`.
-    public func pendingOutputDeliveries(output: String) throws(SQLiteError) -> Int {
+    package func pendingOutputDeliveries(output: String) throws(SQLiteError) -> Int {
         try store.withLock { s throws(SQLiteError) -> Int in
             try s.commitBatch()
             try Self.ensureOutputSchema(s.db)
@@ -96,7 +96,7 @@ extension Journal {
     }
 
     /// Marks rows done (delivered, or finally rejected) and trims the done tail of `output`.
-    public func finishOutputDeliveries(_ ids: [Int64], output: String) throws(SQLiteError) {
+    package func finishOutputDeliveries(_ ids: [Int64], output: String) throws(SQLiteError) {
         guard !ids.isEmpty else { return }
         try store.withLock { s throws(SQLiteError) in
             try s.commitBatch()

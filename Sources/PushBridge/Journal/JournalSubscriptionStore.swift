@@ -5,11 +5,11 @@ import Foundation
 /// One table, `webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at)`,
 /// keyed by the output's name and the endpoint (two `webpush` outputs keep separate lists).
 /// Each change commits at once (the journal's open batch first).
-public final class JournalSubscriptionStore: SubscriptionStore {
+package final class JournalSubscriptionStore: SubscriptionStore {
     /// The output whose subscriptions these are.
-    public let output: String
+    package let output: String
     /// The most subscriptions kept for the output.
-    public let limit: Int
+    package let limit: Int
     private let journal: Journal
 
     static let schema = """
@@ -20,14 +20,14 @@ public final class JournalSubscriptionStore: SubscriptionStore {
         """
 
     /// The store of `output` in `journal` (the table is created when missing).
-    public init(journal: Journal, output: String, limit: Int = 1000) throws(SubscriptionStoreError) {
+    package init(journal: Journal, output: String, limit: Int = 1000) throws(SubscriptionStoreError) {
         self.journal = journal
         self.output = output
         self.limit = limit
         try run { db throws(SQLiteError) in try db.execute(Self.schema) }
     }
 
-    public func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult {
+    package func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult {
         try run { db throws(SQLiteError) -> UpsertResult in
             let exists = try db.prepare("SELECT 1 FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2")
             exists.bind(1, output)
@@ -58,7 +58,7 @@ public final class JournalSubscriptionStore: SubscriptionStore {
     }
 
     @discardableResult
-    public func remove(endpoint: String) throws(SubscriptionStoreError) -> Bool {
+    package func remove(endpoint: String) throws(SubscriptionStoreError) -> Bool {
         try run { db throws(SQLiteError) -> Bool in
             let q = try db.prepare("DELETE FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2")
             q.bind(1, output)
@@ -68,7 +68,7 @@ public final class JournalSubscriptionStore: SubscriptionStore {
         }
     }
 
-    public func all() throws(SubscriptionStoreError) -> [WebPushSubscription] {
+    package func all() throws(SubscriptionStoreError) -> [WebPushSubscription] {
         try run { db throws(SQLiteError) -> [WebPushSubscription] in
             let q = try db.prepare("""
                 SELECT endpoint, p256dh, auth, expiration FROM webpush_subscriptions

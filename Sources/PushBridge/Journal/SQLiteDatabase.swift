@@ -2,15 +2,15 @@ import CSQLite
 import Foundation
 
 /// A SQLite result code that is not success, with SQLite's own message.
-public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+package struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The primary or extended result code.
-    public var code: Int32
+    package var code: Int32
     /// `sqlite3_errmsg` (or `sqlite3_errstr`) at the time of the failure.
-    public var message: String
+    package var message: String
     /// What we were doing.
-    public var context: String
+    package var context: String
 
-    public var description: String { "\(context): \(message) (SQLite code \(code))" }
+    package var description: String { "\(context): \(message) (SQLite code \(code))" }
 }
 
 /// One SQLite connection, owned by exactly one object and used under its lock.

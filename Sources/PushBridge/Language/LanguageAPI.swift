@@ -1,5 +1,5 @@
 /// A name an expression can refer to (SPEC section 4, "Templates and expressions").
-public enum Variable: String, CaseIterable, Sendable {
+package enum Variable: String, CaseIterable, Sendable {
     case topic, levels, payload, raw, properties, route, qos, retain
     case pushType = "push_type"
     case priority, content, now, hour, weekday
@@ -10,7 +10,7 @@ public enum Variable: String, CaseIterable, Sendable {
 }
 
 /// What an expression is evaluated against: one value per `Variable`.
-public protocol EvaluationContext {
+package protocol EvaluationContext {
     /// The current value of `variable`.
     func value(of variable: Variable) -> JSONValue
     /// `levels[position]`: the same as subscripting `value(of: .levels)`; a context can
@@ -23,29 +23,29 @@ public protocol EvaluationContext {
 
 extension EvaluationContext {
     /// The member of `value(of: variable)`.
-    public func member(_ name: String, of variable: Variable) -> JSONValue {
+    package func member(_ name: String, of variable: Variable) -> JSONValue {
         value(of: variable)[name] ?? .null
     }
 
     /// Subscripts `value(of: .levels)`.
-    public func levelsElement(_ position: JSONValue) -> JSONValue {
+    package func levelsElement(_ position: JSONValue) -> JSONValue {
         Node.subscripted(value(of: .levels), by: position)
     }
 }
 
 /// A syntax error in an expression or template, with its position in the source.
-public struct LanguageError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct LanguageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, e.g. `expected ')' to close '('`.
-    public var message: String
+    package var message: String
     /// UTF-8 byte offset of the error inside the full expression or template source.
-    public var offset: Int
+    package var offset: Int
 
-    public init(message: String, offset: Int) {
+    package init(message: String, offset: Int) {
         self.message = message
         self.offset = offset
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 /// A compiled expression: a filter condition or the inside of a template hole.
@@ -63,15 +63,15 @@ public struct LanguageError: Error, Sendable, Equatable, CustomStringConvertible
 /// `n` characters, no ellipsis) render non-strings first; `round(n)` rounds numbers
 /// half away from zero (an integer when `n` is 0) and passes other values through;
 /// `json` gives compact JSON text. `round` and `truncate` take integer literals.
-public struct Expression: Sendable {
+package struct Expression: Sendable {
     /// The source text the expression was parsed from.
-    public let source: String
+    package let source: String
     /// The variables the expression reads (useful for validation).
-    public let variables: Set<Variable>
+    package let variables: Set<Variable>
     let node: Node
 
     /// Parses `source`; throws a positioned `LanguageError` on a syntax error.
-    public static func parse(_ source: String) throws(LanguageError) -> Expression {
+    package static func parse(_ source: String) throws(LanguageError) -> Expression {
         var parser = try Parser(bytes: Array(source.utf8), start: 0, holeStart: nil)
         let node = try parser.parseExpression()
         var variables: Set<Variable> = []
@@ -80,19 +80,19 @@ public struct Expression: Sendable {
     }
 
     /// Evaluates the expression; never fails at run time (a missing path is `null`).
-    public func evaluate(in context: some EvaluationContext) -> JSONValue {
+    package func evaluate(in context: some EvaluationContext) -> JSONValue {
         node.evaluate(in: context)
     }
 
     /// Evaluates as `evaluate` does, but a path the value does not have (a missing key, an
     /// index past the end, a member of a text or number) makes the whole expression `nil`:
     /// unevaluable. `default(x)` still replaces a missing value. A condition's `active` uses it.
-    public func evaluateStrictly(in context: some EvaluationContext) -> JSONValue? {
+    package func evaluateStrictly(in context: some EvaluationContext) -> JSONValue? {
         node.evaluateStrictly(in: context)
     }
 
     /// Evaluates and applies truthiness: `null`, `false`, `0`, `0.0`, `""`, `[]`, `{}` are false.
-    public func isTrue(in context: some EvaluationContext) -> Bool {
+    package func isTrue(in context: some EvaluationContext) -> Bool {
         Operators.isTruthy(node.evaluate(in: context))
     }
 }
@@ -102,17 +102,17 @@ public struct Expression: Sendable {
 /// A literal `{{` is written `{{ "{{" }}`. A value renders as: `null` → empty, strings
 /// as they are, numbers without a needless fraction (`42`), booleans as `true`/`false`,
 /// arrays and objects as compact JSON.
-public struct Template: Sendable {
+package struct Template: Sendable {
     /// The source text.
-    public let source: String
+    package let source: String
     /// The variables the holes read (useful for validation).
-    public let variables: Set<Variable>
+    package let variables: Set<Variable>
     let segments: [TemplateSegment]
     /// The expression when the template is exactly one hole (whitespace around it allowed).
     let singleHole: Node?
 
     /// Parses `source`; throws a positioned `LanguageError` on a syntax error.
-    public static func parse(_ source: String) throws(LanguageError) -> Template {
+    package static func parse(_ source: String) throws(LanguageError) -> Template {
         let segments = try TemplateParser.segments(of: source)
         var variables: Set<Variable> = []
         var holes: [Node] = []
@@ -133,12 +133,12 @@ public struct Template: Sendable {
     }
 
     /// `true` when the template contains at least one `{{ }}` hole.
-    public var hasHoles: Bool {
+    package var hasHoles: Bool {
         segments.contains { if case .hole = $0 { return true } else { return false } }
     }
 
     /// Renders to text (`null` renders as an empty string).
-    public func render(in context: some EvaluationContext) -> String {
+    package func render(in context: some EvaluationContext) -> String {
         if segments.count == 1, case .text(let text) = segments[0] { return text }
         // The pieces are copied into one stack buffer and the text made from it once, not
         // grown piece by piece; past the buffer's end it goes on as a growing string.
@@ -161,7 +161,7 @@ public struct Template: Sendable {
 
     /// The value: for a template that is exactly one hole (`"{{ payload }}"`, whitespace
     /// around it allowed) the expression's value itself, otherwise the rendered string.
-    public func value(in context: some EvaluationContext) -> JSONValue {
+    package func value(in context: some EvaluationContext) -> JSONValue {
         if let singleHole { return singleHole.evaluate(in: context) }
         return .string(render(in: context))
     }

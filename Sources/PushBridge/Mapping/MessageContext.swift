@@ -6,7 +6,7 @@ import Foundation
 /// as filters rewrite it. The fields live in one shared buffer that is copied on the
 /// first write to a shared value, so handing the context from the mapper to the filters,
 /// the extension stage and the renderer costs one reference count per hand-over.
-public struct MessageContext: EvaluationContext, Sendable {
+package struct MessageContext: EvaluationContext, Sendable {
     /// The fields. `@unchecked Sendable`: a buffer is only written while uniquely
     /// referenced (copy on write), so a buffer shared between threads is never mutated.
     private final class Storage: @unchecked Sendable {
@@ -66,21 +66,21 @@ public struct MessageContext: EvaluationContext, Sendable {
         return storage
     }
 
-    public var topic: String {
+    package var topic: String {
         get { storage.topic }
         set { uniqueStorage().topic = newValue }
     }
     /// The topic's levels (split at `/`, empty levels kept), computed when read.
-    public var levels: [String] {
+    package var levels: [String] {
         topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     }
     /// The payload: parsed JSON for `input: json`/`apns` (text when not JSON), text otherwise.
-    public var payload: JSONValue {
+    package var payload: JSONValue {
         get { storage.payload }
         set { uniqueStorage().payload = newValue }
     }
     /// The payload as text (invalid UTF-8 replaced).
-    public var raw: String {
+    package var raw: String {
         get { storage.raw ?? String(decoding: storage.rawBytes, as: UTF8.self) }
         set {
             let s = uniqueStorage()
@@ -89,34 +89,34 @@ public struct MessageContext: EvaluationContext, Sendable {
         }
     }
     /// MQTT 5 user properties (last value wins for a repeated name).
-    public var properties: [String: String] {
+    package var properties: [String: String] {
         get { storage.properties }
         set { uniqueStorage().properties = newValue }
     }
-    public var route: String {
+    package var route: String {
         get { storage.route }
         set { uniqueStorage().route = newValue }
     }
-    public var qos: Int {
+    package var qos: Int {
         get { storage.qos }
         set { uniqueStorage().qos = newValue }
     }
-    public var retain: Bool {
+    package var retain: Bool {
         get { storage.retain }
         set { uniqueStorage().retain = newValue }
     }
     /// `nil` is the legacy case, seen by expressions as `"none"`.
-    public var pushType: PushType? {
+    package var pushType: PushType? {
         get { storage.pushType }
         set { uniqueStorage().pushType = newValue }
     }
-    public var priority: Int {
+    package var priority: Int {
         get { storage.priority }
         set { uniqueStorage().priority = newValue }
     }
     /// The content as the filters left it. Setting the content already there (the same
     /// value passed along) changes nothing and copies nothing.
-    public var content: NotificationContent {
+    package var content: NotificationContent {
         get { storage.content }
         set {
             if newValue.isIdentical(to: storage.content) { return }
@@ -124,28 +124,28 @@ public struct MessageContext: EvaluationContext, Sendable {
         }
     }
     /// Evaluation time, UNIX seconds.
-    public var now: Double {
+    package var now: Double {
         get { storage.now }
         set { uniqueStorage().now = newValue }
     }
     /// `condition` as expressions see it (`state`, `alert_id`, `raised_at`, `repeat`, `step`).
-    public var condition: JSONValue {
+    package var condition: JSONValue {
         get { storage.condition }
         set { uniqueStorage().condition = newValue }
     }
     /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
     /// `changed` see only input messages, never these.
-    public var madeByCondition: Bool {
+    package var madeByCondition: Bool {
         get { storage.madeByCondition }
         set { uniqueStorage().madeByCondition = newValue }
     }
     /// Time zone used for `hour` and `weekday` (the system zone unless one was given).
-    public var timeZone: TimeZone {
+    package var timeZone: TimeZone {
         get { storage.timeZone ?? SystemTimeZone.current }
         set { uniqueStorage().timeZone = newValue }
     }
 
-    public init(topic: String, payload: JSONValue, raw: String, properties: [String: String] = [:],
+    package init(topic: String, payload: JSONValue, raw: String, properties: [String: String] = [:],
                 route: String = "", qos: Int = 0, retain: Bool = false, pushType: PushType? = .alert,
                 priority: Int = 10, content: NotificationContent = NotificationContent(),
                 now: Double = Date().timeIntervalSince1970, timeZone: TimeZone? = nil) {
@@ -163,7 +163,7 @@ public struct MessageContext: EvaluationContext, Sendable {
                           content: NotificationContent(), now: now, timeZone: timeZone)
     }
 
-    public func value(of variable: Variable) -> JSONValue {
+    package func value(of variable: Variable) -> JSONValue {
         switch variable {
         case .topic: return .string(topic)
         case .levels: return .array(levels.map { .string($0) })
@@ -192,7 +192,7 @@ public struct MessageContext: EvaluationContext, Sendable {
 
     /// `payload.name`, `content.name` and `properties.name` read where they are stored (no
     /// copy of the payload, no `content` or `properties` object built for one member).
-    public func member(_ name: String, of variable: Variable) -> JSONValue {
+    package func member(_ name: String, of variable: Variable) -> JSONValue {
         switch variable {
         case .payload:
             if case .object(let object) = storage.payload { return object[name] ?? .null }
@@ -209,7 +209,7 @@ public struct MessageContext: EvaluationContext, Sendable {
     }
 
     /// `levels[position]` found in the topic without building the list.
-    public func levelsElement(_ position: JSONValue) -> JSONValue {
+    package func levelsElement(_ position: JSONValue) -> JSONValue {
         guard let p = position.exactInteger else { return .null }
         let slash = UInt8(ascii: "/")
         func find(_ utf8: UnsafeBufferPointer<UInt8>) -> JSONValue {

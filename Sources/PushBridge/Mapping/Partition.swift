@@ -14,32 +14,32 @@
 /// ```
 ///
 /// Pure value type; the bridge asks `handles(topic:)` for each message before anything else.
-public struct Partition: Sendable, Equatable, CustomStringConvertible {
+package struct Partition: Sendable, Equatable, CustomStringConvertible {
     /// This replica's partition, from 0 to `count` - 1.
-    public let index: Int
+    package let index: Int
     /// How many replicas share the topics.
-    public let count: Int
+    package let count: Int
 
     /// The FNV-1a 32-bit offset basis.
-    public static let offsetBasis: UInt32 = 2_166_136_261
+    package static let offsetBasis: UInt32 = 2_166_136_261
     /// The FNV 32-bit prime.
-    public static let prime: UInt32 = 16_777_619
+    package static let prime: UInt32 = 16_777_619
 
     /// Partition `index` of `count`; `nil` unless `1 <= count <= PartitionConfig.maxCount`
     /// and `0 <= index < count`.
-    public init?(index: Int, count: Int) {
+    package init?(index: Int, count: Int) {
         guard (1...PartitionConfig.maxCount).contains(count), index >= 0, index < count else { return nil }
         self.index = index
         self.count = count
     }
 
     /// The partition `partition:` of `bridge.yml` describes (`nil` when it is out of range).
-    public init?(_ config: PartitionConfig) {
+    package init?(_ config: PartitionConfig) {
         self.init(index: config.index, count: config.count)
     }
 
     /// The 32-bit FNV-1a hash of `bytes`.
-    public static func fnv1a32<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
+    package static func fnv1a32<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
         var hash = offsetBasis
         for byte in bytes {
             hash ^= UInt32(byte)
@@ -49,21 +49,21 @@ public struct Partition: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The 32-bit FNV-1a hash of the topic's UTF-8 bytes.
-    public static func hash(topic: String) -> UInt32 {
+    package static func hash(topic: String) -> UInt32 {
         var topic = topic
         return topic.withUTF8 { fnv1a32($0) }
     }
 
     /// The partition that owns `topic` among `count`.
-    public static func owner(of topic: String, count: Int) -> Int {
+    package static func owner(of topic: String, count: Int) -> Int {
         Int(hash(topic: topic) % UInt32(count))
     }
 
     /// `true` when this replica handles `topic`.
-    public func handles(topic: String) -> Bool {
+    package func handles(topic: String) -> Bool {
         count == 1 || Self.owner(of: topic, count: count) == index
     }
 
     /// `1 of 3` style: `index=1 count=3`.
-    public var description: String { "index=\(index) count=\(count)" }
+    package var description: String { "index=\(index) count=\(count)" }
 }

@@ -1,18 +1,18 @@
 import Foundation
 
 /// Turns one broker message into a notification request for its route (SPEC sections 2 and 4).
-public struct RequestMapper: Sendable {
+package struct RequestMapper: Sendable {
     /// The result of mapping: the context expressions see, and the request or why it was rejected.
-    public struct Mapped: Sendable {
-        public var context: MessageContext
-        public var request: Result<NotificationRequest, Rejection>
+    package struct Mapped: Sendable {
+        package var context: MessageContext
+        package var request: Result<NotificationRequest, Rejection>
     }
 
-    public init() {}
+    package init() {}
 
     /// Maps `message` with `route`. `id` is the UUID fixed when the message arrived
     /// (used unless the source gives an `apns-id`).
-    public func map(_ message: InboundMessage, route: RouteConfig, id: String, now: Double) -> Mapped {
+    package func map(_ message: InboundMessage, route: RouteConfig, id: String, now: Double) -> Mapped {
         map(message, entry: RouteTable.Entry(route), id: id, now: now)
     }
 

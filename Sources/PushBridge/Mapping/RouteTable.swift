@@ -3,7 +3,7 @@
 ///
 /// A trie over topic levels, so a lookup costs the topic's depth times the
 /// number of wildcard branches, not the number of routes.
-public struct RouteTable: Sendable {
+package struct RouteTable: Sendable {
     /// A trie node while `init` builds the table.
     private final class Builder {
         var literal: [Substring: Builder] = [:]
@@ -74,7 +74,7 @@ public struct RouteTable: Sendable {
 
     private let root: Node
     /// The routes, in file order.
-    public let routes: [RouteConfig]
+    package let routes: [RouteConfig]
     /// The same routes, each behind one shared reference for the per-message path.
     private let entries: [Entry]
     /// Route index by name.
@@ -89,7 +89,7 @@ public struct RouteTable: Sendable {
     }
 
     /// Builds the table; filters are assumed valid (the config loader checked them).
-    public init(routes: [RouteConfig]) {
+    package init(routes: [RouteConfig]) {
         self.routes = routes
         self.entries = routes.map(Entry.init)
         self.continues = routes.map(\.continueMatching)
@@ -117,7 +117,7 @@ public struct RouteTable: Sendable {
     }
 
     /// The first route matching `topic`, or `nil` (the message is `unrouted`).
-    public func match(_ topic: String) -> RouteConfig? {
+    package func match(_ topic: String) -> RouteConfig? {
         matchIndex(topic).map { routes[$0] }
     }
 
@@ -136,7 +136,7 @@ public struct RouteTable: Sendable {
     /// Index of the first route matching `topic`, or of the first after `after`.
     ///
     /// Walks the topic's levels in place (no list of levels is built).
-    public func matchIndex(_ topic: String, after: Int = -1) -> Int? {
+    package func matchIndex(_ topic: String, after: Int = -1) -> Int? {
         let utf8 = topic.utf8
         let slash = UInt8(ascii: "/")
         let dollar = utf8.first == UInt8(ascii: "$")

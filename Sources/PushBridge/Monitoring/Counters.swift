@@ -3,43 +3,43 @@
 /// Invariant (SPEC section 7): `received == delivered + suppressed + notDisplayed
 /// + rejected + expired + unrouted + inFlight`. `modified`, `timeout`,
 /// `extensionFailed`, `loopDropped` and `partitionSkipped` are side counters outside that sum.
-public struct Counters: Sendable, Equatable {
+package struct Counters: Sendable, Equatable {
     /// Messages that arrived (for routes: that finished; see `Stats`).
-    public var received = 0
+    package var received = 0
     /// Published to the display topic.
-    public var delivered = 0
+    package var delivered = 0
     /// Silenced by a filter or the extension (filtering entitlement).
-    public var suppressed = 0
+    package var suppressed = 0
     /// Not an alert, or no alert text: nothing published.
-    public var notDisplayed = 0
+    package var notDisplayed = 0
     /// Could not be built or failed APNs validation.
-    public var rejected = 0
+    package var rejected = 0
     /// Past its expiration time when processed.
-    public var expired = 0
+    package var expired = 0
     /// No route matched the topic.
-    public var unrouted = 0
+    package var unrouted = 0
     /// Delivered with content the extension stage changed.
-    public var modified = 0
+    package var modified = 0
     /// The extension stage ran out of time (the original was delivered).
-    public var timeout = 0
+    package var timeout = 0
     /// The extension failed (the original was delivered or dropped).
-    public var extensionFailed = 0
+    package var extensionFailed = 0
     /// Messages carrying the bridge's own hop property, dropped before the pipeline
     /// (not counted as received; see `Stats.loopDropped(topic:)`).
-    public var loopDropped = 0
+    package var loopDropped = 0
     /// Messages on topics another partition handles, dropped before the pipeline (not
     /// counted as received; totals only, see `Stats.partitionSkipped()`).
-    public var partitionSkipped = 0
+    package var partitionSkipped = 0
     /// Received and not yet finished. Always 0 for routes (counted at finish).
-    public var inFlight = 0
+    package var inFlight = 0
     /// Rejection reason (`RejectReason` raw value) to count.
-    public var rejectedByReason: [String: Int] = [:]
+    package var rejectedByReason: [String: Int] = [:]
 
     /// All zero counters.
-    public init() {}
+    package init() {}
 
     /// The counter `counter`. Setting a counter stores its value; nothing else changes.
-    public subscript(counter: StatsCounter) -> Int {
+    package subscript(counter: StatsCounter) -> Int {
         get {
             switch counter {
             case .received: received
@@ -77,7 +77,7 @@ public struct Counters: Sendable, Equatable {
     }
 
     /// The count of messages that ended in `outcome`.
-    public subscript(outcome: Outcome) -> Int {
+    package subscript(outcome: Outcome) -> Int {
         get {
             switch outcome {
             case .delivered: delivered
@@ -101,13 +101,13 @@ public struct Counters: Sendable, Equatable {
     }
 
     /// Messages that reached an outcome.
-    public var finished: Int { delivered + suppressed + notDisplayed + rejected + expired + unrouted }
+    package var finished: Int { delivered + suppressed + notDisplayed + rejected + expired + unrouted }
 
     /// `true` when `received == finished + inFlight`.
-    public var satisfiesInvariant: Bool { received == finished + inFlight }
+    package var satisfiesInvariant: Bool { received == finished + inFlight }
 
     /// `true` when every counter is zero and no reason was counted.
-    public var isZero: Bool { self == Counters() }
+    package var isZero: Bool { self == Counters() }
 
     /// Counts one finished message: its outcome, the side counters, the reason; lowers `inFlight`.
     mutating func count(_ decision: Decision, finishing: Bool) {
@@ -122,11 +122,11 @@ public struct Counters: Sendable, Equatable {
     }
 
     /// The reason key used for a rejected decision that carries no `Rejection`.
-    public static let unknownReason = "Unknown"
+    package static let unknownReason = "Unknown"
 }
 
 /// One number counter of `Counters`; the raw value is its name on the wire (stats JSON).
-public enum StatsCounter: String, Sendable, CaseIterable {
+package enum StatsCounter: String, Sendable, CaseIterable {
     case received, delivered, suppressed
     case notDisplayed = "not_displayed"
     case rejected, expired, unrouted, modified, timeout
@@ -137,5 +137,5 @@ public enum StatsCounter: String, Sendable, CaseIterable {
 
     /// The counters every counter object of the stats JSON holds, in SPEC order: all but
     /// `inFlight`, which is written apart (at the top level, and per topic when not 0).
-    public static let written: [StatsCounter] = allCases.filter { $0 != .inFlight }
+    package static let written: [StatsCounter] = allCases.filter { $0 != .inFlight }
 }

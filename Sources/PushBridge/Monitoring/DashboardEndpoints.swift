@@ -3,19 +3,19 @@ import Foundation
 /// The dashboard side of the monitoring HTTP server (SPEC section 7): `/` (the page),
 /// `/api/stats` (the stats snapshot, computed per request) and `/api/events` (Server-Sent
 /// Events, served by `EventStreams`).
-public struct DashboardEndpoints: Sendable {
+package struct DashboardEndpoints: Sendable {
     /// The decision feed `/api/events` readers attach to.
-    public let feed: DecisionFeed
+    package let feed: DecisionFeed
     /// The stats-topic JSON of a fresh snapshot.
-    public let snapshot: @Sendable () -> [UInt8]
+    package let snapshot: @Sendable () -> [UInt8]
     /// The totals now, sampled once a second for the rate chart's history (`nil`: no history).
-    public let totals: (@Sendable () -> Counters)?
+    package let totals: (@Sendable () -> Counters)?
     /// `GET /api/alerts`: the active conditions as a JSON array.
-    public let alerts: @Sendable () -> [UInt8]
+    package let alerts: @Sendable () -> [UInt8]
 
     /// Endpoints reading `feed` and `snapshot`; with `totals`, the server keeps the last
     /// minutes of totals for the rate chart (`/api/history`).
-    public init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
+    package init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
                 totals: (@Sendable () -> Counters)? = nil, alerts: @escaping @Sendable () -> [UInt8] = { Array("[]".utf8) }) {
         self.feed = feed
         self.snapshot = snapshot

@@ -10,17 +10,17 @@ import Synchronization
 /// `dropped`, `pushbridge_dashboard_dropped_total`) and never slows the offering thread,
 /// which only appends the record under the reader's own lock (no encoding, no system call:
 /// the reader's thread encodes what it sends).
-public final class DecisionFeed: Sendable {
+package final class DecisionFeed: Sendable {
     /// The most readers at once; a further `/api/events` request gets 503.
-    public static let maxReaders = 32
+    package static let maxReaders = 32
     /// Frames a reader's ring holds.
-    public let ringCapacity: Int
+    package let ringCapacity: Int
     /// Bytes a reader's ring holds.
-    public let ringBytes: Int
+    package let ringBytes: Int
     /// Add notification text to the records (`log_level: debug` only).
-    public let includeText: Bool
+    package let includeText: Bool
     /// `monitoring.trace_topic`.
-    public let traceTopic: String?
+    package let traceTopic: String?
     private let traceProperties: [(name: String, value: String)]
     private let readerCount = Atomic<Int>(0)
     private let readers = Mutex<[FeedReader]>([])
@@ -29,7 +29,7 @@ public final class DecisionFeed: Sendable {
     let readerWake = DispatchSemaphore(value: 0)
 
     /// A feed; `traceProperties` go on every trace publish (the bridge's hop property).
-    public init(includeText: Bool, traceTopic: String?, traceProperties: [(name: String, value: String)] = [],
+    package init(includeText: Bool, traceTopic: String?, traceProperties: [(name: String, value: String)] = [],
                 ringCapacity: Int = 4096, ringBytes: Int = 4 << 20) {
         self.includeText = includeText
         self.traceTopic = traceTopic
@@ -39,9 +39,9 @@ public final class DecisionFeed: Sendable {
     }
 
     /// Readers attached now.
-    public var readersAttached: Int { readerCount.load(ordering: .relaxed) }
+    package var readersAttached: Int { readerCount.load(ordering: .relaxed) }
     /// Events readers missed since start (`pushbridge_dashboard_dropped_total`).
-    public var dropped: Int { droppedTotal.load(ordering: .relaxed) }
+    package var dropped: Int { droppedTotal.load(ordering: .relaxed) }
 
     /// Someone watches: a trace topic is set or a reader is attached.
     var isWatched: Bool { traceTopic != nil || readerCount.load(ordering: .relaxed) > 0 }
@@ -191,7 +191,7 @@ final class FeedReader: Sendable {
 extension DecisionFeed {
     /// The feed's metric families: `pushbridge_dashboard_readers` (gauge) and
     /// `pushbridge_dashboard_dropped_total` (events `/api/events` readers missed).
-    public func prometheusText() -> String {
+    package func prometheusText() -> String {
         var out = PrometheusWriter()
         out.family("pushbridge_dashboard_readers", .gauge, "Readers attached to /api/events.")
         out.sample("pushbridge_dashboard_readers", [], readersAttached)

@@ -4,31 +4,31 @@
 /// `decided_by`, `rule` and `reason`, in that order (`null` where there is no value). It
 /// never carries payload or notification text, except with `includeText` (the bridge sets
 /// it only under `monitoring.log_level: debug`), which adds `title`, `subtitle` and `body`.
-public struct DecisionRecord: Sendable, Equatable {
+package struct DecisionRecord: Sendable, Equatable {
     /// When the decision became final, UNIX seconds.
-    public var at: Double
+    package var at: Double
     /// The message's id (`apns-id` when the source gave one, else the UUID fixed at arrival).
-    public var id: String
+    package var id: String
     /// The source topic.
-    public var topic: String
+    package var topic: String
     /// The matched route (`nil` when unrouted).
-    public var route: String?
+    package var route: String?
     /// One of the outcome names of SPEC section 7.
-    public var outcome: Outcome
+    package var outcome: Outcome
     /// The filter or extension that suppressed it.
-    public var decidedBy: String?
+    package var decidedBy: String?
     /// The rule that decided, as `pushbridge try` shows it.
-    public var rule: String
+    package var rule: String
     /// The APNs reason of a rejection.
-    public var reason: String?
+    package var reason: String?
     /// Notification text (title, subtitle, body), only with `includeText`.
-    public var text: (title: String?, subtitle: String?, body: String?)?
+    package var text: (title: String?, subtitle: String?, body: String?)?
 
     /// The longest `rule` carried (a rule quotes an extension's error text, which has no bound).
-    public static let maxRuleLength = 300
+    package static let maxRuleLength = 300
 
     /// A record from its parts.
-    public init(at: Double, id: String, topic: String, route: String?, outcome: Outcome,
+    package init(at: Double, id: String, topic: String, route: String?, outcome: Outcome,
                 decidedBy: String?, rule: String, reason: String?) {
         self.at = at
         self.id = id
@@ -41,7 +41,7 @@ public struct DecisionRecord: Sendable, Equatable {
     }
 
     /// The record of `decision` for the message `id` from `topic`, decided at `at`.
-    public init(_ decision: Decision, id: String, topic: String, at: Double, includeText: Bool = false) {
+    package init(_ decision: Decision, id: String, topic: String, at: Double, includeText: Bool = false) {
         self.init(at: at, id: id, topic: topic, route: decision.outcome == .unrouted ? nil : decision.route,
                   outcome: decision.outcome, decidedBy: decision.outcome == .suppressed ? decision.decidedBy : nil,
                   rule: decision.rule, reason: decision.rejection?.reason.rawValue)
@@ -51,7 +51,7 @@ public struct DecisionRecord: Sendable, Equatable {
     }
 
     /// The JSON object, one line (strings escaped, so no raw newline).
-    public func json() -> [UInt8] {
+    package func json() -> [UInt8] {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
         w.key("at"); w.string(Timestamp.iso8601(at))
@@ -76,7 +76,7 @@ public struct DecisionRecord: Sendable, Equatable {
         if let s { w.string(s) } else { w.null() }
     }
 
-    public static func == (a: DecisionRecord, b: DecisionRecord) -> Bool {
+    package static func == (a: DecisionRecord, b: DecisionRecord) -> Bool {
         a.at == b.at && a.id == b.id && a.topic == b.topic && a.route == b.route && a.outcome == b.outcome
             && a.decidedBy == b.decidedBy && a.rule == b.rule && a.reason == b.reason
             && a.text?.title == b.text?.title && a.text?.subtitle == b.text?.subtitle && a.text?.body == b.text?.body

@@ -5,28 +5,28 @@ import Foundation
 ///
 /// `observe` is O(log buckets) and never allocates. Quantiles interpolate linearly inside
 /// the bucket that holds the rank, as Prometheus' `histogram_quantile` does.
-public struct Histogram: Sendable, Equatable {
+package struct Histogram: Sendable, Equatable {
     /// Upper bounds (`le`), strictly ascending, finite.
-    public let bounds: [Double]
+    package let bounds: [Double]
     /// Per-bucket counts (not cumulative); `bounds.count + 1` entries, the last for `+Inf`.
-    public private(set) var counts: [Int]
+    package private(set) var counts: [Int]
     /// Sum of the observed values.
-    public private(set) var sum: Double = 0
+    package private(set) var sum: Double = 0
     /// Number of observed values.
-    public private(set) var count: Int = 0
+    package private(set) var count: Int = 0
     /// Smallest and largest observed values (`nil` when empty or rebuilt from parts);
     /// quantile estimates are clamped to them.
-    public private(set) var range: ClosedRange<Double>?
+    package private(set) var range: ClosedRange<Double>?
 
     /// An empty histogram with the given ascending upper bounds.
-    public init(bounds: [Double]) {
+    package init(bounds: [Double]) {
         precondition(zip(bounds, bounds.dropFirst()).allSatisfy { $0 < $1 }, "bounds must ascend")
         self.bounds = bounds
         self.counts = Array(repeating: 0, count: bounds.count + 1)
     }
 
     /// Rebuilds a histogram from its parts (`counts.count` must be `bounds.count + 1`).
-    public init?(bounds: [Double], counts: [Int], sum: Double) {
+    package init?(bounds: [Double], counts: [Int], sum: Double) {
         guard counts.count == bounds.count + 1 else { return nil }
         self.init(bounds: bounds)
         self.counts = counts
@@ -35,7 +35,7 @@ public struct Histogram: Sendable, Equatable {
     }
 
     /// Log-spaced bounds from `lower` up to `upper` (both included), `perDecade` per factor of ten.
-    public static func logSpaced(from lower: Double, to upper: Double, perDecade: Int) -> Histogram {
+    package static func logSpaced(from lower: Double, to upper: Double, perDecade: Int) -> Histogram {
         var bounds: [Double] = []
         var k = 0
         while true {
@@ -49,15 +49,15 @@ public struct Histogram: Sendable, Equatable {
     }
 
     /// End-to-end latency: 50 µs to 60 s, 10 buckets per decade (each ≤ 26 % wide).
-    public static func latency() -> Histogram { logSpaced(from: 50e-6, to: 60, perDecade: 10) }
+    package static func latency() -> Histogram { logSpaced(from: 50e-6, to: 60, perDecade: 10) }
 
     /// Extension-stage duration buckets (seconds), Prometheus-style, up to Apple's 30 s budget and beyond.
-    public static func extensionDuration() -> Histogram {
+    package static func extensionDuration() -> Histogram {
         Histogram(bounds: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60])
     }
 
     /// Records one value; NaN is ignored, negatives land in the first bucket.
-    public mutating func observe(_ value: Double) {
+    package mutating func observe(_ value: Double) {
         guard !value.isNaN else { return }
         var lo = 0, hi = bounds.count
         while lo < hi {                         // first bound >= value
@@ -75,7 +75,7 @@ public struct Histogram: Sendable, Equatable {
     }
 
     /// Cumulative counts per bound, then the `+Inf` total (which equals `count`).
-    public var cumulativeCounts: [Int] {
+    package var cumulativeCounts: [Int] {
         var running = 0
         return counts.map { running += $0; return running }
     }
@@ -83,7 +83,7 @@ public struct Histogram: Sendable, Equatable {
     /// The estimated `q`-quantile (0...1), or `nil` when empty; clamped to the observed
     /// range when known. Values in the `+Inf` bucket report the last bound (a lower limit
     /// of the truth) unless the observed maximum says more.
-    public func quantile(_ q: Double) -> Double? {
+    package func quantile(_ q: Double) -> Double? {
         guard let estimate = bucketQuantile(q) else { return nil }
         guard let range else { return estimate }
         return min(max(estimate, range.lowerBound), range.upperBound)

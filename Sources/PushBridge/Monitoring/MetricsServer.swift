@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Why the metrics endpoint could not start.
-public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
+package enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     /// Not a `host:port` (e.g. `127.0.0.1:9464`, `[::1]:9464`).
     case invalidAddress(String)
     /// The socket could not be bound or listened on; `reason` is `strerror`'s text.
@@ -16,7 +16,7 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     case tlsFailed(address: String, certFile: String)
 
     /// One line for the log, naming the address.
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidAddress(let a): "metrics address '\(a)' is not a host:port such as 127.0.0.1:9464 or [::1]:9464"
         case .bindFailed(let a, let reason): "metrics endpoint \(a): \(reason)"
@@ -39,11 +39,11 @@ public enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 /// `WebPushEndpoints`; POST and DELETE bodies are read by `RequestUpload`). With `tls`, every
 /// route is served over TLS only. The content providers are fixed at init and called on
 /// libmicrohttpd's thread.
-public final class MetricsServer: Sendable {
+package final class MetricsServer: Sendable {
     /// The address it was asked to bind (`HostPort`'s form: an IPv6 host in brackets).
-    public let address: String
+    package let address: String
     /// The bound port (useful when the address asked for port 0).
-    public let port: Int
+    package let port: Int
     private let handler: MetricsHandler
     /// The daemon handle; `nil` once stopped.
     private let daemon: Mutex<OpaquePointer?>
@@ -52,7 +52,7 @@ public final class MetricsServer: Sendable {
 
     /// Binds exactly `address` (`host:port`, IPv6 in brackets, parsed as the config parses it;
     /// port 0 picks a free one) and starts serving.
-    public convenience init(address: String, metrics: @escaping @Sendable () -> String,
+    package convenience init(address: String, metrics: @escaping @Sendable () -> String,
                             ready: @escaping @Sendable () -> Bool,
                             dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                             tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
@@ -61,7 +61,7 @@ public final class MetricsServer: Sendable {
     }
 
     /// Binds exactly `hostPort` (port 0 picks a free one) and starts serving.
-    public init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
+    package init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool,
                 dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                 tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
@@ -122,7 +122,7 @@ public final class MetricsServer: Sendable {
     }
 
     /// Stops serving and closes the socket; waits for a request in progress. Idempotent.
-    public func stop() {
+    package func stop() {
         handler.streams?.stop()   // no connection may stay suspended when the daemon stops
         daemon.withLock { handle in
             if let d = handle, case .success(let table) = MicroHTTPD.functions {

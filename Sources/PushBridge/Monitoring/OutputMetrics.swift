@@ -22,7 +22,7 @@ extension StatsSnapshot {
     }
 
     /// The `"outputs"` object of a stats document.
-    static func parseOutputs(_ value: JSONValue?) -> [OutputStatsSnapshot] {
+    package static func parseOutputs(_ value: JSONValue?) -> [OutputStatsSnapshot] {
         guard case .object(let members)? = value else { return [] }
         return members.compactMap { name, v in
             func n(_ key: String) -> Int { v[key]?.numberValue.map { Int($0) } ?? 0 }

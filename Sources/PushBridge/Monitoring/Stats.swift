@@ -19,16 +19,16 @@ import Synchronization
 ///   totals only.
 /// - The first `maxTopics` distinct topics are tracked by name; later ones count under
 ///   `"(other)"` (a topic literally named `(other)` shares that entry).
-public final class Stats: Sendable {
+package final class Stats: Sendable {
     /// Name of the topic entry that collects topics beyond `maxTopics`.
-    public static let otherTopic = "(other)"
+    package static let otherTopic = "(other)"
     /// Name under which a suppression with no `decidedBy` is counted in `filters`.
-    public static let unnamedFilter = "(extension)"
+    package static let unnamedFilter = "(extension)"
 
     /// The bridge version reported in snapshots.
-    public let version: String
+    package let version: String
     /// Process start, UNIX seconds.
-    public let startedAt: Double
+    package let startedAt: Double
     private let clock: @Sendable () -> Double
     private let state: Mutex<State>
     private let connected = Atomic<Bool>(false)
@@ -84,13 +84,13 @@ public final class Stats: Sendable {
     }
 
     /// Counters for a bridge tracking at most `maxTopics` topics by name.
-    public convenience init(maxTopics: Int, version: String, startedAt: Double) {
+    package convenience init(maxTopics: Int, version: String, startedAt: Double) {
         self.init(maxTopics: maxTopics, version: version, startedAt: startedAt,
                   clock: { Date().timeIntervalSince1970 })
     }
 
     /// As above, with the clock used for `last_seen` (UNIX seconds).
-    public init(maxTopics: Int, version: String, startedAt: Double, clock: @escaping @Sendable () -> Double) {
+    package init(maxTopics: Int, version: String, startedAt: Double, clock: @escaping @Sendable () -> Double) {
         self.version = version
         self.startedAt = startedAt
         self.clock = clock
@@ -98,7 +98,7 @@ public final class Stats: Sendable {
     }
 
     /// A message arrived on `topic`: `received` and `in_flight` go up.
-    public func received(topic: String) {
+    package func received(topic: String) {
         received(topic: topic, at: clock())
     }
 
@@ -120,7 +120,7 @@ public final class Stats: Sendable {
     /// The message from `topic` reached `decision`: its outcome and side counters are
     /// counted for the topic, its route and the totals; `in_flight` goes down. Call once
     /// per earlier `received(topic:)`.
-    public func finished(topic: String, decision: Decision) {
+    package func finished(topic: String, decision: Decision) {
         state.withLock { s in
             Self.count(decision, topicSlot: s.topics.slot(of: topic) ?? s.otherSlot, in: &s)
         }
@@ -160,7 +160,7 @@ public final class Stats: Sendable {
     ///
     /// It is counted as `loop_dropped` (topic and totals) but not as `received`: it never
     /// entered the pipeline, so it has no outcome, and the invariant is unaffected.
-    public func loopDropped(topic: String) {
+    package func loopDropped(topic: String) {
         let now = clock()
         state.withLock { s in
             let i = s.topicSlot(topic)
@@ -175,23 +175,23 @@ public final class Stats: Sendable {
     /// Counted in the totals only (`partition_skipped`): not as `received`, so the
     /// invariant is unaffected, and not per topic, so the topics of the other partitions
     /// never fill this replica's `max_topics`.
-    public func partitionSkipped() {
+    package func partitionSkipped() {
         skipped.add(1, ordering: .relaxed)
     }
 
     /// Records the time from a message's arrival to the display publish's PUBACK.
-    public func endToEndLatency(seconds: Double) {
+    package func endToEndLatency(seconds: Double) {
         state.withLock { $0.latency.observe(seconds) }
     }
 
     /// Whether the broker connection is up.
-    public func setConnected(_ connected: Bool) { self.connected.store(connected, ordering: .relaxed) }
+    package func setConnected(_ connected: Bool) { self.connected.store(connected, ordering: .relaxed) }
 
     /// A consistent copy of every counter, taken at `now` (UNIX seconds).
     ///
     /// The copy is made in one critical section; the snapshot is assembled after it.
     /// `latency_ms` covers every latency recorded since start.
-    public func snapshot(now: Double) -> StatsSnapshot {
+    package func snapshot(now: Double) -> StatsSnapshot {
         let copy = state.withLock { s in
             let topics = s.topics.copied()
             return (topics: topics.names, topicCounters: topics.entries,

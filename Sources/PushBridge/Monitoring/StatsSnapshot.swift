@@ -1,12 +1,12 @@
 /// One topic's counters and when a message last arrived on it.
-public struct TopicStats: Sendable, Equatable {
+package struct TopicStats: Sendable, Equatable {
     /// The topic's counters (its `inFlight` included).
-    public var counters: Counters
+    package var counters: Counters
     /// Last arrival, UNIX seconds (`nil` when unknown).
-    public var lastSeen: Double?
+    package var lastSeen: Double?
 
     /// A topic entry from its parts.
-    public init(counters: Counters, lastSeen: Double?) {
+    package init(counters: Counters, lastSeen: Double?) {
         self.counters = counters
         self.lastSeen = lastSeen
     }
@@ -18,51 +18,51 @@ public struct TopicStats: Sendable, Equatable {
 /// p50 and p99 of the end-to-end latency since start, in milliseconds (0 before any
 /// sample). In `topics` and `routes` zero counters are left out, and a topic entry
 /// carries `in_flight` when it is not 0, so the per-topic invariant can be checked.
-public struct StatsSnapshot: Sendable, Equatable {
+package struct StatsSnapshot: Sendable, Equatable {
     /// The bridge version.
-    public var version: String
+    package var version: String
     /// Process start, UNIX seconds.
-    public var startedAt: Double
+    package var startedAt: Double
     /// Seconds since start when the snapshot was taken.
-    public var uptime: Double
+    package var uptime: Double
     /// Whether the broker connection was up.
-    public var connected: Bool
+    package var connected: Bool
     /// Every counter over all topics (`inFlight` included).
-    public var totals: Counters
+    package var totals: Counters
     /// Per source topic, with `Stats.otherTopic` for topics beyond `max_topics`.
-    public var topics: [String: TopicStats]
+    package var topics: [String: TopicStats]
     /// Per route name (`inFlight` always 0: routes count at finish).
-    public var routes: [String: Counters]
+    package var routes: [String: Counters]
     /// Filter (or extension) name to the number of messages it suppressed.
-    public var filters: [String: Int]
+    package var filters: [String: Int]
     /// Filter name to the keys its memory forgot because `max_keys` was reached (set by the
     /// bridge from its filter memory; written as `evicted` beside `suppressed`).
-    public var filterEvictions: [String: Int] = [:]
+    package var filterEvictions: [String: Int] = [:]
     /// Per condition route: its conditions' counters (`routes.<r>.conditions`).
-    public var conditions: [String: ConditionCounts] = [:]
+    package var conditions: [String: ConditionCounts] = [:]
     /// p50 of the end-to-end latency since start, in milliseconds.
-    public var latencyP50Milliseconds: Double
+    package var latencyP50Milliseconds: Double
     /// p99 of the end-to-end latency since start, in milliseconds.
-    public var latencyP99Milliseconds: Double
+    package var latencyP99Milliseconds: Double
     /// End-to-end latency histogram (not in the JSON; empty after `parse`).
-    public var latency: Histogram
+    package var latency: Histogram
     /// Extension-stage duration histogram (not in the JSON; empty after `parse`).
-    public var extensionDuration: Histogram
+    package var extensionDuration: Histogram
     /// Delivery-layer events (`qos0_dropped`, `publish_failed`, `publish_refused`,
     /// `redeliveries_skipped`, `replayed`, `journal_overflows`, `journal_errors`), set by
     /// the bridge (`StatsSources`); written as the `delivery` object when set.
-    public var delivery: DeliveryCounts?
+    package var delivery: DeliveryCounts?
     /// Each output's counters (`outputs:`); written as the `outputs` object when not empty.
-    public var outputs: [OutputStatsSnapshot] = []
+    package var outputs: [OutputStatsSnapshot] = []
 
     /// Messages received and not yet finished (the totals' `in_flight`).
-    public var inFlight: Int { totals.inFlight }
+    package var inFlight: Int { totals.inFlight }
 
     /// When the snapshot was taken, UNIX seconds.
-    public var takenAt: Double { startedAt + uptime }
+    package var takenAt: Double { startedAt + uptime }
 
     /// A snapshot from its parts; the latency percentiles come from `latency`.
-    public init(version: String, startedAt: Double, uptime: Double, connected: Bool, totals: Counters,
+    package init(version: String, startedAt: Double, uptime: Double, connected: Bool, totals: Counters,
                 topics: [String: TopicStats] = [:], routes: [String: Counters] = [:],
                 filters: [String: Int] = [:], latency: Histogram = .latency(),
                 extensionDuration: Histogram = .extensionDuration()) {
@@ -81,7 +81,7 @@ public struct StatsSnapshot: Sendable, Equatable {
     }
 
     /// The stats-topic JSON, keys in SPEC order, maps sorted by name, fractions to 3 decimals.
-    public func json() -> [UInt8] {
+    package func json() -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.key("version"); w.string(version)

@@ -11,22 +11,22 @@ import Foundation
 ///   401 (no or wrong token), 413 (body over `maximumBody`), 507 (the store is full).
 /// - `DELETE /api/webpush/subscriptions` with the token and `{"endpoint":…}` (or the whole
 ///   subscription): 204 when removed, 404 when unknown.
-public final class WebPushEndpoints: Sendable {
+package final class WebPushEndpoints: Sendable {
     /// The largest request body read (a subscription is a few hundred bytes).
-    public static let maximumBody = 8 * 1024
+    package static let maximumBody = 8 * 1024
     /// The subscription API's path.
-    public static let subscriptionsPath = "/api/webpush/subscriptions"
+    package static let subscriptionsPath = "/api/webpush/subscriptions"
 
     /// Where subscriptions go.
-    public let store: any SubscriptionStore
+    package let store: any SubscriptionStore
     /// The VAPID public key served to the page.
-    public let publicKey: String
+    package let publicKey: String
     private let token: [UInt8]
     private let log: (@Sendable (String) -> Void)?
 
     /// Endpoints storing into `store`, serving `publicKey`, guarded by `token` (never logged);
     /// `log` hears one line per change of the subscriptions (no token, no keys).
-    public init(store: any SubscriptionStore, publicKey: String, token: String, log: (@Sendable (String) -> Void)? = nil) {
+    package init(store: any SubscriptionStore, publicKey: String, token: String, log: (@Sendable (String) -> Void)? = nil) {
         self.store = store
         self.publicKey = publicKey
         self.token = Array(token.utf8)

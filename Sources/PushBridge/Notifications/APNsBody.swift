@@ -1,7 +1,7 @@
 /// Building and reading the APNs JSON body (`{"aps":{…}, …custom keys}`).
 extension NotificationRequest {
     /// The `aps` dictionary and the custom keys as APNs would receive them.
-    public var apnsBody: JSONValue {
+    package var apnsBody: JSONValue {
         var aps: JSONObject = [:], alert: JSONObject = [:]
         let c = content
         for field in ContentField.allCases {
@@ -21,7 +21,7 @@ extension NotificationRequest {
     }
 
     /// The APNs headers as (name, value) pairs, in a stable order.
-    public var apnsHeaders: [(name: String, value: String)] {
+    package var apnsHeaders: [(name: String, value: String)] {
         var h: [(name: String, value: String)] = [("apns-id", id)]
         if let p = pushType { h.append(("apns-push-type", p.rawValue)) }
         h.append(("apns-priority", String(priority)))
@@ -32,16 +32,16 @@ extension NotificationRequest {
 }
 
 /// Reads an APNs JSON body into notification content (for `input: apns`).
-public enum APNsBodyReader {
+package enum APNsBodyReader {
     /// What an APNs body carries besides the content.
-    public struct Parsed: Sendable {
-        public var content: NotificationContent
-        public var mutableContent: Bool
-        public var contentAvailable: Bool
+    package struct Parsed: Sendable {
+        package var content: NotificationContent
+        package var mutableContent: Bool
+        package var contentAvailable: Bool
     }
 
     /// Parses `body`; throws `InvalidPayload` when it is not an APNs body.
-    public static func read(_ body: JSONValue) throws(Rejection) -> Parsed {
+    package static func read(_ body: JSONValue) throws(Rejection) -> Parsed {
         guard case .object(let top) = body else {
             throw Rejection(.invalidPayload, "an APNs body must be a JSON object")
         }

@@ -5,12 +5,12 @@
 ///
 /// The sound's critical-alert parts (`sound_critical`, `sound_volume`), `attachments` and
 /// `user_info` are not rows: each representation writes those its own way.
-public enum ContentField: Int, CaseIterable, Sendable {
+package enum ContentField: Int, CaseIterable, Sendable {
     case title, subtitle, body, sound, badge, threadID, category, interruptionLevel, relevanceScore
     case targetContentID, filterCriteria
 
     /// What a field holds, which decides how each representation reads it.
-    public enum Kind: Sendable {
+    package enum Kind: Sendable {
         /// Any text.
         case text
         /// One of the `InterruptionLevel` names.
@@ -39,32 +39,32 @@ public enum ContentField: Int, CaseIterable, Sendable {
     }
     /// The key everywhere but in APNs bodies: route `alert:`, `set`, the extension wire,
     /// the display JSON and expressions' `content`.
-    public var key: String { row.key }
+    package var key: String { row.key }
     /// What the field holds.
-    public var kind: Kind { row.kind }
+    package var kind: Kind { row.kind }
     /// The key in an APNs body (`thread-id`); title, subtitle and body live in `aps.alert`.
-    public var apsKey: String { String(key.map { $0 == "_" ? "-" : $0 }) }
+    package var apsKey: String { String(key.map { $0 == "_" ? "-" : $0 }) }
     /// `true` for the fields of `aps.alert`.
-    public var inAlert: Bool { self == .title || self == .subtitle || self == .body }
+    package var inAlert: Bool { self == .title || self == .subtitle || self == .body }
     /// Where a `.text` or `.level` field is stored; `nil` for `badge` and `relevance_score`.
     var slot: Int? { row.slot }
 
     /// The field named `key`, or `nil`.
-    public init?(key: String) {
+    package init?(key: String) {
         guard let field = Self.allCases.first(where: { $0.key == key }) else { return nil }
         self = field
     }
 
     /// The field's value in `content`: text as a string, `badge` an `int`,
     /// `relevance_score` a `double`; `nil` when absent.
-    public func value(in content: NotificationContent) -> JSONValue? {
+    package func value(in content: NotificationContent) -> JSONValue? {
         if slot != nil { return content[text: self].map(JSONValue.string) }
         if self == .badge { return content.badge.map { .int(Int64($0)) } }
         return content.relevanceScore.map(JSONValue.double)
     }
 
     /// Sets the field to `value`, a value of its kind already checked (`nil` removes it).
-    public func set(_ value: JSONValue?, in content: inout NotificationContent) {
+    package func set(_ value: JSONValue?, in content: inout NotificationContent) {
         if slot != nil {
             content[text: self] = value?.stringValue
         } else if self == .badge {
@@ -77,7 +77,7 @@ public enum ContentField: Int, CaseIterable, Sendable {
 
 extension NotificationContent {
     /// The content as expressions see it (`content.title`, …); absent fields are left out.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var o: JSONObject = [:]
         for field in ContentField.allCases {
             if let value = field.value(in: self) { o[field.key] = value }

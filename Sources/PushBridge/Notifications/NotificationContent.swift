@@ -48,8 +48,11 @@ public struct NotificationContent: Sendable, Equatable {
         set { if let slot = field.slot { uniqueStorage().fields.texts[slot] = newValue } }
     }
 
+    /// The alert's title (`aps.alert.title`).
     public var title: String? { get { self[text: .title] } set { self[text: .title] = newValue } }
+    /// The alert's subtitle (`aps.alert.subtitle`).
     public var subtitle: String? { get { self[text: .subtitle] } set { self[text: .subtitle] = newValue } }
+    /// The alert's body (`aps.alert.body`).
     public var body: String? { get { self[text: .body] } set { self[text: .body] = newValue } }
     /// `"default"` or a sound name.
     public var sound: String? { get { self[text: .sound] } set { self[text: .sound] = newValue } }
@@ -63,8 +66,11 @@ public struct NotificationContent: Sendable, Equatable {
         get { storage.fields.soundVolume }
         set { uniqueStorage().fields.soundVolume = newValue }
     }
+    /// The badge number (`aps.badge`; 0 clears it).
     public var badge: Int? { get { storage.fields.badge } set { uniqueStorage().fields.badge = newValue } }
+    /// The thread identifier that groups notifications (`aps.thread-id`).
     public var threadID: String? { get { self[text: .threadID] } set { self[text: .threadID] = newValue } }
+    /// The category, for actions (`aps.category`).
     public var category: String? { get { self[text: .category] } set { self[text: .category] = newValue } }
     /// `passive`, `active`, `time-sensitive` or `critical`.
     public var interruptionLevel: String? {
@@ -76,10 +82,12 @@ public struct NotificationContent: Sendable, Equatable {
         get { storage.fields.relevanceScore }
         set { uniqueStorage().fields.relevanceScore = newValue }
     }
+    /// The window to bring forward (`aps.target-content-id`).
     public var targetContentID: String? {
         get { self[text: .targetContentID] }
         set { self[text: .targetContentID] = newValue }
     }
+    /// The Focus filter criteria (`aps.filter-criteria`).
     public var filterCriteria: String? {
         get { self[text: .filterCriteria] }
         set { self[text: .filterCriteria] = newValue }
@@ -116,7 +124,7 @@ public struct NotificationContent: Sendable, Equatable {
 
     /// `aps.sound` as APNs carries it: the name, or Apple's critical-alert dictionary
     /// `{"critical": 1, "name": …, "volume": …}` when the sound is critical or has a volume.
-    public var soundJSON: JSONValue? {
+    package var soundJSON: JSONValue? {
         guard let sound else { return nil }
         guard soundCritical || soundVolume != nil else { return .string(sound) }
         var d: JSONObject = ["critical": .int(soundCritical ? 1 : 0), "name": .string(sound)]
@@ -127,7 +135,7 @@ public struct NotificationContent: Sendable, Equatable {
     /// Sets `sound`, `soundCritical` and `soundVolume` from an `aps.sound` value: a name, or
     /// the critical-alert dictionary (`name` defaults to `"default"`, `critical` is 0/1 or a
     /// boolean, `volume` a number from 0 to 1). Returns what is wrong, or `nil`.
-    public mutating func setSound(_ value: JSONValue?) -> String? {
+    package mutating func setSound(_ value: JSONValue?) -> String? {
         switch value {
         case nil, .null?:
             sound = nil; soundCritical = false; soundVolume = nil
@@ -183,7 +191,7 @@ public struct NotificationContent: Sendable, Equatable {
 }
 
 /// The `interruption-level` values.
-public enum InterruptionLevel: String, Sendable, CaseIterable {
+package enum InterruptionLevel: String, Sendable, CaseIterable {
     case passive, active
     case timeSensitive = "time-sensitive"
     case critical

@@ -80,17 +80,19 @@ public struct NotificationRequest: Sendable, Equatable {
         get { storage.contentAvailable }
         set { uniqueStorage().contentAvailable = newValue }
     }
+    /// The content to deliver (the `aps` alert fields, sound, badge, user info).
     public var content: NotificationContent {
         get { storage.content }
         set { uniqueStorage().content = newValue }
     }
     /// A Live Activity's `aps.event` and its keys; set, the request is published as one
     /// (`apns-push-type: liveactivity`) and is not an alert.
-    public var liveActivity: LiveActivityUpdate? {
+    package var liveActivity: LiveActivityUpdate? {
         get { storage.liveActivity }
         set { uniqueStorage().liveActivity = newValue }
     }
 
+    /// A request with the APNs headers' values and `content`.
     public init(id: String, pushType: PushType?, priority: Int, collapseID: String? = nil,
                 expiration: Int64? = nil, mutableContent: Bool = false,
                 contentAvailable: Bool = false, content: NotificationContent = NotificationContent()) {

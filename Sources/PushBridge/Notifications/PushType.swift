@@ -4,11 +4,11 @@ public enum PushType: String, Sendable, CaseIterable {
     case liveactivity, pushtotalk, widgets, controls
 
     /// Largest APNs JSON body in bytes: 5120 for `voip`, 4096 otherwise.
-    public var maxBodyBytes: Int { self == .voip ? 5120 : 4096 }
+    package var maxBodyBytes: Int { self == .voip ? 5120 : 4096 }
 }
 
 /// Why a request was rejected: APNs' own reasons plus pushbridge's two.
-public enum RejectReason: String, Sendable, CaseIterable, Error {
+package enum RejectReason: String, Sendable, CaseIterable, Error {
     case badCollapseId = "BadCollapseId"
     case badExpirationDate = "BadExpirationDate"
     case badMessageId = "BadMessageId"
@@ -21,10 +21,10 @@ public enum RejectReason: String, Sendable, CaseIterable, Error {
 }
 
 /// A rejection with a human-readable detail.
-public struct Rejection: Error, Sendable, Equatable {
-    public var reason: RejectReason
-    public var detail: String
-    public init(_ reason: RejectReason, _ detail: String) {
+package struct Rejection: Error, Sendable, Equatable {
+    package var reason: RejectReason
+    package var detail: String
+    package init(_ reason: RejectReason, _ detail: String) {
         self.reason = reason
         self.detail = detail
     }

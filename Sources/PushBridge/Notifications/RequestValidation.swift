@@ -1,12 +1,12 @@
 /// APNs' checks on a request, with the reasons of SPEC section 1.
 extension NotificationRequest {
     /// Largest `apns-collapse-id` in bytes.
-    public static let maxCollapseIDBytes = 64
+    package static let maxCollapseIDBytes = 64
 
     /// Throws the first reason APNs would reject this request for.
     ///
     /// The body size is measured on the JSON body the request would be sent with.
-    public func validate() throws(Rejection) {
+    package func validate() throws(Rejection) {
         if !Self.isValidID(id) {
             throw Rejection(.badMessageId, "apns-id \"\(id)\" is not a lowercase 8-4-4-4-12 UUID")
         }
@@ -33,7 +33,7 @@ extension NotificationRequest {
     }
 
     /// `true` for a lowercase 8-4-4-4-12 hexadecimal UUID.
-    public static func isValidID(_ s: String) -> Bool {
+    package static func isValidID(_ s: String) -> Bool {
         func check(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
             guard u.count == 36, u[8] == UInt8(ascii: "-"), u[13] == UInt8(ascii: "-"), u[18] == UInt8(ascii: "-"),
                   u[23] == UInt8(ascii: "-") else { return false }
@@ -52,13 +52,13 @@ extension NotificationRequest {
     }
 
     /// A new random lowercase UUID.
-    public static func newID() -> String {
+    package static func newID() -> String {
         let (high, low) = IDGenerator.shared.next128()
         return uuidString(high: high, low: low)
     }
 
     /// A lowercase version-4-shaped UUID from 128 bits.
-    public static func uuidString(high: UInt64, low: UInt64) -> String {
+    package static func uuidString(high: UInt64, low: UInt64) -> String {
         var h = high, l = low
         h = (h & ~0xF000) | 0x4000                      // version 4
         l = (l & ~(0xC000_0000_0000_0000)) | 0x8000_0000_0000_0000  // variant 10

@@ -1,22 +1,22 @@
 /// What the message path hands to the outputs: a delivered alert (its display message,
 /// always as JSON) or a condition's withdraw (its JSON: `type` "withdraw", `alert_id`,
 /// `collapse_id`, `source_topic`, `route`, `reason`).
-public struct OutputItem: Sendable {
+package struct OutputItem: Sendable {
     /// The two item kinds.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         case alert, withdraw
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// Unique per item and stable across a replay: the alert's id; `<alert_id>/withdraw`.
-    public let key: String
+    package let key: String
     /// The route it came from (outputs choose by route).
-    public let route: String
+    package let route: String
     /// The JSON as stored and sent.
-    public let json: [UInt8]
+    package let json: [UInt8]
 
     /// A delivered alert: `displayJSON` is `DisplayRenderer.displayJSON` of its request.
-    public init(alertID: String, route: String, displayJSON: [UInt8]) {
+    package init(alertID: String, route: String, displayJSON: [UInt8]) {
         kind = .alert
         key = alertID
         self.route = route
@@ -25,7 +25,7 @@ public struct OutputItem: Sendable {
 
     /// A condition's withdraw: `{"type":"withdraw","alert_id":…,"collapse_id":…,
     /// "source_topic":…,"route":…,"reason":"cleared"}`.
-    public init(withdrawOf alertID: String, collapseID: String?, sourceTopic: String, route: String,
+    package init(withdrawOf alertID: String, collapseID: String?, sourceTopic: String, route: String,
                 reason: String = "cleared") {
         kind = .withdraw
         key = alertID + "/withdraw"

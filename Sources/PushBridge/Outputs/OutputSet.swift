@@ -2,11 +2,11 @@ import Foundation
 
 /// The outputs of a running bridge (docs/outputs.md): one worker per `outputs:` entry, the
 /// hand-off from the message path, the dead letters of refused deliveries, the drain.
-public final class OutputSet: Sendable {
+package final class OutputSet: Sendable {
     let workers: [OutputWorker]
     private let journal: Journal?
     private let renderer: DisplayRenderer
-    private let logger: Logger
+    private let logger: BridgeLogger
 
     /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
     let webPush: WebPushOutput?
@@ -14,7 +14,7 @@ public final class OutputSet: Sendable {
     /// The workers for `config.outputs` (`nil` when there are none); `publish` sends a
     /// dead-letter message (the bridge's output connection). Throws when a `webpush` output's
     /// VAPID key or subscription table cannot be used.
-    init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, logger: Logger,
+    init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, logger: BridgeLogger,
           publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
         self.journal = journal
@@ -79,7 +79,7 @@ public final class OutputSet: Sendable {
 
     /// Hands `item` to every output whose `routes` include its route. With a journal the
     /// deliveries are stored first (one transaction); the workers are then woken.
-    public func offer(_ item: OutputItem) {
+    package func offer(_ item: OutputItem) {
         var rows: [(output: String, key: String, target: String)] = []
         var owners: [OutputWorker] = []
         for w in workers where w.config.routes?.contains(item.route) ?? true {
@@ -113,7 +113,7 @@ public final class OutputSet: Sendable {
     }
 
     /// Each output's counters now, in config order.
-    public func snapshots() -> [OutputStatsSnapshot] { workers.map { $0.stats.snapshot() } }
+    package func snapshots() -> [OutputStatsSnapshot] { workers.map { $0.stats.snapshot() } }
 
     private static func parseTimestamp(_ text: String) -> Double? {
         let f = ISO8601DateFormatter()

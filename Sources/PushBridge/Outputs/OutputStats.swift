@@ -2,9 +2,9 @@ import Synchronization
 
 /// One output's counters: written by its worker and its
 /// hand-off, read by the stats, `/metrics` and the dashboard.
-public final class OutputStats: Sendable {
-    public let name: String
-    public let kind: String
+package final class OutputStats: Sendable {
+    package let name: String
+    package let kind: String
     let delivered = Atomic<Int>(0)
     /// Rejected for good (dead-lettered), or dropped because the memory queue was full.
     let failed = Atomic<Int>(0)
@@ -22,7 +22,7 @@ public final class OutputStats: Sendable {
     func recordLatency(_ seconds: Double) { latencies.withLock { $0.add(seconds) } }
 
     /// The counters now.
-    public func snapshot() -> OutputStatsSnapshot {
+    package func snapshot() -> OutputStatsSnapshot {
         let (p50, p99) = latencies.withLock { ($0.quantile(0.5), $0.quantile(0.99)) }
         return OutputStatsSnapshot(name: name, kind: kind, delivered: delivered.load(ordering: .relaxed),
                                    failed: failed.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
@@ -32,18 +32,18 @@ public final class OutputStats: Sendable {
 }
 
 /// One output's counters at one moment.
-public struct OutputStatsSnapshot: Sendable, Equatable {
-    public var name: String
-    public var kind: String
-    public var delivered: Int
-    public var failed: Int
-    public var retried: Int
-    public var skipped: Int
-    public var pending: Int
-    public var latencyP50ms: Double
-    public var latencyP99ms: Double
+package struct OutputStatsSnapshot: Sendable, Equatable {
+    package var name: String
+    package var kind: String
+    package var delivered: Int
+    package var failed: Int
+    package var retried: Int
+    package var skipped: Int
+    package var pending: Int
+    package var latencyP50ms: Double
+    package var latencyP99ms: Double
 
-    public init(name: String, kind: String, delivered: Int, failed: Int, retried: Int, skipped: Int, pending: Int,
+    package init(name: String, kind: String, delivered: Int, failed: Int, retried: Int, skipped: Int, pending: Int,
                 latencyP50ms: Double, latencyP99ms: Double) {
         self.name = name
         self.kind = kind

@@ -14,7 +14,7 @@ final class OutputWorker: Sendable {
     let kind: any OutputKind
     let stats: OutputStats
     let journal: Journal?
-    private let logger: Logger
+    private let logger: BridgeLogger
     private let reject: @Sendable (OutputRejection) -> Void
     private let multi: CurlMulti
     private let shared = Mutex<Shared>(Shared())
@@ -34,7 +34,7 @@ final class OutputWorker: Sendable {
     /// Deliveries held at most without a journal.
     static let memoryLimit = 10_000
 
-    init?(config: OutputConfig, kind: any OutputKind, journal: Journal?, logger: Logger,
+    init?(config: OutputConfig, kind: any OutputKind, journal: Journal?, logger: BridgeLogger,
           reject: @escaping @Sendable (OutputRejection) -> Void) {
         guard let multi = CurlMulti(maxHostConnections: config.concurrency) else { return nil }
         self.multi = multi

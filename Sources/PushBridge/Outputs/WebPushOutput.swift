@@ -15,10 +15,10 @@ final class WebPushOutput: OutputKind {
     let config: WebPushConfig
     /// The store, the VAPID key and the subject.
     let fanOut: WebPushFanOut
-    private let logger: Logger
+    private let logger: BridgeLogger
 
     /// The output `name` over `store`, signing with `vapid`.
-    init(name: String, config: WebPushConfig, store: any SubscriptionStore, vapid: VAPIDKey, logger: Logger) {
+    init(name: String, config: WebPushConfig, store: any SubscriptionStore, vapid: VAPIDKey, logger: BridgeLogger) {
         self.name = name
         self.config = config
         fanOut = WebPushFanOut(store: store, vapid: vapid, subject: config.subject)
@@ -28,7 +28,7 @@ final class WebPushOutput: OutputKind {
     /// The output for `config` at a bridge's start: its VAPID key loaded (made and logged when
     /// the file does not exist), its subscriptions in `journal` when there is one, else in memory.
     /// Throws when the key file or the journal's table cannot be used (the file is named).
-    static func start(name: String, config: WebPushConfig, journal: Journal?, logger: Logger) throws(OutputStartError) -> WebPushOutput {
+    static func start(name: String, config: WebPushConfig, journal: Journal?, logger: BridgeLogger) throws(OutputStartError) -> WebPushOutput {
         let vapid: VAPIDKey
         do {
             let loaded = try VAPIDKey.loadOrCreate(path: config.vapidKeyFile)

@@ -3,29 +3,29 @@ import Glibc
 /// A `host:port` address: a host name, an IPv4 address, or an IPv6 address in brackets
 /// (`[::1]:9464`). The one parser of `monitoring.http`, the metrics server's bind address,
 /// the dashboard client and `pushbridge health`, so what `check` accepts `run` binds.
-public struct HostPort: Sendable, Hashable, CustomStringConvertible {
+package struct HostPort: Sendable, Hashable, CustomStringConvertible {
     /// The host, without brackets (`::1`, `127.0.0.1`, `localhost`).
-    public var host: String
+    package var host: String
     /// The port.
-    public var port: Int
+    package var port: Int
 
     /// Why a text is not a `host:port`, or why its host could not be resolved.
-    public struct Problem: Error, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct Problem: Error, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// The address from its parts.
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// `host:port`, an IPv6 host in brackets.
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// Parses `host:port`. `ports` are the ports allowed (0 lets the system pick one when
     /// binding); with a `defaultPort` the `:port` may be left out.
-    public init(parsing string: some StringProtocol, ports: ClosedRange<Int> = 1...65_535,
+    package init(parsing string: some StringProtocol, ports: ClosedRange<Int> = 1...65_535,
                 defaultPort: Int? = nil) throws(Problem) {
         let text = Substring(string)
         var host = text
@@ -63,7 +63,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
 
     /// The address to connect to for a server bound here: a wildcard host (`0.0.0.0`, `::`)
     /// becomes loopback.
-    public var connectable: HostPort {
+    package var connectable: HostPort {
         switch host {
         case "0.0.0.0": HostPort(host: "127.0.0.1", port: port)
         case "::", "::0": HostPort(host: "::1", port: port)
@@ -73,7 +73,7 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
 
     /// The socket addresses of this host and port, in the resolver's order (`localhost` is
     /// 127.0.0.1, as it always was for the metrics endpoint); never empty. `passive` for binding.
-    public func socketAddresses(passive: Bool = false) throws(Problem) -> [SocketAddress] {
+    package func socketAddresses(passive: Bool = false) throws(Problem) -> [SocketAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -99,30 +99,30 @@ public struct HostPort: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One resolved socket address (IPv4 or IPv6), ready for `bind` or `connect`.
-public struct SocketAddress: @unchecked Sendable {
+package struct SocketAddress: @unchecked Sendable {
     // `@unchecked`: `sockaddr_storage` is plain bytes, copied by value.
     /// The address bytes.
-    public var storage: sockaddr_storage
+    package var storage: sockaddr_storage
     /// How many of them are used.
-    public var length: socklen_t
+    package var length: socklen_t
 
     /// `AF_INET` or `AF_INET6`.
-    public var family: Int32 { Int32(storage.ss_family) }
+    package var family: Int32 { Int32(storage.ss_family) }
 
     /// The port (at the same place in `sockaddr_in` and `sockaddr_in6`).
-    public var port: Int {
+    package var port: Int {
         var copy = storage
         return withUnsafeBytes(of: &copy) { Int(UInt16(bigEndian: $0.load(fromByteOffset: 2, as: UInt16.self))) }
     }
 
     /// Calls `body` with the address as the C calls take it.
-    public func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    package func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         var copy = storage
         return withUnsafePointer(to: &copy) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) } }
     }
 
     /// A new `SOCK_STREAM` socket of this address's family (close-on-exec), or -1.
-    public func makeSocket() -> Int32 {
+    package func makeSocket() -> Int32 {
         socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 extension JSONValue {
     /// The number `text` holds under the rules above (`" 242.10\n"` is `242.1`, `"+7"` is
     /// `7`, `"1e3"` is `1000.0`), or `nil`.
-    public init?(numberText text: some StringProtocol) {
+    package init?(numberText text: some StringProtocol) {
         let trimmed = Substring(String(text).trimmingCharacters(in: .whitespacesAndNewlines))
         guard Self.isDecimalText(trimmed) else { return nil }
         if let canonical = Self.canonicalIntegerText(trimmed) {
@@ -26,7 +26,7 @@ extension JSONValue {
 
     /// The integer this value is exactly: an `int`, or a `double` with no fraction that
     /// fits in 64 bits (`3.0`); `nil` for anything else.
-    public var exactInteger: Int64? {
+    package var exactInteger: Int64? {
         switch self {
         case .int(let n): n
         case .double(let d): Int64(exactly: d)
@@ -35,7 +35,7 @@ extension JSONValue {
     }
 
     /// The number as a `Double` when this is a finite `int` or `double`, else `nil`.
-    public var numberValue: Double? {
+    package var numberValue: Double? {
         switch self {
         case .int(let n): Double(n)
         case .double(let d) where d.isFinite: d
@@ -45,7 +45,7 @@ extension JSONValue {
 
     /// Any number as the nearest `Double`, a `bigInt` included (arithmetic, deadbands,
     /// config numbers); `nil` for anything that is no number.
-    public var arithmeticValue: Double? {
+    package var arithmeticValue: Double? {
         switch self {
         case .int(let n): Double(n)
         case .double(let d): d

@@ -39,7 +39,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     /// Reserves room for `count` members.
-    public mutating func reserveCapacity(_ count: Int) {
+    package mutating func reserveCapacity(_ count: Int) {
         members.reserveCapacity(count)
     }
 
@@ -61,7 +61,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     /// The position of `key`'s member, or `nil`.
-    public func index(forKey key: String) -> Int? {
+    package func index(forKey key: String) -> Int? {
         if let positions { return positions[key] }
         return members.withUnsafeBufferPointer { buffer in
             for i in buffer.indices where buffer[i].key == key { return i }
@@ -109,7 +109,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     /// The same keys with `transform` applied to each value.
-    public func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
+    package func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
         var result = self
         for i in result.members.indices { result.members[i].value = try transform(result.members[i].value) }
         return result

@@ -1,28 +1,28 @@
 /// A JSON syntax error with the UTF-8 byte offset where the problem is.
-public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong, e.g. `expected ',' or ']' in array`.
-    public var message: String
+    package var message: String
     /// UTF-8 byte offset into the input where the problem was found.
-    public var offset: Int
+    package var offset: Int
 
-    public init(message: String, offset: Int) {
+    package init(message: String, offset: Int) {
         self.message = message
         self.offset = offset
     }
 
-    public var description: String { "\(message) at byte \(offset)" }
+    package var description: String { "\(message) at byte \(offset)" }
 }
 
 extension JSONValue {
     /// The deepest nesting of arrays and objects `parse` accepts.
-    public static let maximumParseDepth = 512
+    package static let maximumParseDepth = 512
 
     /// Parses one JSON text (RFC 8259, strict) from UTF-8 bytes.
     ///
     /// Integers that fit are `.int`, other numbers `.double`; a repeated object key keeps
     /// its last value; a lone surrogate escape becomes U+FFFD. Nesting deeper than
     /// `maximumParseDepth` is an error, never a crash.
-    public static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         let result: Result<JSONValue, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
             parseResult(buffer)
         }
@@ -32,7 +32,7 @@ extension JSONValue {
     }
 
     /// Parses one JSON text (RFC 8259, strict) from a string.
-    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         var text = text
         return try text.withUTF8 { parseResult($0) }.get()
     }

@@ -1,6 +1,6 @@
 extension JSONValue {
     /// Compact JSON text with object keys sorted, e.g. `{"a":[1,2.5,"x"],"b":null}`.
-    public var jsonText: String {
+    package var jsonText: String {
         var bytes: [UInt8] = []
         write(into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -11,7 +11,7 @@ extension JSONValue {
     /// Strings escape `"`, `\` and control characters and keep other characters as
     /// UTF-8. Integral doubles below 2^53 are written without a fraction (`42`),
     /// other doubles as Swift's shortest round-trip form; non-finite doubles as `null`.
-    public func write(into bytes: inout [UInt8]) {
+    package func write(into bytes: inout [UInt8]) {
         bytes.append { write(to: &$0) }
     }
 

@@ -2,6 +2,7 @@
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
     case debug, info, warning, error
     private var rank: Int { Self.allCases.firstIndex(of: self)! }
+    /// Severity order: debug < info < warning < error.
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
 }
 

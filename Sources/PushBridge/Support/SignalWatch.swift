@@ -3,7 +3,7 @@ import Foundation
 /// Handles process signals on a dispatch queue instead of in a signal handler: each of
 /// `signals` is ignored by the process and reported to `handler` (any thread) until the
 /// watch is cancelled or released.
-public final class SignalWatch: Sendable {
+package final class SignalWatch: Sendable {
     private let sources: [SignalSource]
 
     /// A dispatch signal source (thread-safe: its methods may be called from any thread).
@@ -13,7 +13,7 @@ public final class SignalWatch: Sendable {
     }
 
     /// Starts watching `signals`.
-    public init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+    package init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
         sources = signals.map { sig in
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
@@ -24,7 +24,7 @@ public final class SignalWatch: Sendable {
     }
 
     /// Stops reporting the signals (they stay ignored).
-    public func cancel() {
+    package func cancel() {
         for s in sources { s.source.cancel() }
     }
 

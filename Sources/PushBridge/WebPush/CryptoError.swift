@@ -1,14 +1,14 @@
 import COpenSSL
 
 /// A failed OpenSSL operation: what was being done and OpenSSL's own words for why.
-public struct CryptoError: Error, Equatable, CustomStringConvertible {
+package struct CryptoError: Error, Equatable, CustomStringConvertible {
     /// The step that failed (`ECDH`, `read VAPID key '/var/lib/pushbridge/vapid.pem'`, …).
-    public let operation: String
+    package let operation: String
     /// OpenSSL's error queue as text (may be empty when OpenSSL gave no reason).
-    public let reason: String
+    package let reason: String
 
     /// One line for the log.
-    public var description: String { reason.isEmpty ? "\(operation) failed" : "\(operation) failed: \(reason)" }
+    package var description: String { reason.isEmpty ? "\(operation) failed" : "\(operation) failed: \(reason)" }
 
     init(operation: String, reason: String) {
         self.operation = operation

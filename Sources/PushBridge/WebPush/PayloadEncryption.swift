@@ -3,17 +3,17 @@
 ///
 /// All cryptography is OpenSSL's (ECDH, HKDF-SHA256, AES-128-GCM); this type only lays out
 /// the RFC's inputs and the header.
-public enum PayloadEncryption {
+package enum PayloadEncryption {
     /// The record size written in the header (the RFC's example uses it too).
-    public static let recordSize: UInt32 = 4096
+    package static let recordSize: UInt32 = 4096
     /// Header bytes: salt (16), record size (4), key id length (1), key id (65).
-    public static let headerLength = 16 + 4 + 1 + 65
+    package static let headerLength = 16 + 4 + 1 + 65
     /// The largest plaintext sent: push services accept bodies of at most 4096 bytes
     /// (RFC 8030 section 7.2), less the header, the delimiter and the 16-byte tag.
-    public static let maximumPlaintext = 4096 - headerLength - 1 - 16
+    package static let maximumPlaintext = 4096 - headerLength - 1 - 16
 
     /// Why a payload cannot be encrypted.
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// The subscription's `p256dh` is no P-256 point, or its `auth` secret is not 16 bytes.
         case badSubscriptionKeys(String)
         /// More than `maximumPlaintext` bytes.
@@ -21,7 +21,7 @@ public enum PayloadEncryption {
         /// OpenSSL failed.
         case crypto(CryptoError)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .badSubscriptionKeys(let why): "subscription keys: \(why)"
             case .tooLarge(let n): "payload of \(n) bytes is over the \(PayloadEncryption.maximumPlaintext) bytes a push message carries"
@@ -32,7 +32,7 @@ public enum PayloadEncryption {
 
     /// The request body for `plaintext` to the user agent whose keys are `p256dh` (its
     /// uncompressed public point) and `auth` (16 bytes), with a fresh ephemeral key and salt.
-    public static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8]) throws(Failure) -> [UInt8] {
+    package static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8]) throws(Failure) -> [UInt8] {
         let ephemeral: P256Key, salt: [UInt8]
         do throws(CryptoError) {
             ephemeral = try P256Key.generate()

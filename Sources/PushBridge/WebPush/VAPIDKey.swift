@@ -5,15 +5,15 @@ import Foundation
 /// At first start the file does not exist: a key is made and written with mode 0600 (its
 /// directory created). Later starts load it, so browsers' subscriptions, made for its public
 /// key, stay valid.
-public struct VAPIDKey: Sendable {
+package struct VAPIDKey: Sendable {
     /// The key pair.
-    public let key: P256Key
+    package let key: P256Key
     /// The public key as browsers want it for `applicationServerKey` and as the `k=` of the
     /// `Authorization` header: base64url of the uncompressed point.
-    public let publicKey: String
+    package let publicKey: String
 
     /// Why the key file could not be used.
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// The file exists and cannot be read (`reason`: the system's words).
         case unreadable(path: String, reason: String)
         /// The file holds no P-256 private key in PEM.
@@ -21,7 +21,7 @@ public struct VAPIDKey: Sendable {
         /// A new key could not be written.
         case unwritable(path: String, reason: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .unreadable(let p, let r): "VAPID key file '\(p)' cannot be read: \(r)"
             case .invalid(let p, let r): "VAPID key file '\(p)' holds no P-256 private key in PEM: \(r)"
@@ -31,14 +31,14 @@ public struct VAPIDKey: Sendable {
     }
 
     /// The key `key` (its public point derived).
-    public init(key: P256Key) {
+    package init(key: P256Key) {
         self.key = key
         self.publicKey = Base64URL.encode(key.publicPoint)
     }
 
     /// The key in `path`, made and written there (mode 0600, parent directories created) when
     /// the file does not exist. `created` tells which happened.
-    public static func loadOrCreate(path: String) throws(Failure) -> (key: VAPIDKey, created: Bool) {
+    package static func loadOrCreate(path: String) throws(Failure) -> (key: VAPIDKey, created: Bool) {
         if let bytes = try read(path) {
             do {
                 return (VAPIDKey(key: try P256Key.privateKey(pem: bytes, context: "read PEM")), false)
@@ -104,7 +104,7 @@ public struct VAPIDKey: Sendable {
     /// The `Authorization` header value for a push to `endpoint`:
     /// `vapid t=<JWT>, k=<public key>` with the JWT `{aud: endpoint's origin, exp, sub: subject}`.
     /// `expires` is clamped to at most 24 hours after `now` (RFC 8292 section 2).
-    public func authorization(endpoint: String, subject: String, now: Date = Date(),
+    package func authorization(endpoint: String, subject: String, now: Date = Date(),
                               validFor: TimeInterval = 12 * 3600) throws(VAPIDError) -> String {
         guard let audience = Self.origin(of: endpoint) else { throw .badEndpoint(endpoint) }
         let exp = Int64(now.timeIntervalSince1970 + min(max(validFor, 60), 24 * 3600))
@@ -121,7 +121,7 @@ public struct VAPIDKey: Sendable {
     }
 
     /// `scheme://host[:port]` of an http(s) URL (the port only when not the scheme's default); `nil` for anything else.
-    public static func origin(of url: String) -> String? {
+    package static func origin(of url: String) -> String? {
         guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = c.host, !host.isEmpty, c.user == nil else { return nil }
         let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host.lowercased()
@@ -133,13 +133,13 @@ public struct VAPIDKey: Sendable {
 }
 
 /// Why a VAPID `Authorization` header could not be made.
-public enum VAPIDError: Error, Equatable, CustomStringConvertible {
+package enum VAPIDError: Error, Equatable, CustomStringConvertible {
     /// The push endpoint is no http(s) URL with a host.
     case badEndpoint(String)
     /// OpenSSL could not sign.
     case signing(CryptoError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badEndpoint(let e): "push endpoint '\(e)' is not an http(s) URL"
         case .signing(let e): e.description

@@ -6,15 +6,15 @@ import Foundation
 /// The output's HTTP client sends each request (POST `url`, `headers`, `body`) and hands the
 /// status back to `answered`, which removes a subscription the push service says is gone
 /// (404/410) and returns the verdict (retry with backoff on `.retry`, dead letter on `.rejected`).
-public struct WebPushFanOut: Sendable {
+package struct WebPushFanOut: Sendable {
     /// Where the subscriptions are.
-    public let store: any SubscriptionStore
+    package let store: any SubscriptionStore
     /// The output's VAPID key.
-    public let vapid: VAPIDKey
+    package let vapid: VAPIDKey
     /// `webpush.subject`.
-    public let subject: String
+    package let subject: String
 
-    public init(store: any SubscriptionStore, vapid: VAPIDKey, subject: String) {
+    package init(store: any SubscriptionStore, vapid: VAPIDKey, subject: String) {
         self.store = store
         self.vapid = vapid
         self.subject = subject
@@ -25,7 +25,7 @@ public struct WebPushFanOut: Sendable {
     /// from its `interruption_level`, `TTL` from `expiration` (the request's `apns-expiration`).
     /// Empty when `display` is neither kind of message. A subscription whose keys cannot be
     /// encrypted for (it passed the API's checks, so only a damaged store) is removed.
-    public func requests(display: [UInt8], expiration: Int64?, now: Date = Date()) throws(SubscriptionStoreError) -> [WebPushRequest] {
+    package func requests(display: [UInt8], expiration: Int64?, now: Date = Date()) throws(SubscriptionStoreError) -> [WebPushRequest] {
         try build(display: display, expiration: expiration, for: try store.all(), now: now)
     }
 
@@ -51,14 +51,14 @@ public struct WebPushFanOut: Sendable {
     /// The request that delivers `display` to the subscription with `endpoint` alone (an output
     /// sends each subscription's delivery on its own); `nil` when that subscription is gone or
     /// no request can be made for it (see `requests`).
-    public func request(display: [UInt8], expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
+    package func request(display: [UInt8], expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
         guard let subscription = try store.all().first(where: { $0.endpoint == endpoint }) else { return nil }
         return try build(display: display, expiration: expiration, for: [subscription], now: now).first
     }
 
     /// What the answer `status` to the request for `endpoint` means; a 404 or 410 removes the subscription.
     @discardableResult
-    public func answered(endpoint: String, status: Int) throws(SubscriptionStoreError) -> WebPushRequest.Verdict {
+    package func answered(endpoint: String, status: Int) throws(SubscriptionStoreError) -> WebPushRequest.Verdict {
         let verdict = WebPushRequest.verdict(status: status)
         if verdict == .subscriptionGone { try store.remove(endpoint: endpoint) }
         return verdict

@@ -4,11 +4,11 @@
 /// (the service worker shows it; a newer one with the same tag replaces the older one). A
 /// condition's withdraw: `{"type":"withdraw","tag":<collapse id>,"data":{"id":<alert id>,"route":…}}`
 /// (the service worker closes the notifications with that tag). Keys without a value are left out.
-public enum WebPushPayload {
+package enum WebPushPayload {
     /// The payload for `display`, a display message (`format: json`) or a withdraw message;
     /// `nil` when it is neither (not a JSON object, or a withdraw without a collapse id).
     /// A body too long for one push message is shortened (ending in `…`).
-    public static func from(display: [UInt8]) -> [UInt8]? {
+    package static func from(display: [UInt8]) -> [UInt8]? {
         guard let message = try? JSONValue.parse(display), case .object = message else { return nil }
         if message["type"]?.stringValue == "withdraw" {
             guard let tag = message["collapse_id"]?.stringValue, !tag.isEmpty else { return nil }
@@ -25,7 +25,7 @@ public enum WebPushPayload {
     }
 
     /// An alert payload, `body` shortened until the whole fits in one push message.
-    public static func alert(title: String, body: String, tag: String?, id: String?, route: String?,
+    package static func alert(title: String, body: String, tag: String?, id: String?, route: String?,
                              url: String?, interruptionLevel: String? = nil) -> [UInt8] {
         var text = body
         while true {
@@ -54,7 +54,7 @@ public enum WebPushPayload {
     }
 
     /// A withdraw payload.
-    public static func withdraw(tag: String, alertID: String?, route: String?) -> [UInt8] {
+    package static func withdraw(tag: String, alertID: String?, route: String?) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.add("type", "withdraw")

@@ -4,39 +4,39 @@ import Foundation
 ///
 /// Pure apart from the random ephemeral key and salt of the encryption: building it sends nothing
 /// (the output's HTTP client does).
-public struct WebPushRequest: Sendable, Equatable {
+package struct WebPushRequest: Sendable, Equatable {
     /// The subscription's endpoint.
-    public let url: String
+    package let url: String
     /// `TTL`, `Urgency`, `Topic` (when there is a collapse id), `Content-Encoding`,
     /// `Content-Type`, `Authorization`, in that order.
-    public let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
     /// The aes128gcm body.
-    public let body: [UInt8]
+    package let body: [UInt8]
 
     /// The value of header `name` (case-insensitive), or `nil`.
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
     }
 
-    public static func == (a: WebPushRequest, b: WebPushRequest) -> Bool {
+    package static func == (a: WebPushRequest, b: WebPushRequest) -> Bool {
         a.url == b.url && a.body == b.body && a.headers.map(\.name) == b.headers.map(\.name)
             && a.headers.map(\.value) == b.headers.map(\.value)
     }
 
     /// What the request is made of besides the subscription and the payload.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The VAPID key that signs.
-        public var vapid: VAPIDKey
+        package var vapid: VAPIDKey
         /// `webpush.subject`: `mailto:…` or an `https:` URL.
-        public var subject: String
+        package var subject: String
         /// `apns-expiration` of the request (UNIX seconds; 0: now or never; `nil`: not set).
-        public var expiration: Int64?
+        package var expiration: Int64?
         /// The request's interruption level (`passive`, `active`, `time-sensitive`, `critical`).
-        public var interruptionLevel: String?
+        package var interruptionLevel: String?
         /// The collapse id, for `Topic`.
-        public var collapseID: String?
+        package var collapseID: String?
 
-        public init(vapid: VAPIDKey, subject: String, expiration: Int64? = nil,
+        package init(vapid: VAPIDKey, subject: String, expiration: Int64? = nil,
                     interruptionLevel: String? = nil, collapseID: String? = nil) {
             self.vapid = vapid
             self.subject = subject
@@ -47,11 +47,11 @@ public struct WebPushRequest: Sendable, Equatable {
     }
 
     /// Why no request could be made for a subscription.
-    public enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         case encryption(PayloadEncryption.Failure)
         case vapid(VAPIDError)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .encryption(let e): e.description
             case .vapid(let e): e.description
@@ -61,7 +61,7 @@ public struct WebPushRequest: Sendable, Equatable {
 
     /// The request that delivers `payload` (the service worker's JSON, see `WebPushPayload`)
     /// to `subscription`, at `now`.
-    public static func build(subscription: WebPushSubscription, payload: [UInt8], options: Options,
+    package static func build(subscription: WebPushSubscription, payload: [UInt8], options: Options,
                              now: Date = Date()) throws(Failure) -> WebPushRequest {
         let body: [UInt8]
         do { body = try PayloadEncryption.encrypt(payload, p256dh: subscription.p256dh, auth: subscription.auth) } catch {
@@ -82,7 +82,7 @@ public struct WebPushRequest: Sendable, Equatable {
     }
 
     /// What a push service's answer means for the subscription (RFC 8030 section 8.3 and 7.3).
-    public enum Verdict: Equatable, Sendable {
+    package enum Verdict: Equatable, Sendable {
         /// 2xx: the push service took the message.
         case accepted
         /// 404 or 410: the subscription is gone; remove it and do not retry.
@@ -94,7 +94,7 @@ public struct WebPushRequest: Sendable, Equatable {
     }
 
     /// The verdict for HTTP `status`.
-    public static func verdict(status: Int) -> Verdict {
+    package static func verdict(status: Int) -> Verdict {
         switch status {
         case 200..<300: .accepted
         case 404, 410: .subscriptionGone

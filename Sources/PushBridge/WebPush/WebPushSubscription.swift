@@ -1,17 +1,17 @@
 /// One browser's push subscription (the `PushSubscription` JSON of the Push API): where to
 /// send, and the keys to encrypt for.
-public struct WebPushSubscription: Sendable, Hashable {
+package struct WebPushSubscription: Sendable, Hashable {
     /// The push service URL for this browser (http or https); the subscription's identity.
-    public let endpoint: String
+    package let endpoint: String
     /// The user agent's P-256 public key, uncompressed point (65 bytes).
-    public let p256dh: [UInt8]
+    package let p256dh: [UInt8]
     /// The authentication secret (16 bytes).
-    public let auth: [UInt8]
+    package let auth: [UInt8]
     /// When the subscription ends (milliseconds since 1970), when the browser gave one.
-    public let expirationTime: Int64?
+    package let expirationTime: Int64?
 
     /// A subscription with checked fields (see `parse` for the rules).
-    public init(endpoint: String, p256dh: [UInt8], auth: [UInt8], expirationTime: Int64?) {
+    package init(endpoint: String, p256dh: [UInt8], auth: [UInt8], expirationTime: Int64?) {
         self.endpoint = endpoint
         self.p256dh = p256dh
         self.auth = auth
@@ -19,11 +19,11 @@ public struct WebPushSubscription: Sendable, Hashable {
     }
 
     /// Longest endpoint accepted (push services' URLs are a few hundred bytes).
-    public static let maximumEndpointLength = 2048
+    package static let maximumEndpointLength = 2048
 
     /// The subscription in `json` (`PushSubscription.toJSON()`: `endpoint`, `expirationTime`,
     /// `keys.p256dh`, `keys.auth`), or why it is not one.
-    public static func parse(_ json: [UInt8]) -> Result<WebPushSubscription, SubscriptionProblem> {
+    package static func parse(_ json: [UInt8]) -> Result<WebPushSubscription, SubscriptionProblem> {
         let value: JSONValue
         do { value = try JSONValue.parse(json) } catch {
             return .failure(SubscriptionProblem("the body is not JSON: \(error.message)"))
@@ -56,7 +56,7 @@ public struct WebPushSubscription: Sendable, Hashable {
     }
 
     /// Why `endpoint` is not a usable push endpoint, or `nil`.
-    public static func endpointProblem(_ endpoint: String) -> String? {
+    package static func endpointProblem(_ endpoint: String) -> String? {
         if endpoint.utf8.count > maximumEndpointLength { return "'endpoint' is longer than \(maximumEndpointLength) bytes" }
         if endpoint.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false }) {
             return "'endpoint' must not contain spaces or control characters"
@@ -66,7 +66,7 @@ public struct WebPushSubscription: Sendable, Hashable {
     }
 
     /// The subscription as the Push API writes it (keys base64url, no padding).
-    public var json: [UInt8] {
+    package var json: [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.add("endpoint", endpoint)
@@ -83,8 +83,8 @@ public struct WebPushSubscription: Sendable, Hashable {
 }
 
 /// Why a body is not a push subscription (the words go back to the page in a 400 answer).
-public struct SubscriptionProblem: Error, Equatable, CustomStringConvertible {
+package struct SubscriptionProblem: Error, Equatable, CustomStringConvertible {
     /// What is wrong.
-    public let description: String
+    package let description: String
     init(_ description: String) { self.description = description }
 }

@@ -92,6 +92,6 @@ struct SequencerEmitTests {
             journal: {path: /proc/self/pushbridge-journal}
             monitoring: {status_topic: null, stats_topic: null}
             """)
-        #expect(throws: (any Error).self) { try InProcessBridge.make(config: config, logger: Logger(level: .error, sink: { _ in })) }
+        #expect(throws: (any Error).self) { try InProcessBridge.make(config: config, logger: BridgeLogger(level: .error, sink: { _ in })) }
     }
 }

@@ -43,7 +43,7 @@ struct AppleFilteringExampleTests {
         var config = ExtensionConfig()
         config.timeLimit = .seconds(60)
         return ExtensionStage(config: config, filteringGranted: granted,
-                              serviceExtension: .apple { NotificationService() }, logger: Logger(level: .error))
+                              serviceExtension: .apple { NotificationService() }, logger: BridgeLogger(level: .error))
     }
 
     private func request(suppress: Bool, pushType: PushType?) -> NotificationRequest {

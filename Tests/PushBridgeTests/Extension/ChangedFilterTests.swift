@@ -32,7 +32,7 @@ struct ChangedFilterTests {
 
     static func stage(_ filters: [FilterConfig], memory: FilterMemory = FilterMemory()) -> ExtensionStage {
         ExtensionStage(config: StageFixtures.config(filters: filters), filteringGranted: true,
-                       logger: Logger(level: .error), memory: memory)
+                       logger: BridgeLogger(level: .error), memory: memory)
     }
 
     static func state(_ s: String) -> JSONValue { .object(["state": .string(s)]) }

@@ -115,7 +115,7 @@ struct DecisionTableTests {
     func decision(_ c: TableCase) async {
         let stage = ExtensionStage(config: StageFixtures.config(), filteringGranted: c.granted,
                                    serviceExtension: .apple { ScriptedExtension(answer: c.answer, timing: c.timing) },
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let request = StageFixtures.request(pushType: c.pushType)
         let result = await stage.run(request, context: StageFixtures.context(pushType: c.pushType))
         let original = StageResult.Verdict.deliver(request.content, modified: false)
@@ -161,7 +161,7 @@ struct DecisionTableTests {
             : .apple { throw Boom() }
         let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), onFailure: c.onFailure),
                                    filteringGranted: c.granted,
-                                   serviceExtension: factory, logger: Logger(level: .error))
+                                   serviceExtension: factory, logger: BridgeLogger(level: .error))
         let request = StageFixtures.request(pushType: c.pushType)
         let result = await stage.run(request, context: StageFixtures.context(pushType: c.pushType))
         #expect(result.extensionFailed && !result.timedOut)
@@ -179,7 +179,7 @@ struct DecisionTableTests {
     func guardReturnsTheOriginal(mutable: Bool, reason: String) async {
         let stage = ExtensionStage(config: StageFixtures.config(), filteringGranted: true,
                                    serviceExtension: .apple { ScriptedExtension(answer: .empty, timing: .onTime) },
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let content = mutable ? StageFixtures.content(title: nil, body: nil, sound: "default") : StageFixtures.content()
         let request = StageFixtures.request(content, mutable: mutable)
         let result = await stage.run(request)

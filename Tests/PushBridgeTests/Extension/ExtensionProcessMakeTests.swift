@@ -9,7 +9,7 @@ struct ExtensionProcessMakeTests {
     static let missing = ["/nonexistent/pushbridge-\(UUID().uuidString)/filter"]
 
     @Test func makeThrowsForAProgramThatCannotBeStarted() {
-        #expect(throws: (any Error).self) { try ExtensionProcess.make(command: Self.missing, logger: Logger(level: .error)) }
+        #expect(throws: (any Error).self) { try ExtensionProcess.make(command: Self.missing, logger: BridgeLogger(level: .error)) }
     }
 
     @Test(arguments: [FailurePolicy.deliver, .drop])

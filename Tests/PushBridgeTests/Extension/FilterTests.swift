@@ -17,7 +17,7 @@ struct FilterTests {
 
     static func stage(_ filters: [FilterConfig], granted: Bool = true, clock: ManualClock = ManualClock()) -> ExtensionStage {
         ExtensionStage(config: StageFixtures.config(filters: filters), filteringGranted: granted,
-                       logger: Logger(level: .error), clock: clock.stageClock)
+                       logger: BridgeLogger(level: .error), clock: clock.stageClock)
     }
 
     static let payload: JSONValue = .object(["level": .string("debug"), "room": .string("hall"),

@@ -17,7 +17,7 @@ struct RedactExampleTests {
         var command = ["python3", script]
         if let key { command = ["env", "PUSHBRIDGE_DEMO_KEY=\(key)"] + command }
         let config = StageFixtures.config(timeLimit: .seconds(60), command: command)
-        return ExtensionStage(config: config, filteringGranted: granted, logger: Logger(level: .error))
+        return ExtensionStage(config: config, filteringGranted: granted, logger: BridgeLogger(level: .error))
     }
 
     static func encrypt(_ text: String, key: String) -> String {

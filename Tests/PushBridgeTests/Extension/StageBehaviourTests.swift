@@ -65,7 +65,7 @@ struct StageBehaviourTests {
     @Test func filterOnlyPathCompletesInline() {
         let set = FilterConfig(name: "rename", action: .set([(field: "title", value: Self.literal("Renamed"))]))
         let stage = ExtensionStage(config: StageFixtures.config(filters: [set]), filteringGranted: true,
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let box = Mutex<StageResult?>(nil)
         stage.process(StageFixtures.request(), context: StageFixtures.context()) { result in
             box.withLock { $0 = result }
@@ -83,7 +83,7 @@ struct StageBehaviourTests {
         let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), filters: [set]),
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: " + ext")),
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let result = await stage.run(StageFixtures.request())
         #expect(result.deliveredContent?.title == "Filtered + ext")
         #expect(result.modified)
@@ -97,7 +97,7 @@ struct StageBehaviourTests {
         let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60), filters: [dedupe]),
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "!", tracker: tracker)),
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let first = await stage.run(StageFixtures.request())
         let second = await stage.run(StageFixtures.request())
         #expect(first.deliveredContent?.title == "Original!")
@@ -112,7 +112,7 @@ struct StageBehaviourTests {
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "", delay: .milliseconds(20),
                                                                                 tracker: tracker)),
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let names = (0..<12).map { "m\($0)" }
         let results = await withTaskGroup(of: StageResult.self) { group in
             for name in names {
@@ -133,7 +133,7 @@ struct StageBehaviourTests {
                                    filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "", delay: .milliseconds(5),
                                                                                 tracker: tracker)),
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let (done, finished) = AsyncStream.makeStream(of: Void.self)
         let names = (0..<10).map { "m\($0)" }
         // Submitted from one thread, so arrival order is defined.
@@ -153,7 +153,7 @@ struct StageBehaviourTests {
     @Test func cancelledAsyncExtensionAnsweringWithinGraceCounts() async {
         let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(30)), filteringGranted: true,
                                    serviceExtension: .native(CancellableExtension(answerWhenCancelled: true)),
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let result = await stage.run(StageFixtures.request())
         #expect(result.deliveredContent?.title == "Best attempt")
         #expect(!result.timedOut)
@@ -163,7 +163,7 @@ struct StageBehaviourTests {
     @Test func cancelledAsyncExtensionThatGivesUpTimesOut() async {
         let stage = ExtensionStage(config: StageFixtures.config(grace: .seconds(30)), filteringGranted: true,
                                    serviceExtension: .native(CancellableExtension(answerWhenCancelled: false)),
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let request = StageFixtures.request()
         let result = await stage.run(request)
         #expect(result.verdict == .deliver(request.content, modified: false))
@@ -178,7 +178,7 @@ struct StageBehaviourTests {
         let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(20), onFailure: .drop, concurrency: 1),
                                    filteringGranted: true,
                                    serviceExtension: .apple { ScriptedExtension(answer: .alertText, timing: .never, received: received) },
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         async let open = stage.run(StageFixtures.request())
         async let queued = stage.run(StageFixtures.request())
         try await received.wait(for: "the first request inside the extension") { $0 == 1 }
@@ -195,7 +195,7 @@ struct StageBehaviourTests {
     @Test func durationIsMeasured() async {
         let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60)), filteringGranted: true,
                                    serviceExtension: .native(AppendingExtension(suffix: "", delay: .milliseconds(30))),
-                                   logger: Logger(level: .error))
+                                   logger: BridgeLogger(level: .error))
         let result = await stage.run(StageFixtures.request())
         #expect(result.duration >= .milliseconds(30))
     }

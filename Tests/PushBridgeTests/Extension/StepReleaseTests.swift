@@ -29,7 +29,7 @@ struct StepReleaseTests {
         default: .native(ThrowingExtension())
         }
         let stage = ExtensionStage(config: StageFixtures.config(timeLimit: .seconds(60)), filteringGranted: true,
-                                   serviceExtension: factory, logger: Logger(level: .error))
+                                   serviceExtension: factory, logger: BridgeLogger(level: .error))
         weak var released: Token?
         do {
             let token = Token()

@@ -73,7 +73,7 @@ struct PipelineFuzzTests {
             let text = yaml + "display: {topic: \"display/{{ topic }}\", format: \(format)}\nbroker: {protocol: \(protocolVersion)}\n"
             switch ConfigLoader.load(text: text, path: "fuzz.yml", environment: [:]) {
             case .success(let config):
-                out.append(Pipeline(config: config, logger: Logger(level: .error, sink: { _ in })))
+                out.append(Pipeline(config: config, logger: BridgeLogger(level: .error, sink: { _ in })))
             case .failure(let errors):
                 Issue.record("the fuzz config does not load:\n\(errors)")
                 throw errors

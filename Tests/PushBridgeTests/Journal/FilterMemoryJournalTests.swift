@@ -36,7 +36,7 @@ struct FilterMemoryJournalTests {
         let memory = FilterMemory(persistent: true)
         let filters = try Self.filters()
         let stage = ExtensionStage(config: StageFixtures.config(filters: filters), filteringGranted: true,
-                                   logger: Logger(level: .error), clock: clock.stageClock, memory: memory)
+                                   logger: BridgeLogger(level: .error), clock: clock.stageClock, memory: memory)
         #expect(Self.outcome(stage, "on", topic: "home/a") == "passed")
         #expect(Self.outcome(stage, "off", topic: "home/b") == "passed")
         try journal.saveFilterMemory(memory.takeChanges(ClockReading(clock.stageClock)))
@@ -50,7 +50,7 @@ struct FilterMemoryJournalTests {
         let restored = FilterMemory(persistent: true)
         restored.restore(rows, clocks: ClockReading(later.stageClock))
         let again = ExtensionStage(config: StageFixtures.config(filters: filters), filteringGranted: true,
-                                   logger: Logger(level: .error), clock: later.stageClock, memory: restored)
+                                   logger: BridgeLogger(level: .error), clock: later.stageClock, memory: restored)
         // home/a "on" again: changed remembers it
         #expect(Self.outcome(again, "on", topic: "home/a") == "suppressed")
         // home/b "on": changed passes it, the daily dedupe (23 h left) still suppresses
@@ -65,7 +65,7 @@ struct FilterMemoryJournalTests {
         let memory = FilterMemory(persistent: true)
         let filters = try Self.filters()
         let stage = ExtensionStage(config: StageFixtures.config(filters: filters), filteringGranted: true,
-                                   logger: Logger(level: .error), memory: memory)
+                                   logger: BridgeLogger(level: .error), memory: memory)
         _ = Self.outcome(stage, "on", topic: "home/a")
         try journal.saveFilterMemory(memory.takeChanges(ClockReading(.system)))
         memory.keep(only: [filters[1]])
@@ -81,7 +81,7 @@ struct FilterMemoryJournalTests {
                                                          droppedFilters: []))
         let memory = FilterMemory(persistent: true)
         memory.restore(try journal.loadFilterMemory(), clocks: ClockReading(.system))
-        let p = Pipeline(config: try loadConfig("routes: [{topic: a/#}]"), logger: Logger(level: .error), memory: memory)
+        let p = Pipeline(config: try loadConfig("routes: [{topic: a/#}]"), logger: BridgeLogger(level: .error), memory: memory)
         p.shutdown()
         try journal.saveFilterMemory(memory.takeChanges(ClockReading(.system)))
         #expect(try journal.loadFilterMemory().isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 /// Pipeline decisions on device state and the issue-12 product bugs: retained state,
 /// `changed` taught by it, empty payloads, the critical sound dictionary, exact integers in
@@ -8,7 +9,7 @@ import Testing
 @Suite("Mapping: device state and payload shapes")
 struct DeviceStateTests {
     static func pipeline(_ yaml: String) throws -> Pipeline {
-        Pipeline(config: try loadConfig(yaml), logger: Logger(level: .error))
+        Pipeline(config: try loadConfig(yaml), logger: BridgeLogger(level: .error))
     }
 
     static func decide(_ p: Pipeline, _ topic: String, _ payload: String, retain: Bool = false,

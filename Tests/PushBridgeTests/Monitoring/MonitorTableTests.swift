@@ -1,5 +1,6 @@
 import Testing
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 @Suite("Monitor table")
 struct MonitorTableTests {

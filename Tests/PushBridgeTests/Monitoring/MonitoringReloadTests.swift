@@ -8,7 +8,7 @@ import Testing
     static let warning = "the monitoring section changed; restart pushbridge to use it"
 
     func bridge(_ monitoring: String) throws -> Bridge {
-        try InProcessBridge.make(config: try loadConfig(Self.routes + monitoring), logger: Logger(level: .error, sink: { _ in }))
+        try InProcessBridge.make(config: try loadConfig(Self.routes + monitoring), logger: BridgeLogger(level: .error, sink: { _ in }))
     }
 
     func reload(from old: String, to new: String) async throws -> Bridge.ReloadResult {

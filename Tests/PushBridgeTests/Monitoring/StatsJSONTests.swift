@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 @Suite("Stats JSON")
 struct StatsJSONTests {

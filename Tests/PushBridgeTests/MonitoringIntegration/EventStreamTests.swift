@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 /// `/api/events`, `/api/stats`, `/` and `monitoring.trace_topic` on a running bridge and a
 /// real mosquitto, read with a plain-socket SSE client (`EventStreamClient`).

@@ -3,11 +3,11 @@ import Synchronization
 import Testing
 @testable import PushBridge
 
-/// `Logger`: one line per event in both formats, levels honoured, fields, escaping.
-@Suite("Logger")
+/// `BridgeLogger`: one line per event in both formats, levels honoured, fields, escaping.
+@Suite("BridgeLogger")
 struct LoggerTests {
     /// A logger at `level` in `format` whose lines land in the returned collector.
-    static func capturing(_ level: LogLevel, _ format: LogFormat) -> (Logger, LogCollector) {
+    static func capturing(_ level: LogLevel, _ format: LogFormat) -> (BridgeLogger, LogCollector) {
         let captured = LogCollector()
         return (captured.logger(level: level, format: format), captured)
     }
@@ -16,27 +16,27 @@ struct LoggerTests {
 
     @Test("text: timestamp, level padded to 7, message, fields as key=value")
     func textLine() {
-        #expect(Logger.line(level: .info, message: "connected to localhost:1883", format: .text, time: Self.t)
+        #expect(BridgeLogger.line(level: .info, message: "connected to localhost:1883", format: .text, time: Self.t)
                 == "2026-11-29T15:42:18.123Z info    connected to localhost:1883")
-        #expect(Logger.line(level: .warning, message: "slow", fields: ["topic": "a/b", "ms": "12"], format: .text, time: Self.t)
+        #expect(BridgeLogger.line(level: .warning, message: "slow", fields: ["topic": "a/b", "ms": "12"], format: .text, time: Self.t)
                 == "2026-11-29T15:42:18.123Z warning slow topic=a/b ms=12")
-        #expect(Logger.line(level: .error, message: "x", format: .text, time: Self.t) == "2026-11-29T15:42:18.123Z error   x")
-        #expect(Logger.line(level: .debug, message: "", format: .text, time: Self.t) == "2026-11-29T15:42:18.123Z debug   ")
+        #expect(BridgeLogger.line(level: .error, message: "x", format: .text, time: Self.t) == "2026-11-29T15:42:18.123Z error   x")
+        #expect(BridgeLogger.line(level: .debug, message: "", format: .text, time: Self.t) == "2026-11-29T15:42:18.123Z debug   ")
     }
 
     @Test("text: line breaks and control characters are escaped, so an event is one line")
     func textEscapes() {
-        let line = Logger.line(level: .error, message: "first\nsecond\r\n\tthird\u{1B}[2J\u{7F}\u{0}",
+        let line = BridgeLogger.line(level: .error, message: "first\nsecond\r\n\tthird\u{1B}[2J\u{7F}\u{0}",
                                fields: ["k\n": "v\nw"], format: .text, time: Self.t)
         #expect(line == "2026-11-29T15:42:18.123Z error   first\\nsecond\\r\\n\\tthird\\u{1B}[2J\\u{7F}\\u{00} k\\n=v\\nw")
         #expect(!line.contains("\n") && !line.contains("\r"))
-        #expect(Logger.escaped("plain text, ünïcode ✓") == "plain text, ünïcode ✓")
-        #expect(Logger.escaped("\u{1F}") == "\\u{1F}")
+        #expect(BridgeLogger.escaped("plain text, ünïcode ✓") == "plain text, ünïcode ✓")
+        #expect(BridgeLogger.escaped("\u{1F}") == "\\u{1F}")
     }
 
     @Test("json: one object per line with ts, level, msg and the fields; a field cannot replace them")
     func jsonLine() throws {
-        let line = Logger.line(level: .warning, message: "two\nlines \"quoted\"",
+        let line = BridgeLogger.line(level: .warning, message: "two\nlines \"quoted\"",
                                fields: ["topic": "a/b", "msg": "spoof", "level": "error"], format: .json, time: Self.t)
         #expect(!line.contains("\n"))
         let v = try decodeJSON(Array(line.utf8))

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 /// The webhook output against a real HTTP server on loopback (tests/outputs/hook_server.py).
 @Suite("Integration: webhook output")

@@ -32,7 +32,7 @@ struct DecideShortcutTests {
     static func pipeline(serviceExtension: ExtensionFactory? = nil) throws -> Pipeline {
         switch ConfigLoader.load(text: yaml, path: "decide.yml", environment: [:]) {
         case .success(let config):
-            return Pipeline(config: config, logger: Logger(level: .error, sink: { _ in }),
+            return Pipeline(config: config, logger: BridgeLogger(level: .error, sink: { _ in }),
                             serviceExtension: serviceExtension)
         case .failure(let errors):
             Issue.record("the config does not load:\n\(errors)")

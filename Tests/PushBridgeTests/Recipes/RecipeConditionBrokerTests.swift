@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 /// The recipes' conditions on a running bridge and a real mosquitto, with a fake clock for
 /// the timer: the recipe's own `bridge.yml` (broker, client id and ack topic from the

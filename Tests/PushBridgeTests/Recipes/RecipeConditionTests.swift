@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PushBridge
+import PushBridgeCLI
 
 /// The recipes' condition routes live their whole life in the samples.
 ///
@@ -21,7 +22,7 @@ struct RecipeConditionTests {
             path: "\(recipe)/samples.tsv")
         let config = try ConfigLoader.load(path: dir.appendingPathComponent("bridge.yml").path, environment: [:]).get()
         let runner = TrySamples.Runner(configPath: dir.appendingPathComponent("bridge.yml").path,
-                                       baseEnvironment: [:], logger: Logger(level: .error, sink: { _ in }),
+                                       baseEnvironment: [:], logger: BridgeLogger(level: .error, sink: { _ in }),
                                        day: Date(timeIntervalSince1970: RecipeTests.localTime(minuteOfDay: 12 * 60)),
                                        defaultTime: RecipeTests.localTime(minuteOfDay: 12 * 60))
         var kinds: [String: Set<String>] = [:]

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PushBridge
+import PushBridgeCLI
 
 /// The parsers of the recipe files: directives, columns, and malformed lines.
 @Suite("Recipe files")

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 /// The recipes on a real mosquitto: `pushbridge run -c examples/<recipe>/bridge.yml` with the
 /// broker from the environment (`MQTT_HOST`, `MQTT_PORT`), the retained samples stored on the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PushBridge
+import PushBridgeCLI
 
 /// Runs every recipe under `examples/` on its own samples and checks the notifications.
 ///
@@ -70,7 +71,7 @@ struct RecipeTests {
         // lines only (the developer's shell cannot change the result), the day 2026-03-04,
         // 12:00 before the first `#@ at`.
         let runner = TrySamples.Runner(configPath: dir.appendingPathComponent("bridge.yml").path,
-                                       baseEnvironment: [:], logger: Logger(level: .error, sink: { _ in }),
+                                       baseEnvironment: [:], logger: BridgeLogger(level: .error, sink: { _ in }),
                                        day: Date(timeIntervalSince1970: Self.localTime(minuteOfDay: 12 * 60)),
                                        defaultTime: Self.localTime(minuteOfDay: 12 * 60))
         for sample in samples {

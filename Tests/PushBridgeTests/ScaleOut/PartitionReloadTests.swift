@@ -7,7 +7,7 @@ import Testing
     static let base = "routes:\n  - {name: a, topic: a/#}\nmonitoring: {status_topic: null, stats_topic: null}\n"
 
     func bridge(_ yaml: String) throws -> Bridge {
-        try InProcessBridge.make(config: try loadConfig(yaml), logger: Logger(level: .error, sink: { _ in }))
+        try InProcessBridge.make(config: try loadConfig(yaml), logger: BridgeLogger(level: .error, sink: { _ in }))
     }
 
     @Test func theRunningPartitionStaysUntilARestart() async throws {

@@ -71,7 +71,7 @@ final class InProcessBridge: Sendable {
 
     /// The one place tests build a `Bridge` (running or not): a change to `Bridge.init` is
     /// one edit here. Declared `throws` for an initializer that may throw.
-    static func make(config: BridgeConfig, logger: Logger, serviceExtension: ExtensionFactory? = nil) throws -> Bridge {
+    static func make(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil) throws -> Bridge {
         try Bridge(config: config, logger: logger, serviceExtension: serviceExtension)
     }
 

@@ -12,8 +12,8 @@ final class LogCollector: Sendable {
     init() {}
 
     /// A logger at `level` in `format` whose lines land here (its sink may be called from any thread).
-    func logger(level: LogLevel = .debug, format: LogFormat = .text) -> Logger {
-        Logger(level: level, format: format) { [watched] line in watched.update { $0.append(line) } }
+    func logger(level: LogLevel = .debug, format: LogFormat = .text) -> BridgeLogger {
+        BridgeLogger(level: level, format: format) { [watched] line in watched.update { $0.append(line) } }
     }
 
     /// Records one line.

@@ -12,6 +12,7 @@
 import CFuzzerDriver
 import Foundation
 @testable import PushBridge
+@testable import PushBridgeCLI
 
 let environment = ["HOME_MODE": "away", "MQTT_HOST": "127.0.0.1"]
 let day = Date(timeIntervalSince1970: 1_764_590_400)   // 2025-12-01T12:00:00Z
@@ -37,7 +38,7 @@ let recipes: [String] = {
     return usable
 }()
 
-let logger = Logger(level: .error, sink: { _ in })
+let logger = BridgeLogger(level: .error, sink: { _ in })
 
 /// One runner per recipe (one pipeline, its filter memory); rebuilt now and then so the
 /// memory stays bounded.

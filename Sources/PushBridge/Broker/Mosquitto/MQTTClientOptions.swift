@@ -1,5 +1,5 @@
 /// MQTT protocol version used to talk to the broker (`broker.protocol_version`).
-public enum MQTTProtocolVersion: String, Sendable {
+package enum MQTTProtocolVersion: String, Sendable {
     /// MQTT 5.
     case v5 = "5"
     /// MQTT 3.1.1.
@@ -7,32 +7,32 @@ public enum MQTTProtocolVersion: String, Sendable {
 }
 
 /// The client's TLS settings (`broker.tls:`): the files libmosquitto loads.
-public struct TLSConfig: Sendable {
+package struct TLSConfig: Sendable {
     /// The CA bundle that verifies the broker; `nil`: the system's (`/etc/ssl/certs`).
-    public var caFile: String? = nil
+    package var caFile: String? = nil
     /// The client certificate, with `keyFile` (both or neither).
-    public var certFile: String? = nil
+    package var certFile: String? = nil
     /// The client certificate's private key, with `certFile`.
-    public var keyFile: String? = nil
+    package var keyFile: String? = nil
     /// Skips the check of the broker's host name against its certificate.
-    public var insecure = false
-    public init() {}
+    package var insecure = false
+    package init() {}
 }
 
 /// One subscription the client keeps on every connection.
-public struct MQTTSubscription: Sendable, Hashable {
+package struct MQTTSubscription: Sendable, Hashable {
     /// The full filter, including a `$share/<group>/` prefix when shared.
-    public var filter: String
+    package var filter: String
     /// Requested maximum QoS (0...2).
-    public var qos: Int
+    package var qos: Int
     /// MQTT 5 No Local: the broker does not send this client its own publishes.
     /// Not allowed on shared subscriptions; ignored on 3.1.1.
-    public var noLocal: Bool
+    package var noLocal: Bool
     /// MQTT 5 Subscription Identifier (1...268 435 455): the broker names it in each message
     /// this subscription brings. `nil`: none (3.1.1 ignores it).
-    public var identifier: Int?
+    package var identifier: Int?
 
-    public init(filter: String, qos: Int = 1, noLocal: Bool = false, identifier: Int? = nil) {
+    package init(filter: String, qos: Int = 1, noLocal: Bool = false, identifier: Int? = nil) {
         self.filter = filter
         self.qos = qos
         self.noLocal = noLocal
@@ -41,13 +41,13 @@ public struct MQTTSubscription: Sendable, Hashable {
 }
 
 /// The Last Will the broker publishes when the client vanishes without a DISCONNECT.
-public struct MQTTWill: Sendable {
-    public var topic: String
-    public var payload: [UInt8]
-    public var qos: Int
-    public var retain: Bool
+package struct MQTTWill: Sendable {
+    package var topic: String
+    package var payload: [UInt8]
+    package var qos: Int
+    package var retain: Bool
 
-    public init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) {
+    package init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) {
         self.topic = topic
         self.payload = payload
         self.qos = qos
@@ -56,43 +56,43 @@ public struct MQTTWill: Sendable {
 }
 
 /// Everything `MQTTClient` needs to connect and stay connected.
-public struct MQTTClientOptions: Sendable {
-    public var host: String
-    public var port: Int
-    public var clientID: String
-    public var protocolVersion: MQTTProtocolVersion
+package struct MQTTClientOptions: Sendable {
+    package var host: String
+    package var port: Int
+    package var clientID: String
+    package var protocolVersion: MQTTProtocolVersion
     /// Keepalive; libmosquitto needs 0 (off) or at least 5 seconds.
-    public var keepalive: Duration
+    package var keepalive: Duration
     /// `false` resumes the broker's session (MQTT 5 also needs `sessionExpiry` > 0).
-    public var cleanStart: Bool
+    package var cleanStart: Bool
     /// MQTT 5 Session Expiry Interval, sent on CONNECT (whole seconds).
-    public var sessionExpiry: Duration
-    public var username: String?
+    package var sessionExpiry: Duration
+    package var username: String?
     /// Never logged.
-    public var password: String?
-    public var tls: TLSConfig?
+    package var password: String?
+    package var tls: TLSConfig?
     /// First delay before a reconnect; doubles per failure up to `reconnectMax`.
-    public var reconnectMin: Duration
-    public var reconnectMax: Duration
-    public var will: MQTTWill?
-    public var subscriptions: [MQTTSubscription]
+    package var reconnectMin: Duration
+    package var reconnectMax: Duration
+    package var will: MQTTWill?
+    package var subscriptions: [MQTTSubscription]
     /// MQTT 5 Receive Maximum sent on CONNECT: QoS>0 messages the broker may have in flight to us.
-    public var receiveMaximum: Int?
+    package var receiveMaximum: Int?
     /// Most QoS>0 publishes of ours in flight at once (libmosquitto's send maximum).
-    public var maxInflight: Int?
+    package var maxInflight: Int?
     /// Least severe libmosquitto log line forwarded to `log`; `nil` installs no log
     /// callback at all. libmosquitto formats a debug line for every packet whenever a callback
     /// is installed (`vsnprintf` per message), so on a plain TCP connection the callback is
     /// installed only for `.debug`: there the library's non-debug lines are rare warnings
     /// whose failures also come back as return codes, which are logged. With TLS it is
     /// installed for any level (OpenSSL's errors reach us only as log lines).
-    public var libraryLogLevel: LogLevel?
+    package var libraryLogLevel: LogLevel?
     /// MQTT 5: QoS 0 publishes name a topic by an alias after its first use on a connection,
     /// within the broker's Topic Alias Maximum (`TopicAliases`). Subscribers see no difference.
-    public var topicAliases = true
+    package var topicAliases = true
 
     /// Options with the SPEC defaults; only the host, port and client id usually change.
-    public init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",
+    package init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",
                 protocolVersion: MQTTProtocolVersion = .v5, keepalive: Duration = .seconds(30),
                 cleanStart: Bool = false, sessionExpiry: Duration = .seconds(86_400),
                 username: String? = nil, password: String? = nil, tls: TLSConfig? = nil,
@@ -124,7 +124,7 @@ public struct MQTTClientOptions: Sendable {
 }
 
 /// A change in the client's connection, reported through `MQTTClientHandlers.onConnection`.
-public enum ConnectionEvent: Sendable, Equatable {
+package enum ConnectionEvent: Sendable, Equatable {
     /// CONNACK accepted; `sessionPresent` says the broker kept our session.
     case connected(sessionPresent: Bool)
     /// An established connection ended; the client reconnects unless it is stopping.

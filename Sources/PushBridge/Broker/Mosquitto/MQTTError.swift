@@ -2,7 +2,7 @@ import CMosquitto
 import Foundation
 
 /// An error from the MQTT client: a rejected argument or a libmosquitto failure.
-public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The topic is empty, not UTF-8 or holds a wildcard (`+`, `#`); publishing needs a plain topic.
     case invalidTopic(String)
     /// The subscription filter breaks the `+`/`#` rules.
@@ -20,7 +20,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Any other libmosquitto failure, with its code and `mosquitto_strerror` text.
     case library(code: Int32, message: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidTopic(let t): return "invalid topic '\(t)'"
         case .invalidTopicFilter(let f): return "invalid topic filter '\(f)'"

@@ -11,24 +11,24 @@ import Synchronization
 ///
 /// The fields are C function pointers with the meaning of the same-named `pb_*` functions
 /// in `socketbuffers.h`, all about the calling thread's attached socket.
-public struct SocketBufferHooks: Sendable {
-    public var attach: @convention(c) (Int32) -> Int32
-    public var detach: @convention(c) () -> Void
-    public var buffered: @convention(c) () -> Int
-    public var beginWrites: @convention(c) () -> Void
-    public var endWrites: @convention(c) () -> Int32
-    public var pending: @convention(c) () -> Int
-    public var captureBegin: @convention(c) () -> Void
-    public var captureEnd: @convention(c) () -> Int32
-    public var mute: @convention(c) (Int32) -> Int32
-    public var counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void
-    public var mutedWrites: @convention(c) (Int32) -> UInt
+package struct SocketBufferHooks: Sendable {
+    package var attach: @convention(c) (Int32) -> Int32
+    package var detach: @convention(c) () -> Void
+    package var buffered: @convention(c) () -> Int
+    package var beginWrites: @convention(c) () -> Void
+    package var endWrites: @convention(c) () -> Int32
+    package var pending: @convention(c) () -> Int
+    package var captureBegin: @convention(c) () -> Void
+    package var captureEnd: @convention(c) () -> Int32
+    package var mute: @convention(c) (Int32) -> Int32
+    package var counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void
+    package var mutedWrites: @convention(c) (Int32) -> UInt
 
     /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
     /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
     /// same), `_pending`, `pb_socketpair_capture_begin`, `_end`, `pb_mute_writes`,
     /// `pb_socketbuffers_counts` and `pb_muted_writes`.
-    public init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
+    package init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
                 buffered: @convention(c) () -> Int, beginWrites: @convention(c) () -> Void,
                 endWrites: @convention(c) () -> Int32, pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
                 captureEnd: @convention(c) () -> Int32, mute: @convention(c) (Int32) -> Int32,
@@ -58,7 +58,7 @@ public struct SocketBufferHooks: Sendable {
     /// Lends `hooks` to every client made from now on, when the linked libmosquitto is one
     /// they were checked against (otherwise the first client logs why at debug, once).
     /// Call it at start, before any client exists.
-    public static func install(_ hooks: SocketBufferHooks) {
+    package static func install(_ hooks: SocketBufferHooks) {
         let version = mosquittoLibraryVersion()
         if checkedLibraryVersions.contains(version) {
             installed.withLock { $0 = (hooks, nil) }

@@ -1,3 +1,4 @@
+import PushBridge
 /// The `pushbridge monitor` view: a header line, then one row per topic (pure text).
 ///
 /// ```
@@ -9,17 +10,17 @@
 /// messages per second since `previous` (`-` without a usable previous snapshot, e.g. one
 /// from another process run). Every line is cut to `width` columns; long topics are
 /// elided in the middle with `…` first.
-public struct MonitorTable {
+package struct MonitorTable {
     private static let headers = ["TOPIC", "RECEIVED", "DELIVERED", "SUPPRESSED", "REJECTED", "RATE/S", "LAST SEEN"]
     private static let gap = "  "
 
     /// The whole view as lines joined by `\n` (no trailing newline).
-    public static func render(current: StatsSnapshot, previous: StatsSnapshot?, width: Int, now: Double) -> String {
+    package static func render(current: StatsSnapshot, previous: StatsSnapshot?, width: Int, now: Double) -> String {
         lines(current: current, previous: previous, width: width, now: now).joined(separator: "\n")
     }
 
     /// The view's lines, each at most `width` characters.
-    public static func lines(current: StatsSnapshot, previous: StatsSnapshot?, width: Int, now: Double) -> [String] {
+    package static func lines(current: StatsSnapshot, previous: StatsSnapshot?, width: Int, now: Double) -> [String] {
         let t = current.totals
         let header = "pushbridge \(current.version)  \(current.connected ? "connected" : "disconnected")"
             + "  up \(duration(current.uptime))  in flight \(current.inFlight)  received \(t.received)"
@@ -64,7 +65,7 @@ public struct MonitorTable {
     }
 
     /// `s` shortened to `width` characters by replacing its middle with `…`.
-    public static func elide(_ s: String, to width: Int) -> String {
+    package static func elide(_ s: String, to width: Int) -> String {
         guard s.count > width else { return s }
         guard width > 1 else { return String(s.prefix(max(0, width))) }
         let keep = width - 1
@@ -73,7 +74,7 @@ public struct MonitorTable {
     }
 
     /// `3s ago`, `5m ago`, `2h ago`, `4d ago` (`now` for less than a second or a clock skew).
-    public static func ago(_ seconds: Double) -> String {
+    package static func ago(_ seconds: Double) -> String {
         guard seconds >= 1 else { return "now" }
         let s = Int(seconds)
         if s < 60 { return "\(s)s ago" }
@@ -83,7 +84,7 @@ public struct MonitorTable {
     }
 
     /// `42s`, `5m03s`, `1h02m`, `3d04h`.
-    public static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let s = max(0, Int(seconds))
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
         if s < 60 { return "\(s)s" }

@@ -1,9 +1,10 @@
 import Foundation
+import PushBridge
 
 /// `pushbridge try`: one message through mapping and the extension stage, offline.
-public enum TryRunner {
+package enum TryRunner {
     /// Runs `message` through a pipeline for `config` and waits for the decision.
-    public static func run(config: BridgeConfig, message: InboundMessage, logger: Logger,
+    package static func run(config: BridgeConfig, message: InboundMessage, logger: BridgeLogger,
                            serviceExtension: ExtensionFactory? = nil) -> Decision {
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension)
         defer { pipeline.shutdown() }
@@ -11,7 +12,7 @@ public enum TryRunner {
     }
 
     /// Runs `message` through an existing pipeline (several samples share one) and waits.
-    public static func run(pipeline: Pipeline, message: InboundMessage,
+    package static func run(pipeline: Pipeline, message: InboundMessage,
                            now: Double = Date().timeIntervalSince1970) -> Decision {
         let done = DispatchSemaphore(value: 0)
         let box = DecisionBox()
@@ -26,7 +27,7 @@ public enum TryRunner {
 
     /// The decisions of every route that decides `message` (`continue: true` hands it on), in
     /// order; the last is the message's outcome. One decision (`unrouted`) when no route matches.
-    public static func chain(pipeline: Pipeline, message: InboundMessage,
+    package static func chain(pipeline: Pipeline, message: InboundMessage,
                              now: Double = Date().timeIntervalSince1970) -> [Decision] {
         let routes = pipeline.routeChain(message.topic)
         guard routes.count > 1 else { return [run(pipeline: pipeline, message: message, now: now)] }
@@ -55,7 +56,7 @@ public enum TryRunner {
     }
 
     /// The decision as one JSON object (SPEC section 8, `try --json`).
-    public static func json(_ d: Decision, message: InboundMessage) -> JSONValue {
+    package static func json(_ d: Decision, message: InboundMessage) -> JSONValue {
         var o: JSONObject = [
             "outcome": .string(d.outcome.rawValue),
             "rule": .string(d.rule),
@@ -95,7 +96,7 @@ public enum TryRunner {
     }
 
     /// The decision as readable lines.
-    public static func text(_ d: Decision, message: InboundMessage) -> String {
+    package static func text(_ d: Decision, message: InboundMessage) -> String {
         var lines: [String] = []
         func row(_ k: String, _ v: String) {
             let pad = String(repeating: " ", count: max(1, 10 - k.count))

@@ -7,7 +7,7 @@ import Foundation
 /// exactly one line: in `text` a message's line breaks and other control characters are
 /// escaped (`\n`, `\r`, `\t`, `\u{1B}`), in `json` the JSON string escapes do it.
 /// Messages never carry payload text above `debug` (the bridge's rule, see README "Logs").
-public struct Logger: Sendable {
+public struct BridgeLogger: Sendable {
     /// Least severe level written.
     public var level: LogLevel
     /// Line format.
@@ -17,7 +17,7 @@ public struct Logger: Sendable {
 
     /// A logger writing to standard error.
     public init(level: LogLevel = .info, format: LogFormat = .text,
-                sink: @escaping @Sendable (String) -> Void = Logger.standardError) {
+                sink: @escaping @Sendable (String) -> Void = BridgeLogger.standardError) {
         self.level = level
         self.format = format
         self.sink = sink
@@ -52,7 +52,7 @@ public struct Logger: Sendable {
     }
 
     /// The line for one event (without the newline); what `log` hands to the sink.
-    public static func line(level: LogLevel, message: String, fields: KeyValuePairs<String, String> = [:],
+    package static func line(level: LogLevel, message: String, fields: KeyValuePairs<String, String> = [:],
                             format: LogFormat, time: Double) -> String {
         let ts = Timestamp.iso8601(time)
         switch format {
@@ -72,7 +72,7 @@ public struct Logger: Sendable {
 
     /// `text` with control characters escaped, so it stays on one line and cannot move a
     /// terminal's cursor: `\n`, `\r`, `\t`, and `\u{XX}` for the other C0 controls and DEL.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 8)
@@ -101,10 +101,10 @@ public struct Logger: Sendable {
 }
 
 /// Timestamp formatting shared by logs and wire formats.
-public enum Timestamp {
+package enum Timestamp {
     /// UTC ISO 8601 with milliseconds: `2026-11-29T15:42:18.123Z`.
     /// Rounded to the nearest millisecond, so `….123` (stored as `….12299…`) reads `.123`.
-    public static func iso8601(_ seconds: Double) -> String {
+    package static func iso8601(_ seconds: Double) -> String {
         let (parts, ms) = split(seconds)
         let year = Int(parts.tm_year) + 1900
         if year >= 0 && year <= 9999 {

@@ -1,21 +1,22 @@
 import Foundation
+import PushBridge
 import Synchronization
 
 /// One line of a samples file (`pushbridge try --samples`), with the directives in force.
-public struct TrySample: Sendable, Equatable {
+package struct TrySample: Sendable, Equatable {
     /// 1-based line number in the file.
-    public var line: Int
-    public var topic: String
-    public var payload: String
+    package var line: Int
+    package var topic: String
+    package var payload: String
     /// `#@ retain` on the line before: it arrives as retained state.
-    public var retain = false
+    package var retain = false
     /// `#@ at TIME`: when it arrives, as written (`22:30` or `2026-03-04T22:30`); `nil`
     /// before the first `#@ at`.
-    public var at: String? = nil
+    package var at: String? = nil
     /// `#@ env NAME=VALUE` lines so far: the config is reloaded with them set.
-    public var environment: [String: String] = [:]
+    package var environment: [String: String] = [:]
 
-    public init(line: Int, topic: String, payload: String) {
+    package init(line: Int, topic: String, payload: String) {
         self.line = line
         self.topic = topic
         self.payload = payload
@@ -23,18 +24,18 @@ public struct TrySample: Sendable, Equatable {
 }
 
 /// A malformed samples file, located as `path:line`.
-public struct TrySampleError: Error, CustomStringConvertible, Sendable {
-    public var description: String
+package struct TrySampleError: Error, CustomStringConvertible, Sendable {
+    package var description: String
 }
 
 /// `pushbridge try --samples` and `--at`: samples through ONE pipeline in file order, with
 /// the `#@ at`, `#@ env` and `#@ retain` directives (SPEC section 3). The recipe tests use
 /// the same code, so a user and the tests see the same outcomes.
-public enum TrySamples {
+package enum TrySamples {
     /// The samples of `text`: `topic<TAB>payload` lines; blank lines and `#` comments are
     /// skipped; `#@ at TIME` and `#@ env NAME=VALUE` stay in force until changed, `#@ retain`
     /// applies to the next sample.
-    public static func parse(_ text: String, path: String) throws(TrySampleError) -> [TrySample] {
+    package static func parse(_ text: String, path: String) throws(TrySampleError) -> [TrySample] {
         var out: [TrySample] = []
         var at: String?
         var environment: [String: String] = [:]
@@ -84,10 +85,10 @@ public enum TrySamples {
 
     /// Runs samples through one pipeline, reloading the config (keeping the memory of
     /// unchanged filters, as SIGHUP does) whenever `#@ env` changes the environment.
-    public final class Runner {
+    package final class Runner {
         private let configPath: String
         private let baseEnvironment: [String: String]
-        private let logger: Logger
+        private let logger: BridgeLogger
         private let serviceExtension: ExtensionFactory?
         private let day: Date
         private let defaultTime: Double?
@@ -101,7 +102,7 @@ public enum TrySamples {
         /// `baseEnvironment` is what `#@ env` adds to (the process's for `try`); `day` is
         /// the date a `#@ at HH:MM` falls on; `defaultTime` (UNIX seconds) is when samples
         /// before the first `#@ at` arrive (`nil`: the real time).
-        public init(configPath: String, baseEnvironment: [String: String], logger: Logger,
+        package init(configPath: String, baseEnvironment: [String: String], logger: BridgeLogger,
                     serviceExtension: ExtensionFactory? = nil, day: Date = Date(), defaultTime: Double? = nil) {
             self.configPath = configPath
             self.baseEnvironment = baseEnvironment
@@ -116,7 +117,7 @@ public enum TrySamples {
 
         /// The decision for `sample` and the message it became, or the errors of the
         /// config it needed (re)loaded.
-        public func decide(_ sample: TrySample) -> Result<(decision: Decision, message: InboundMessage, handedOn: [Decision]), ConfigErrors> {
+        package func decide(_ sample: TrySample) -> Result<(decision: Decision, message: InboundMessage, handedOn: [Decision]), ConfigErrors> {
             if pipeline == nil || sample.environment != environment {
                 var env = baseEnvironment
                 for (k, v) in sample.environment { env[k] = v }
@@ -139,13 +140,13 @@ public enum TrySamples {
         }
 
         /// When `sample` arrives (UNIX seconds).
-        public func time(of sample: TrySample) -> Double {
+        package func time(of sample: TrySample) -> Double {
             sample.at.flatMap { SampleTime.unixSeconds($0, day: day) } ?? defaultTime ?? Date().timeIntervalSince1970
         }
 
         /// The conditions' repeats and escalation steps due before `sample` arrives, in time
         /// order, each decided at its due time (so a `#@ at` that moves the clock shows them).
-        public func conditionsDue(before sample: TrySample) -> [(decision: Decision, message: InboundMessage, at: Double)] {
+        package func conditionsDue(before sample: TrySample) -> [(decision: Decision, message: InboundMessage, at: Double)] {
             guard let pipeline else { return [] }
             let until = time(of: sample)
             var out: [(decision: Decision, message: InboundMessage, at: Double)] = []
@@ -169,12 +170,12 @@ public enum TrySamples {
 }
 
 /// `--at` and `#@ at` times: `HH:MM` on a given day, or `YYYY-MM-DDTHH:MM`, local time.
-public enum SampleTime {
+package enum SampleTime {
     /// `true` when `text` is one of the two forms.
-    public static func isValid(_ text: String) -> Bool { unixSeconds(text, day: Date()) != nil }
+    package static func isValid(_ text: String) -> Bool { unixSeconds(text, day: Date()) != nil }
 
     /// UNIX seconds of `text` in the local time zone; `HH:MM` falls on `day`.
-    public static func unixSeconds(_ text: String, day: Date) -> Double? {
+    package static func unixSeconds(_ text: String, day: Date) -> Double? {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = .current
         var parts: DateComponents

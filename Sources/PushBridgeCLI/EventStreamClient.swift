@@ -1,18 +1,19 @@
 import Foundation
+import PushBridge
 
 /// One Server-Sent Event: its `event:` name (`message` when none) and its `data:` lines.
-public struct ServerSentEvent: Sendable, Equatable {
-    public var event: String
-    public var data: String
+package struct ServerSentEvent: Sendable, Equatable {
+    package var event: String
+    package var data: String
 
-    public init(event: String, data: String) {
+    package init(event: String, data: String) {
         self.event = event
         self.data = data
     }
 }
 
 /// Why an event stream could not be read.
-public enum EventStreamError: Error, Equatable, CustomStringConvertible {
+package enum EventStreamError: Error, Equatable, CustomStringConvertible {
     /// Not a `host:port`.
     case invalidAddress(String)
     /// The TCP connection failed; `reason` is `strerror`'s text.
@@ -22,7 +23,7 @@ public enum EventStreamError: Error, Equatable, CustomStringConvertible {
     /// The server closed the stream.
     case closed
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidAddress(let a): "'\(a)' is not a host:port"
         case .connectFailed(let a, let reason): "cannot connect to \(a): \(reason)"
@@ -35,7 +36,7 @@ public enum EventStreamError: Error, Equatable, CustomStringConvertible {
 /// A small blocking client for `/api/events` on a plain socket (HTTP/1.0, so the stream is
 /// the body as is, without chunked framing). `pushbridge monitor` reads the live stream
 /// with it; one thread at a time may call `next`.
-public final class EventStreamClient {
+package final class EventStreamClient {
     private let fd: Int32
     private var buffer: [UInt8] = []
     private var headersRead = false
@@ -43,13 +44,13 @@ public final class EventStreamClient {
     private var data: [String] = []
 
     /// Connects to `address` (`host:port`, parsed as the config parses it) and requests `path`.
-    public convenience init(address: String, path: String = "/api/events") throws(EventStreamError) {
+    package convenience init(address: String, path: String = "/api/events") throws(EventStreamError) {
         guard let parsed = try? HostPort(parsing: address) else { throw .invalidAddress(address) }
         try self.init(address: parsed, path: path)
     }
 
     /// Connects to `hostPort` (a wildcard such as `0.0.0.0` means loopback) and requests `path`.
-    public init(address hostPort: HostPort, path: String = "/api/events") throws(EventStreamError) {
+    package init(address hostPort: HostPort, path: String = "/api/events") throws(EventStreamError) {
         let target = hostPort.connectable, address = hostPort.description
         let sa: SocketAddress
         do { sa = try target.socketAddresses()[0] } catch { throw .connectFailed(address, reason: "\(error)") }
@@ -69,7 +70,7 @@ public final class EventStreamClient {
     deinit { close(fd) }
 
     /// The next event, waiting at most `timeout` seconds; `nil` when none came in time.
-    public func next(timeout: Double) throws(EventStreamError) -> ServerSentEvent? {
+    package func next(timeout: Double) throws(EventStreamError) -> ServerSentEvent? {
         let deadline = Date().timeIntervalSince1970 + timeout
         while true {
             if let e = try parse() { return e }

@@ -1,25 +1,26 @@
+import PushBridge
 /// Frames for the live `pushbridge monitor` screen, redrawn in place with ANSI sequences.
 ///
 /// Each frame moves the cursor home, writes every line followed by "clear to end of
 /// line", then clears the rest of the screen: no alternate screen, so it works over
 /// ssh and inside tmux, and the last frame stays visible after exit. The session keeps
 /// the previous snapshot so `RATE/S` is per second between frames.
-public struct MonitorSession: Sendable {
+package struct MonitorSession: Sendable {
     /// Control Sequence Introducer (ESC [).
     private static let csi = "\u{1B}["
     /// Clears the screen and hides the cursor; write once before the first frame.
-    public static let enter = csi + "2J" + csi + "?25l"
+    package static let enter = csi + "2J" + csi + "?25l"
     /// Shows the cursor again; write once on exit.
-    public static let leave = csi + "?25h\n"
+    package static let leave = csi + "?25h\n"
 
     /// The snapshot the previous frame showed.
-    public private(set) var previous: StatsSnapshot?
+    package private(set) var previous: StatsSnapshot?
 
     /// A session with no frame drawn yet.
-    public init() {}
+    package init() {}
 
     /// The next frame for `snapshot`, cut to `width` columns and at most `height` lines.
-    public mutating func frame(for snapshot: StatsSnapshot, width: Int, height: Int = .max, now: Double) -> String {
+    package mutating func frame(for snapshot: StatsSnapshot, width: Int, height: Int = .max, now: Double) -> String {
         var lines = MonitorTable.lines(current: snapshot, previous: previous, width: width, now: now)
         if lines.count > height { lines = Array(lines.prefix(max(0, height))) }
         previous = snapshot
@@ -27,7 +28,7 @@ public struct MonitorSession: Sendable {
     }
 
     /// Home, each line then erase-to-end-of-line, then erase below.
-    public static func frame(_ lines: [String]) -> String {
+    package static func frame(_ lines: [String]) -> String {
         var out = csi + "H"
         for (i, line) in lines.enumerated() {
             out += line + csi + "K"

@@ -1,11 +1,12 @@
 import Foundation
+import PushBridge
 
 extension StatsSnapshot {
     /// Reads a stats-topic JSON document (as written by `json()`); `nil` when it is not one.
     ///
     /// The histograms are not on the wire: the result's `latency` and `extensionDuration`
     /// are empty, and the percentiles are the ones the document states.
-    public static func parse(_ json: JSONValue) -> StatsSnapshot? {
+    package static func parse(_ json: JSONValue) -> StatsSnapshot? {
         guard case .object(let root) = json,
               let version = root["version"]?.stringValue,
               let startedText = root["started_at"]?.stringValue,
