@@ -15,7 +15,7 @@ enum MonitorStream {
     static func start(address: HostPort, onSnapshot: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
         guard let first = try? EventStreamClient(address: address), (try? first.next(timeout: 3)) != nil else { return false }
         nonisolated(unsafe) let client = first   // handed to the reading thread, used only there
-        Worker.run(name: "pushbridge-monitor-stream") {
+        Worker.run(name: "monitor stream") {
             var current: EventStreamClient? = client
             while true {
                 // Blocks until the next event arrives (or 5 s pass); a lost stream ends the client.

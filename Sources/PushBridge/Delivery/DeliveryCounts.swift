@@ -1,47 +1,37 @@
 /// The delivery layer's event counts at one moment: the stats' `delivery` object.
 package struct DeliveryCounts: Sendable, Equatable {
-    /// QoS 0 messages dropped because every place was taken.
-    package var qos0Dropped = 0
-    /// Publishes that could not be made (and will not be retried).
-    package var publishFailed = 0
-    /// Publishes the broker refused, on both connections (`MQTTClient.refusedPublishCount`).
-    package var publishRefused = 0
-    /// Broker redeliveries of journaled messages recognized and skipped.
-    package var redeliveriesSkipped = 0
-    /// Journal entries replayed at start.
-    package var replayed = 0
-    /// Messages recorded while the journal held `max_messages` open ones.
-    package var journalOverflows = 0
-    /// Journal writes that failed (the message was processed without the journal).
-    package var journalErrors = 0
+    private var counts = [Int](repeating: 0, count: DeliveryEvent.allCases.count)
 
     /// All zero counts.
     package init() {}
 
     /// The count of `event`.
     package subscript(event: DeliveryEvent) -> Int {
-        switch event {
-        case .journalErrors: journalErrors
-        case .journalOverflows: journalOverflows
-        case .publishFailed: publishFailed
-        case .publishRefused: publishRefused
-        case .qos0Dropped: qos0Dropped
-        case .redeliveriesSkipped: redeliveriesSkipped
-        case .replayed: replayed
-        }
+        get { counts[event.index] }
+        set { counts[event.index] = newValue }
     }
 }
 
 /// One event counted in `DeliveryCounts`; the raw value is its name on the wire (the stats'
 /// `delivery` keys, the `event` label of `pushbridge_delivery_events_total`).
 package enum DeliveryEvent: String, Sendable, CaseIterable {
+    /// Journal writes that failed (the message was processed without the journal).
     case journalErrors = "journal_errors"
+    /// Messages recorded while the journal held `max_messages` open ones.
     case journalOverflows = "journal_overflows"
+    /// Publishes that could not be made (and will not be retried).
     case publishFailed = "publish_failed"
+    /// Publishes the broker refused, on both connections (`MQTTClient.refusedPublishCount`).
     case publishRefused = "publish_refused"
+    /// QoS 0 messages dropped because every place was taken.
     case qos0Dropped = "qos0_dropped"
+    /// Broker redeliveries of journaled messages recognized and skipped.
     case redeliveriesSkipped = "redeliveries_skipped"
+    /// Journal entries replayed at start.
     case replayed
+
+    /// The event's place in `allCases` (its slot in `DeliveryCounts`).
+    var index: Int { Self.allCases.firstIndex(of: self)! }
 
     /// Every event, sorted by wire name: the order the stats JSON and `/metrics` write them in.
     package static let written: [DeliveryEvent] = allCases.sorted { $0.rawValue < $1.rawValue }
@@ -51,13 +41,13 @@ extension DeliveryCounters {
     /// The counts now, with `publishRefused` (the connections count those themselves).
     func counts(publishRefused: Int) -> DeliveryCounts {
         var c = DeliveryCounts()
-        c.qos0Dropped = qos0Dropped.load(ordering: .relaxed)
-        c.publishFailed = publishFailures.load(ordering: .relaxed)
-        c.publishRefused = publishRefused
-        c.redeliveriesSkipped = redeliveriesSkipped.load(ordering: .relaxed)
-        c.replayed = replayed.load(ordering: .relaxed)
-        c.journalOverflows = journalOverflows.load(ordering: .relaxed)
-        c.journalErrors = journalErrors.load(ordering: .relaxed)
+        c[.qos0Dropped] = qos0Dropped.load(ordering: .relaxed)
+        c[.publishFailed] = publishFailures.load(ordering: .relaxed)
+        c[.publishRefused] = publishRefused
+        c[.redeliveriesSkipped] = redeliveriesSkipped.load(ordering: .relaxed)
+        c[.replayed] = replayed.load(ordering: .relaxed)
+        c[.journalOverflows] = journalOverflows.load(ordering: .relaxed)
+        c[.journalErrors] = journalErrors.load(ordering: .relaxed)
         return c
     }
 }

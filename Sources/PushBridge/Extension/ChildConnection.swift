@@ -97,7 +97,7 @@ final class ChildConnection: @unchecked Sendable {
     private static func thread(_ name: String, _ handle: FileHandle, _ line: @escaping @Sendable (String) -> Void,
                                then: @escaping @Sendable () -> Void) {
         // The job holds the handle: a FileHandle closes its descriptor when freed.
-        Worker.run(name: "pushbridge.extension.\(name)") {
+        Worker.run(name: "child \(name)") {
             LineReader.read(fd: handle.fileDescriptor, line: line)
             try? handle.close()
             then()

@@ -134,7 +134,8 @@ extension Worker {
     /// Gives the calling thread `name` as the system sees it (Linux: at most 15 bytes; what
     /// `top -H`, gdb and `/proc` show). Foundation applies `Thread.name` only when the name
     /// is set on the running thread, and then races with `start()`; without this the thread
-    /// keeps the name of the thread that created it.
+    /// keeps the name of the thread that created it. (Swift's Glibc module does not export the
+    /// GNU `pthread_setname_np`; its `/proc` file is the same setting.)
     fileprivate func nameSystemThread() {
         let fd = open("/proc/thread-self/comm", O_WRONLY)
         guard fd >= 0 else { return }

@@ -5,8 +5,8 @@ import Testing
     func snapshot() -> StatsSnapshot {
         var s = Stats(maxTopics: 10, version: "t", startedAt: 0).snapshot(now: 1)
         var d = DeliveryCounts()
-        d.qos0Dropped = 3
-        d.publishRefused = 1
+        d[.qos0Dropped] = 3
+        d[.publishRefused] = 1
         s.delivery = d
         return s
     }
