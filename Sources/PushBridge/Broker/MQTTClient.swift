@@ -133,12 +133,6 @@ package final class MQTTClient: Sendable {
     /// e.g. 0x87 not authorized for a topic its ACL refuses); each is also logged.
     package var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
 
-    /// Topic aliases established on the current connection (MQTT 5 QoS 0 publishes, `TopicAliases`).
-    var topicAliasesInUse: Int { core.topicAliases.establishedCount }
-
-    /// QoS>0 publishes not yet acknowledged by the broker.
-    package var unacknowledgedCount: Int { core.state.withLock { $0.outstanding.count } }
-
     /// Stops the client: waits up to `flushTimeout` for our QoS>0 publishes to be
     /// acknowledged, sends DISCONNECT (normal: the broker drops the will), and joins the
     /// network thread. Blocks the caller; call it off the cooperative pool.
@@ -179,12 +173,5 @@ package final class MQTTClient: Sendable {
 
     private static func deadline(_ d: Duration) -> DispatchTime {
         .now() + d.dispatchInterval
-    }
-
-    /// Test hook: shuts the socket down without a DISCONNECT, as a crash or a network
-    /// failure would look to the broker (which then publishes the will).
-    func abortConnectionForTesting() {
-        let fd = core.handle.socketDescriptor
-        if fd >= 0 { _ = shutdown(fd, Int32(SHUT_RDWR)) }
     }
 }

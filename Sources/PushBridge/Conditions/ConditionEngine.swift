@@ -28,7 +28,7 @@ package final class ConditionEngine: Sendable {
         package var record: ConditionRecord
     }
 
-    private struct State {
+    struct State {
         var records: [String: ConditionRecord] = [:]
         var generations: [String: UInt64] = [:]
         var byAlertID: [String: String] = [:]
@@ -39,7 +39,7 @@ package final class ConditionEngine: Sendable {
         var unknownAcks = 0
     }
 
-    private let state = Mutex(State())
+    let state = Mutex(State())
     private let journal: Journal?
     private let logger: BridgeLogger
 
@@ -231,9 +231,6 @@ package final class ConditionEngine: Sendable {
 
     /// Counts a payload on the ack topic that is not an acknowledgement.
     package func countUnknownAcknowledgement() { state.withLock { $0.unknownAcks += 1 } }
-
-    /// Acknowledgements that matched no active condition (or were not one).
-    package var unknownAcknowledgements: Int { state.withLock { $0.unknownAcks } }
 
     /// Reads the stored conditions of the configured routes (call after `configure`).
     package func restore() {

@@ -34,12 +34,6 @@ package struct StageResult: Sendable, Equatable {
         self.duration = duration
     }
 
-    /// The content to publish, or `nil` when suppressed or dropped.
-    package var deliveredContent: NotificationContent? {
-        if case .deliver(let content, _) = verdict { return content }
-        return nil
-    }
-
     /// `true` for a delivery whose content differs from the original.
     package var modified: Bool {
         if case .deliver(_, let modified) = verdict { return modified }

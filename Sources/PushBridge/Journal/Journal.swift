@@ -241,11 +241,6 @@ package final class Journal: Sendable {
         try store.withLock { s throws(SQLiteError) in try Self.entries(s.db, where: "done = 0") }
     }
 
-    /// Rows in the database (open and done), for tests and logs.
-    package func rowCount() throws(SQLiteError) -> Int {
-        try store.withLock { s throws(SQLiteError) in Int(try s.db.scalar("SELECT count(*) FROM messages") ?? "0") ?? 0 }
-    }
-
     static func entries(_ db: SQLiteDatabase, where condition: String) throws(SQLiteError) -> [JournalEntry] {
         let q = try db.prepare("""
             SELECT seq, id, topic, payload, qos, retain, properties, received_at, mid

@@ -103,9 +103,6 @@ package struct Counters: Sendable, Equatable {
     /// Messages that reached an outcome.
     package var finished: Int { delivered + suppressed + notDisplayed + rejected + expired + unrouted }
 
-    /// `true` when `received == finished + inFlight`.
-    package var satisfiesInvariant: Bool { received == finished + inFlight }
-
     /// `true` when every counter is zero and no reason was counted.
     package var isZero: Bool { self == Counters() }
 

@@ -110,7 +110,7 @@ package final class DecisionFeed: Sendable {
 
 /// One `/api/events` reader: its ring and whether its connection is parked (suspended).
 final class FeedReader: Sendable {
-    private struct State {
+    struct State {
         var ring: EventRing
         /// The connection is suspended, waiting for frames.
         var parked = false
@@ -119,7 +119,7 @@ final class FeedReader: Sendable {
         /// Frames this reader missed.
         var missed = 0
     }
-    private let state: Mutex<State>
+    let state: Mutex<State>
     private let wake: DispatchSemaphore?
 
     /// A reader; `wake` is signalled when a frame lands while it is parked with nothing to send.
@@ -183,9 +183,6 @@ final class FeedReader: Sendable {
 
     /// Ends the stream at the next read.
     func close() { state.withLock { $0.closing = true } }
-
-    /// Whether the connection is parked now.
-    var isParked: Bool { state.withLock { $0.parked } }
 }
 
 extension DecisionFeed {

@@ -21,15 +21,11 @@ package struct WebPushFanOut: Sendable {
     }
 
     /// The requests that deliver `display` (a display message in `format: json`, or a
-    /// condition's withdraw) to every subscription: `Topic` from its `collapse_id`, `Urgency`
+    /// condition's withdraw) to `subscriptions`: `Topic` from its `collapse_id`, `Urgency`
     /// from its `interruption_level`, `TTL` from `expiration` (the request's `apns-expiration`).
     /// Empty when `display` is neither kind of message. A subscription whose keys cannot be
     /// encrypted for (it passed the API's checks, so only a damaged store) is removed.
-    package func requests(display: [UInt8], expiration: Int64?, now: Date = Date()) throws(SubscriptionStoreError) -> [WebPushRequest] {
-        try build(display: display, expiration: expiration, for: try store.all(), now: now)
-    }
-
-    private func build(display: [UInt8], expiration: Int64?, for subscriptions: [WebPushSubscription],
+    func build(display: [UInt8], expiration: Int64?, for subscriptions: [WebPushSubscription],
                        now: Date) throws(SubscriptionStoreError) -> [WebPushRequest] {
         guard let payload = WebPushPayload.from(display: display), let message = try? JSONValue.parse(display) else { return [] }
         let options = WebPushRequest.Options(vapid: vapid, subject: subject, expiration: expiration,
@@ -50,7 +46,7 @@ package struct WebPushFanOut: Sendable {
 
     /// The request that delivers `display` to the subscription with `endpoint` alone (an output
     /// sends each subscription's delivery on its own); `nil` when that subscription is gone or
-    /// no request can be made for it (see `requests`).
+    /// no request can be made for it (see `build`).
     package func request(display: [UInt8], expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
         guard let subscription = try store.all().first(where: { $0.endpoint == endpoint }) else { return nil }
         return try build(display: display, expiration: expiration, for: [subscription], now: now).first
