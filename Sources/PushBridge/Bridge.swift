@@ -68,7 +68,6 @@ public final class Bridge: Sendable {
         let feed = DecisionFeed(includeText: config.monitoring.logLevel == .debug, traceTopic: config.monitoring.traceTopic,
                                 traceProperties: v5 ? [hop] : [])
         self.feed = feed
-        let monitor = Monitor(stats: stats, feed: feed)
         let receiver = Receiver()
         let status = StatusReporter(monitoring: config.monitoring, properties: v5 ? [hop] : [])
         self.status = status
@@ -84,10 +83,10 @@ public final class Bridge: Sendable {
         let publisher = try Publisher(
             intake: options, output: Self.outputOptions(for: config.broker), handlers: handlers,
             tracking: PublishTracking(journal: intake.journal, limiter: intake.limiter, counters: intake.counters,
-                                      events: monitor),
+                                      delivered: { [stats] in stats.endToEndLatency(seconds: $0) }),
             logger: logger)
         self.publisher = publisher
-        monitor.trace(through: publisher.intake)
+        let monitor = Monitor(stats: stats, feed: feed, traceClient: publisher.intake)
         let output = publisher.output
         let outputs = try OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer, logger: logger) { m in
             do {

@@ -11,8 +11,6 @@ protocol BridgeEvents: Sendable {
     /// A condition's own notification (repeat, step) or an acknowledgement was decided: not
     /// a received message, so no outcome is counted; the decision feed shows it.
     func conditionDecided(topic: String, id: String, decision: Decision)
-    /// A display was acknowledged (QoS>0) or written (QoS 0), `seconds` after its message arrived.
-    func delivered(after seconds: Double)
     /// A message was dropped before the pipeline.
     func skipped(_ reason: SkipReason, topic: String)
     /// The intake connection went up (`true`) or down.

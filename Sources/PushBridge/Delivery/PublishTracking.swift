@@ -13,7 +13,9 @@ final class PublishTracking: Sendable {
     let journal: Journal?
     let limiter: IntakeLimiter
     let counters: DeliveryCounters
-    let events: any BridgeEvents
+    /// Told each delivered display's end-to-end latency: seconds from its message's arrival
+    /// to its acknowledgement (QoS>0) or write (QoS 0).
+    let delivered: @Sendable (_ after: Double) -> Void
     private let acks = Mutex(AckTable())
     /// Emits held until their batch is committed (see `Publisher.emit`), in emit order.
     let held = Mutex<[Held]>([])
@@ -44,11 +46,12 @@ final class PublishTracking: Sendable {
         var receivedAt: Double
     }
 
-    init(journal: Journal?, limiter: IntakeLimiter, counters: DeliveryCounters, events: any BridgeEvents) {
+    init(journal: Journal?, limiter: IntakeLimiter, counters: DeliveryCounters,
+         delivered: @escaping @Sendable (_ after: Double) -> Void) {
         self.journal = journal
         self.limiter = limiter
         self.counters = counters
-        self.events = events
+        self.delivered = delivered
     }
 
     /// Registers the output-connection publish `mid` (made for `waiter`); finishes at once
@@ -76,6 +79,6 @@ final class PublishTracking: Sendable {
     private func finish(_ waiter: AckWaiter) {
         if let seq = waiter.seq { journal?.markDone(seq) }
         if waiter.holdsPlace { limiter.leave() }
-        if let t = waiter.receivedAt { events.delivered(after: Date().timeIntervalSince1970 - t) }
+        if let t = waiter.receivedAt { delivered(Date().timeIntervalSince1970 - t) }
     }
 }

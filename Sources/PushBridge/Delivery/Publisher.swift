@@ -129,7 +129,7 @@ final class Publisher: Sendable {
                     guard let intake else { throw MQTTError.notConnected }
                     try intake.publish(topic: out.topic, payload: out.payload, qos: 0, retain: out.retain,
                                        userProperties: out.userProperties)
-                    if delivered { tracking.events.delivered(after: Date().timeIntervalSince1970 - receivedAt) }
+                    if delivered { tracking.delivered(Date().timeIntervalSince1970 - receivedAt) }
                     continue
                 }
                 let mid = try output.publish(topic: out.topic, payload: out.payload, qos: out.qos, retain: out.retain,

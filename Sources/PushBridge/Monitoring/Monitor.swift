@@ -5,18 +5,13 @@ import Synchronization
 final class Monitor: BridgeEvents {
     let stats: Stats
     let feed: DecisionFeed
-    /// The connection the trace topic is published on (the intake connection), given once
-    /// the connections exist and before they start.
-    private let traceClient = Mutex<MQTTClient?>(nil)
+    /// The connection `trace_topic` records are published on (the intake connection).
+    private let traceClient: MQTTClient
 
-    init(stats: Stats, feed: DecisionFeed) {
+    init(stats: Stats, feed: DecisionFeed, traceClient: MQTTClient) {
         self.stats = stats
         self.feed = feed
-    }
-
-    /// Publishes `trace_topic` records through `client` from now on.
-    func trace(through client: MQTTClient) {
-        traceClient.withLock { $0 = client }
+        self.traceClient = traceClient
     }
 
     func received(topic: String, at time: Double) -> Int {
@@ -26,22 +21,18 @@ final class Monitor: BridgeEvents {
     func finished(slot: Int, topic: String, id: String, decision: Decision) {
         stats.finished(topicSlot: slot, decision: decision)
         guard feed.isWatched else { return }
-        feed.offer(topic: topic, id: id, decision: decision, client: traceClient.withLock { $0 })
+        feed.offer(topic: topic, id: id, decision: decision, client: traceClient)
     }
 
     func routeDecided(topic: String, id: String, decision: Decision) {
         stats.routeDecided(decision)
         guard feed.isWatched else { return }
-        feed.offer(topic: topic, id: id, decision: decision, client: traceClient.withLock { $0 })
+        feed.offer(topic: topic, id: id, decision: decision, client: traceClient)
     }
 
     func conditionDecided(topic: String, id: String, decision: Decision) {
         guard feed.isWatched else { return }
-        feed.offer(topic: topic, id: id, decision: decision, client: traceClient.withLock { $0 })
-    }
-
-    func delivered(after seconds: Double) {
-        stats.endToEndLatency(seconds: seconds)
+        feed.offer(topic: topic, id: id, decision: decision, client: traceClient)
     }
 
     func skipped(_ reason: SkipReason, topic: String) {
