@@ -13,8 +13,9 @@ extension Bridge {
     /// Re-reads `path` and applies it: routes, entitlements, `extension`, `display` and
     /// `dead_letter` change at once — subscriptions are added before old ones are removed,
     /// so no message between them is lost. Messages already in flight finish under the
-    /// config they started with. `broker`, `journal` and `monitoring` need a restart: a
-    /// change there is logged as a warning and ignored. The memory of `dedupe`,
+    /// config they started with. `broker`, `journal`, `monitoring`, `homeassistant`,
+    /// `outputs`, `conditions` and `partition` need a restart: a change there is logged as a
+    /// warning and ignored. The memory of `dedupe`,
     /// `rate_limit` and `changed` filters whose definition is unchanged is kept.
     ///
     /// Returns once the new subscriptions are acknowledged (see `apply(_:)`). Reloads must not
@@ -39,21 +40,14 @@ extension Bridge {
     public func apply(_ new: BridgeConfig) async -> ReloadResult {
         var warnings: [String] = []
         let old = pipeline.config
-        if describeBroker(old.broker) != describeBroker(new.broker) {
-            warnings.append("the broker section changed; restart pushbridge to use it")
-        }
-        if old.journal?.path != new.journal?.path || old.journal?.fsync != new.journal?.fsync {
-            warnings.append("the journal section changed; restart pushbridge to use it")
-        }
-        if old.monitoring != new.monitoring {
-            warnings.append("the monitoring section changed; restart pushbridge to use it")
-        }
-        if old.homeAssistant != new.homeAssistant {
-            warnings.append("the homeassistant section changed; restart pushbridge to use it")
-        }
-        if old.partition != new.partition {
-            warnings.append("the partition changed; restart pushbridge to use it")
-        }
+        // Each compared as a whole value: any field changed is a change.
+        let needRestart = [("the broker section", old.broker != new.broker), ("the journal section", old.journal != new.journal),
+                           ("the monitoring section", old.monitoring != new.monitoring),
+                           ("the homeassistant section", old.homeAssistant != new.homeAssistant),
+                           ("the outputs section", old.outputs != new.outputs),
+                           ("the conditions section", old.conditions != new.conditions),
+                           ("the partition", old.partition != new.partition)]
+        warnings += needRestart.filter(\.1).map { "\($0.0) changed; restart pushbridge to use it" }
         warnings += new.warnings.map(\.description)
         if let running = old.partition, let shared = new.routes.first(where: { $0.share != nil }) {
             let line = "route '\(shared.name)' has 'share:' while this bridge runs with partition \(running.index) of \(running.count); 'share' and 'partition' cannot be combined (restart pushbridge to change the partition)"
@@ -68,6 +62,7 @@ extension Bridge {
         effective.monitoring = old.monitoring
         effective.homeAssistant = old.homeAssistant
         effective.conditions = old.conditions
+        effective.outputs = old.outputs
         // Unchanged filters keep their memory; changed and removed ones forget theirs.
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
                                    memory: pipeline.filterMemory, conditions: pipeline.conditions)
@@ -85,11 +80,5 @@ extension Bridge {
         for w in warnings { logger.warning(w) }
         logger.info("reloaded: \(effective.routes.count) route(s), \(effective.extension.filters.count) filter(s)")
         return .applied(warnings: warnings)
-    }
-
-    private func describeBroker(_ b: BrokerConfig) -> String {
-        "\(b.host)|\(b.effectivePort)|\(b.clientID)|\(b.protocolVersion)|\(b.keepalive)|\(b.cleanStart)|\(b.sessionExpiry)|"
-            + "\(b.username ?? "")|\(b.password ?? "")|\(b.tls?.caFile ?? "")|\(b.tls?.certFile ?? "")|"
-            + "\(b.tls?.keyFile ?? "")|\(b.tls?.insecure ?? false)|\(b.reconnectMin)|\(b.reconnectMax)"
     }
 }

@@ -37,7 +37,7 @@ public struct BridgeConfig: Sendable {
 }
 
 /// `broker:` section.
-package struct BrokerConfig: Sendable {
+package struct BrokerConfig: Sendable, Equatable {
     package var host = "localhost"
     /// `nil` means the default: 1883, or 8883 when `tls` is set.
     package var port: Int? = nil
@@ -246,7 +246,7 @@ package enum FsyncPolicy: String, Sendable {
 }
 
 /// `journal:` section.
-package struct JournalConfig: Sendable {
+package struct JournalConfig: Sendable, Equatable {
     package var path = "/var/lib/pushbridge/journal"
     package var fsync: FsyncPolicy = .interval
     /// Most messages kept before intake stops (backpressure).

@@ -99,7 +99,7 @@ package struct ConditionConfig: Sendable {
 }
 
 /// `conditions:` at the top level, shared by every condition route.
-package struct ConditionsConfig: Sendable {
+package struct ConditionsConfig: Sendable, Equatable {
     /// Acknowledgements and snoozes arrive here (JSON `{"alert_id":…}` or `{"route":…,"key":…}`).
     package var ackTopic: String
 

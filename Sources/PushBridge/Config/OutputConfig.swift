@@ -1,6 +1,6 @@
 /// One entry of `outputs:`: a service that receives the delivered alerts (and condition
 /// withdraws) besides the display topic.
-package struct OutputConfig: Sendable {
+package struct OutputConfig: Sendable, Equatable {
     /// Unique among the outputs; names it in logs, the stats and dead letters.
     package var name: String
     /// The routes whose alerts it receives; `nil`: every route.
@@ -21,7 +21,7 @@ package struct OutputConfig: Sendable {
 }
 
 /// `tls:` of an output: verification is on unless `insecure` is true.
-package struct OutputTLSConfig: Sendable {
+package struct OutputTLSConfig: Sendable, Equatable {
     /// PEM bundle trusted besides the system's CAs; `nil`: the system's only.
     package var caFile: String? = nil
     /// Skips the server certificate and host name checks.
@@ -31,7 +31,7 @@ package struct OutputTLSConfig: Sendable {
 }
 
 /// The kinds of output (one per entry).
-package enum OutputKindConfig: Sendable {
+package enum OutputKindConfig: Sendable, Equatable {
     case ntfy(NtfyConfig)
     case webhook(WebhookConfig)
     /// Web Push to the browsers subscribed on the monitoring server's `/subscribe` page.
@@ -48,7 +48,7 @@ package enum OutputKindConfig: Sendable {
 }
 
 /// `ntfy:`: the topic URL and the access token's file.
-package struct NtfyConfig: Sendable {
+package struct NtfyConfig: Sendable, Equatable {
     /// `https://host[:port][/prefix]/<topic>`.
     package var url: String
     /// Where the token was read from (`check` shows this, never the token).
@@ -60,7 +60,7 @@ package struct NtfyConfig: Sendable {
 }
 
 /// `webhook:`: any HTTP endpoint.
-package struct WebhookConfig: Sendable {
+package struct WebhookConfig: Sendable, Equatable {
     package var url: String
     /// `POST`, `PUT` or `PATCH`.
     package var method = "POST"
@@ -70,4 +70,9 @@ package struct WebhookConfig: Sendable {
     package var body: Template? = nil
 
     package init(url: String) { self.url = url }
+
+    package static func == (a: WebhookConfig, b: WebhookConfig) -> Bool {
+        a.url == b.url && a.method == b.method && a.body == b.body
+            && a.headers.map(\.name) == b.headers.map(\.name) && a.headers.map(\.value) == b.headers.map(\.value)
+    }
 }

@@ -102,7 +102,8 @@ package struct Expression: Sendable {
 /// A literal `{{` is written `{{ "{{" }}`. A value renders as: `null` → empty, strings
 /// as they are, numbers without a needless fraction (`42`), booleans as `true`/`false`,
 /// arrays and objects as compact JSON.
-package struct Template: Sendable {
+/// Equal when the sources are: the parse of a source is always the same.
+package struct Template: Sendable, Equatable {
     /// The source text.
     package let source: String
     /// The variables the holes read (useful for validation).
@@ -110,6 +111,8 @@ package struct Template: Sendable {
     let segments: [TemplateSegment]
     /// The expression when the template is exactly one hole (whitespace around it allowed).
     let singleHole: Node?
+
+    package static func == (a: Template, b: Template) -> Bool { a.source == b.source }
 
     /// Parses `source`; throws a positioned `LanguageError` on a syntax error.
     package static func parse(_ source: String) throws(LanguageError) -> Template {

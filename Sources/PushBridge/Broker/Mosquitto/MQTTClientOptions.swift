@@ -7,7 +7,7 @@ package enum MQTTProtocolVersion: String, Sendable {
 }
 
 /// The client's TLS settings (`broker.tls:`): the files libmosquitto loads.
-package struct TLSConfig: Sendable {
+package struct TLSConfig: Sendable, Equatable {
     /// The CA bundle that verifies the broker; `nil`: the system's (`/etc/ssl/certs`).
     package var caFile: String? = nil
     /// The client certificate, with `keyFile` (both or neither).
