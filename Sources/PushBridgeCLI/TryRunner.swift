@@ -3,14 +3,6 @@ import PushBridge
 
 /// `pushbridge try`: one message through mapping and the extension stage, offline.
 package enum TryRunner {
-    /// Runs `message` through a pipeline for `config` and waits for the decision.
-    package static func run(config: BridgeConfig, message: InboundMessage, logger: BridgeLogger,
-                           serviceExtension: ExtensionFactory? = nil) -> Decision {
-        let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension)
-        defer { pipeline.shutdown() }
-        return run(pipeline: pipeline, message: message)
-    }
-
     /// Runs `message` through an existing pipeline (several samples share one) and waits.
     package static func run(pipeline: Pipeline, message: InboundMessage,
                            now: Double = Date().timeIntervalSince1970) -> Decision {

@@ -8,18 +8,15 @@ import PushBridgeCLI
 enum AckCommand {
     static func run(_ args: Arguments, config: BridgeConfig) -> Int32 {
         guard args.positionals.count == 1, let id = args.positionals.first else {
-            printErr("pushbridge: error: 'ack' needs one ALERT_ID (see 'pushbridge alerts')")
-            return 2
+            return fail(2, "'ack' needs one ALERT_ID (see 'pushbridge alerts')")
         }
         guard let ackTopic = config.conditions?.ackTopic else {
-            printErr("pushbridge: error: \(config.sourcePath) has no 'conditions: {ack_topic: …}'")
-            return 2
+            return fail(2, "\(config.sourcePath) has no 'conditions: {ack_topic: …}'")
         }
         var ack = Acknowledgement(alertID: id, by: args.value("--by"))
         if let text = args.value("--snooze") {
             guard let d = Acknowledgement.duration(text) else {
-                printErr("pushbridge: error: '--snooze' must be a duration such as 30m, got '\(text)'")
-                return 2
+                return fail(2, "'--snooze' must be a duration such as 30m, got '\(text)'")
             }
             ack.snooze = d
         }
@@ -35,25 +32,21 @@ enum AckCommand {
                 onPublished: { _ in acknowledged.signal() },
                 onConnection: { event in if case .connected = event { connected.signal() } }))
         } catch {
-            printErr("pushbridge: error: \(error)")
-            return 1
+            return fail(1, "\(error)")
         }
         client.start()
         defer { client.stop(flushTimeout: .seconds(1)) }
         let broker = config.broker.address.description
         guard connected.wait(timeout: .now() + 10) == .success else {
-            printErr("pushbridge: error: no connection to the broker \(broker) within 10 s")
-            return 1
+            return fail(1, "no connection to the broker \(broker) within 10 s")
         }
         do {
             _ = try client.publish(topic: ackTopic, payload: ack.payload, qos: 1, retain: false)
         } catch {
-            printErr("pushbridge: error: publish to '\(ackTopic)' failed: \(error) (broker \(broker))")
-            return 1
+            return fail(1, "publish to '\(ackTopic)' failed: \(error) (broker \(broker))")
         }
         guard acknowledged.wait(timeout: .now() + 10) == .success else {
-            printErr("pushbridge: error: the broker \(broker) did not acknowledge the publish within 10 s")
-            return 1
+            return fail(1, "the broker \(broker) did not acknowledge the publish within 10 s")
         }
         printOut(ack.snooze.map { "\(id): snoozed for \(Acknowledgement.text($0))" } ?? "\(id): acknowledged")
         return 0

@@ -7,21 +7,17 @@ import PushBridgeCLI
 enum AlertsCommand {
     static func run(_ args: Arguments, config: BridgeConfig) -> Int32 {
         guard let http = config.monitoring.http else {
-            printErr("pushbridge: error: monitoring.http is not set in \(config.sourcePath); alerts are read from its /api/alerts")
-            return 2
+            return fail(2, "monitoring.http is not set in \(config.sourcePath); alerts are read from its /api/alerts")
         }
         let target = HealthTarget(address: http.connectable, path: "/api/alerts")
         switch HealthProbe.get(target, timeoutMilliseconds: 5_000) {
         case .failure(let problem):
-            printErr("pushbridge: error: GET \(target) failed: \(problem.reason)")
-            return 1
+            return fail(1, "GET \(target) failed: \(problem.reason)")
         case .success(let answer) where answer.status != 200:
-            printErr("pushbridge: error: GET \(target) answered HTTP \(answer.status)")
-            return 1
+            return fail(1, "GET \(target) answered HTTP \(answer.status)")
         case .success(let answer):
             guard case .array(let alerts)? = try? JSONValue.parse(answer.body) else {
-                printErr("pushbridge: error: GET \(target) did not answer a JSON array")
-                return 1
+                return fail(1, "GET \(target) did not answer a JSON array")
             }
             if args.flags.contains("--json") {
                 printOut(String(decoding: answer.body, as: UTF8.self))

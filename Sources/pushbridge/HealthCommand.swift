@@ -19,14 +19,12 @@ enum HealthCommand {
             switch HealthTarget.parse(url: url) {
             case .success(let parsed): target = parsed
             case .failure(let problem):
-                printErr("pushbridge: error: invalid --url '\(url)': \(problem.reason)")
-                return 2
+                return fail(2, "invalid --url '\(url)': \(problem.reason)")
             }
         } else if let http = config.monitoring.http {
             target = HealthTarget(address: http.connectable, path: "/healthz", tls: config.monitoring.tls != nil)
         } else {
-            printErr("pushbridge: error: monitoring.http is not set; nothing to check")
-            return 2
+            return fail(2, "monitoring.http is not set; nothing to check")
         }
         switch HealthProbe.statusCode(of: target, timeoutMilliseconds: timeoutMilliseconds) {
         case .success(200):

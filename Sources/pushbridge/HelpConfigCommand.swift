@@ -21,8 +21,7 @@ enum HelpConfigCommand {
             printOut(ConfigReference.help(key))
             return 0
         default:
-            printErr("pushbridge: error: usage: pushbridge help config [KEY | --markdown]")
-            return 2
+            return fail(2, "usage: pushbridge help config [KEY | --markdown]")
         }
     }
 }

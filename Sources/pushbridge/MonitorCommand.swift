@@ -7,8 +7,7 @@ import PushBridgeCLI
 enum MonitorCommand {
     static func run(_ args: Arguments, config: BridgeConfig) async -> Int32 {
         guard let statsTopic = config.monitoring.statsTopic else {
-            printErr("pushbridge: error: monitoring.stats_topic is not set; the bridge publishes no stats to read")
-            return 2
+            return fail(2, "monitoring.stats_topic is not set; the bridge publishes no stats to read")
         }
         let once = args.flags.contains("--once") || args.flags.contains("--json")
         let json = args.flags.contains("--json")
@@ -36,8 +35,7 @@ enum MonitorCommand {
             do {
                 client = try MQTTClient(options: options, handlers: handlers)
             } catch {
-                printErr("pushbridge: error: \(error)")
-                return 1
+                return fail(1, "\(error)")
             }
             client?.start()
         }
@@ -68,15 +66,13 @@ enum MonitorCommand {
                     return 0
                 }
                 guard let snapshot = parse(got) else {
-                    printErr("pushbridge: error: the stats topic '\(statsTopic)' holds no pushbridge snapshot")
-                    return 1
+                    return fail(1, "the stats topic '\(statsTopic)' holds no pushbridge snapshot")
                 }
                 printOut(MonitorTable.render(current: snapshot, previous: live ? first.flatMap(parse) : nil,
                                              width: terminalWidth(), now: Date().timeIntervalSince1970))
                 return 0
             }
-            printErr("pushbridge: error: no snapshot on \(sourceName) at \(config.broker.address) within 10 s (is the bridge running?)")
-            return 1
+            return fail(1, "no snapshot on \(sourceName) at \(config.broker.address) within 10 s (is the bridge running?)")
         }
 
         // Live: redraw on every new snapshot and on a one-second timer (for "last seen"); Ctrl-C exits.

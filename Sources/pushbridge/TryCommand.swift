@@ -11,16 +11,14 @@ enum TryCommand {
             return runSamples(samplesPath: samples, configPath: path, logger: logger, json: json)
         }
         guard let topic = args.value("-t") else {
-            printErr("pushbridge: error: try needs -t TOPIC (or --samples FILE)")
-            return 2
+            return fail(2, "try needs -t TOPIC (or --samples FILE)")
         }
         let payload: [UInt8]
         if let m = args.value("-m") {
             payload = Array(m.utf8)
         } else if let f = args.value("-f") {
             guard let handle = FileHandle(forReadingAtPath: f), let data = try? handle.readToEnd() ?? Data() else {
-                printErr("pushbridge: error: cannot read payload file '\(f)'")
-                return 2
+                return fail(2, "cannot read payload file '\(f)'")
             }
             payload = Array(data)
         } else {
@@ -29,8 +27,7 @@ enum TryCommand {
         var properties: [(name: String, value: String)] = []
         for p in args.options["-p"] ?? [] {
             guard let eq = p.firstIndex(of: "=") else {
-                printErr("pushbridge: error: -p needs NAME=VALUE, got '\(p)'")
-                return 2
+                return fail(2, "-p needs NAME=VALUE, got '\(p)'")
             }
             properties.append((String(p[..<eq]), String(p[p.index(after: eq)...])))
         }
@@ -38,8 +35,7 @@ enum TryCommand {
         var clock = StageClock.system
         if let at = args.value("--at") {
             guard let t = SampleTime.unixSeconds(at, day: Date()) else {
-                printErr("pushbridge: error: --at needs HH:MM or YYYY-MM-DDTHH:MM (local time), got '\(at)'")
-                return 2
+                return fail(2, "--at needs HH:MM or YYYY-MM-DDTHH:MM (local time), got '\(at)'")
             }
             now = t
             clock = StageClock(monotonic: { .milliseconds(Int64((t * 1000).rounded())) }, wall: { t })
@@ -69,8 +65,7 @@ enum TryCommand {
     /// Each sample through one pipeline → a table, or JSON lines.
     static func runSamples(samplesPath: String, configPath: String, logger: BridgeLogger, json: Bool) -> Int32 {
         guard let data = FileManager.default.contents(atPath: samplesPath) else {
-            printErr("pushbridge: error: cannot read samples file '\(samplesPath)'")
-            return 2
+            return fail(2, "cannot read samples file '\(samplesPath)'")
         }
         let samples: [TrySample]
         do {

@@ -19,6 +19,12 @@ if pb_socketbuffers_active() != 0 {
 func printOut(_ s: String, newline: Bool = true) { FileHandle.standardOutput.write(Data((s + (newline ? "\n" : "")).utf8)) }
 func printErr(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
 
+/// Prints `pushbridge: error: <message>` to stderr and returns `code` (the exit status).
+func fail(_ code: Int32, _ message: String) -> Int32 {
+    printErr("pushbridge: error: " + message)
+    return code
+}
+
 let argv = Array(CommandLine.arguments.dropFirst())
 if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
     printOut(Usage.main)

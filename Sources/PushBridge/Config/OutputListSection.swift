@@ -137,17 +137,16 @@ extension ConfigReader {
     }
 }
 
-/// The scheme, host and path of an `http(s)://` URL (what the config checks need).
+/// The host and path of an `http(s)://` URL (what the config checks need).
 struct HTTPURLParts {
-    var secure: Bool
     var host: String
     var path: String
 
     init?(_ url: String) {
         let lower = url.lowercased()
         let rest: Substring
-        if lower.hasPrefix("https://") { secure = true; rest = url.dropFirst(8) }
-        else if lower.hasPrefix("http://") { secure = false; rest = url.dropFirst(7) }
+        if lower.hasPrefix("https://") { rest = url.dropFirst(8) }
+        else if lower.hasPrefix("http://") { rest = url.dropFirst(7) }
         else { return nil }
         guard !rest.contains(where: { $0 == " " || $0 == "\n" || $0 == "\r" }) else { return nil }
         let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex

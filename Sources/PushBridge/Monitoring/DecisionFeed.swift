@@ -94,9 +94,6 @@ package final class DecisionFeed: Sendable {
         }
     }
 
-    /// Every reader attached now.
-    func attached() -> [FeedReader] { readers.withLock { $0 } }
-
     /// One SSE frame: `event: NAME`, `data: …` (one line: JSON has no raw newline), blank line.
     static func frame(event: String, data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
