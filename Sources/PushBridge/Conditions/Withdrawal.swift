@@ -8,13 +8,6 @@ package struct Withdrawal: Sendable, Equatable {
     package var route: String
     package var reason = "cleared"
 
-    package init(alertID: String, collapseID: String, sourceTopic: String, route: String) {
-        self.alertID = alertID
-        self.collapseID = collapseID
-        self.sourceTopic = sourceTopic
-        self.route = route
-    }
-
     /// `{"type":"withdraw","alert_id":…,"collapse_id":…,"source_topic":…,"route":…,"reason":"cleared"}`.
     package var json: [UInt8] {
         var w = JSONWriter(capacity: 256)

@@ -134,11 +134,6 @@ package struct RouteConfig: Sendable {
 
     /// The priority actually used when the route does not say.
     package var effectivePriority: Int { priority ?? (pushType == .background ? 5 : 10) }
-
-    package init(name: String, topic: String) {
-        self.name = name
-        self.topic = topic
-    }
 }
 
 /// What happens when the extension fails.
@@ -178,11 +173,6 @@ package struct FilterConfig: Sendable {
     /// What identifies this filter's memory across reloads and restarts: its name (for an
     /// unnamed filter that is its position) and its definition.
     package var memoryIdentity: String { name + "\u{1F}" + definition }
-
-    package init(name: String, action: FilterAction) {
-        self.name = name
-        self.action = action
-    }
 
     /// `true` for the filters that remember keys (`dedupe`, `rate_limit`, `changed`).
     package var hasMemory: Bool {

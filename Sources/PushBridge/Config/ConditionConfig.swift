@@ -64,11 +64,6 @@ package struct ConditionConfig: Sendable {
     /// The condition as a Live Activity: start, update, end; `nil`: alerts.
     package var liveActivity: LiveActivityConfig? = nil
 
-    package init(key: Template, active: Expression) {
-        self.key = key
-        self.active = active
-    }
-
     /// The life in one line, as `pushbridge check` prints it.
     package var life: String {
         func d(_ x: Duration) -> String { x.text }

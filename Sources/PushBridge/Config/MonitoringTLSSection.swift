@@ -10,13 +10,6 @@ package struct MonitoringTLSConfig: Sendable, Equatable {
     package var certPEM: [UInt8]
     /// The key PEM, read when the config loads. Secret: never printed.
     package var keyPEM: [UInt8]
-
-    package init(certFile: String, keyFile: String, certPEM: [UInt8], keyPEM: [UInt8]) {
-        self.certFile = certFile
-        self.keyFile = keyFile
-        self.certPEM = certPEM
-        self.keyPEM = keyPEM
-    }
 }
 
 extension ConfigReader {

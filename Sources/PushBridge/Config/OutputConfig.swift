@@ -13,11 +13,6 @@ package struct OutputConfig: Sendable, Equatable {
     package var concurrency = 4
     /// What kind of service it is.
     package var kind: OutputKindConfig
-
-    package init(name: String, kind: OutputKindConfig) {
-        self.name = name
-        self.kind = kind
-    }
 }
 
 /// `tls:` of an output: verification is on unless `insecure` is true.

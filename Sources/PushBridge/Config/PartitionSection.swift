@@ -6,12 +6,6 @@ package struct PartitionConfig: Sendable, Equatable {
     package var count: Int
     /// The largest `count` accepted (more replicas than this would not be a deployment).
     package static let maxCount = 65_536
-
-    /// Replica `index` of `count` (validated by the loader).
-    package init(index: Int, count: Int) {
-        self.index = index
-        self.count = count
-    }
 }
 
 extension ConfigReader {

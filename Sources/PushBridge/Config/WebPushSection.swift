@@ -11,13 +11,6 @@ package struct WebPushConfig: Sendable, Equatable {
     /// The token a page must send (`Authorization: Bearer …`) to subscribe. Secret: never printed.
     package var subscribeToken: String
 
-    package init(vapidKeyFile: String, subject: String, subscribeTokenFile: String, subscribeToken: String) {
-        self.vapidKeyFile = vapidKeyFile
-        self.subject = subject
-        self.subscribeTokenFile = subscribeTokenFile
-        self.subscribeToken = subscribeToken
-    }
-
     /// The `check` line: files and subject, never the token.
     package var summary: String {
         "webpush: vapid_key_file=\(vapidKeyFile) subject=\(subject) subscribe_token_file=\(subscribeTokenFile)"

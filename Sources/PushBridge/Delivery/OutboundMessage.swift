@@ -5,16 +5,7 @@ package struct OutboundMessage: Sendable {
     package var qos: Int
     package var retain: Bool
     /// MQTT 5 user properties (dropped on MQTT 3.1.1).
-    package var userProperties: [(name: String, value: String)]
-
-    package init(topic: String, payload: [UInt8], qos: Int, retain: Bool,
-                userProperties: [(name: String, value: String)] = []) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-        self.userProperties = userProperties
-    }
+    package var userProperties: [(name: String, value: String)] = []
 
     /// The payload as text, for logs and `try`.
     package var payloadText: String { String(decoding: payload, as: UTF8.self) }

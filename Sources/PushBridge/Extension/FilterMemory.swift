@@ -122,12 +122,6 @@ package struct FilterMemoryRow: Sendable, Equatable {
     package var key: String
     /// `changed`: the value; `dedupe`/`rate_limit`: the hits as UNIX seconds, comma-separated.
     package var value: String
-
-    package init(filter: String, key: String, value: String) {
-        self.filter = filter
-        self.key = key
-        self.value = value
-    }
 }
 
 /// A batch of filter-memory changes for the journal.

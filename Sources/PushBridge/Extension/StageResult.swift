@@ -14,25 +14,15 @@ package struct StageResult: Sendable, Equatable {
     package var verdict: Verdict
     /// No answer by the time limit nor within the grace after it (the original was delivered).
     /// An answer that arrives within the grace is used and is not a timeout.
-    package var timedOut: Bool
+    package var timedOut: Bool = false
     /// A step threw, crashed, exited or answered garbage.
-    package var extensionFailed: Bool
+    package var extensionFailed: Bool = false
     /// One entry per filter and per asynchronous step, in chain order.
-    package var filterTrace: [FilterTrace]
+    package var filterTrace: [FilterTrace] = []
     /// Which part of rule 5 applied, for `pushbridge try` and logs.
     package var rule: String
     /// Time spent in the stage, queueing included (monotonic clock).
-    package var duration: Duration
-
-    package init(verdict: Verdict, timedOut: Bool = false, extensionFailed: Bool = false,
-                filterTrace: [FilterTrace] = [], rule: String, duration: Duration = .zero) {
-        self.verdict = verdict
-        self.timedOut = timedOut
-        self.extensionFailed = extensionFailed
-        self.filterTrace = filterTrace
-        self.rule = rule
-        self.duration = duration
-    }
+    package var duration: Duration = .zero
 
     /// `true` for a delivery whose content differs from the original.
     package var modified: Bool {
@@ -58,11 +48,6 @@ package struct FilterTrace: Sendable, Equatable, CustomStringConvertible {
     /// `answered`, `timed out`, `failed: …`, with ` — not applied: …` appended when rule 5
     /// overruled a suppression.
     package var verdict: String
-
-    package init(name: String, verdict: String) {
-        self.name = name
-        self.verdict = verdict
-    }
 
     package var description: String { "\(name): \(verdict)" }
 }

@@ -6,12 +6,6 @@ package struct JournalEntry: Sendable {
     package var id: String
     /// The message as received (topic, payload, QoS, retain, user properties, arrival time, mid).
     package var message: InboundMessage
-
-    package init(seq: Int64, id: String, message: InboundMessage) {
-        self.seq = seq
-        self.id = id
-        self.message = message
-    }
 }
 
 /// The byte format of a message's MQTT 5 user properties in the journal.

@@ -40,11 +40,6 @@ package struct LanguageError: Error, Sendable, Equatable, CustomStringConvertibl
     /// UTF-8 byte offset of the error inside the full expression or template source.
     package var offset: Int
 
-    package init(message: String, offset: Int) {
-        self.message = message
-        self.offset = offset
-    }
-
     package var description: String { message }
 }
 

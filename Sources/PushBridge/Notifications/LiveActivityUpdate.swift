@@ -20,12 +20,6 @@ package struct LiveActivityUpdate: Sendable, Equatable {
     /// `aps.attributes`, sent with `attributesType`.
     package var attributes: JSONObject? = nil
 
-    package init(event: Event, timestamp: Int64, contentState: JSONObject) {
-        self.event = event
-        self.timestamp = timestamp
-        self.contentState = contentState
-    }
-
     /// Adds the keys to `aps`.
     func write(into aps: inout JSONObject) {
         aps["event"] = .string(event.rawValue)

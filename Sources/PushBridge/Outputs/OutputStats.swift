@@ -42,19 +42,6 @@ package struct OutputStatsSnapshot: Sendable, Equatable {
     package var pending: Int
     package var latencyP50ms: Double
     package var latencyP99ms: Double
-
-    package init(name: String, kind: String, delivered: Int, failed: Int, retried: Int, skipped: Int, pending: Int,
-                latencyP50ms: Double, latencyP99ms: Double) {
-        self.name = name
-        self.kind = kind
-        self.delivered = delivered
-        self.failed = failed
-        self.retried = retried
-        self.skipped = skipped
-        self.pending = pending
-        self.latencyP50ms = latencyP50ms
-        self.latencyP99ms = latencyP99ms
-    }
 }
 
 /// The last 1024 latencies.

@@ -2,15 +2,8 @@
 struct ServiceRequest: Sendable {
     var method: String
     var url: String
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
-
-    init(method: String, url: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-    }
+    var headers: [(name: String, value: String)] = []
+    var body: [UInt8] = []
 }
 
 /// What came back: a status with its headers and the start of the body, or a transport

@@ -5,11 +5,6 @@ package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertib
     /// UTF-8 byte offset into the input where the problem was found.
     package var offset: Int
 
-    package init(message: String, offset: Int) {
-        self.message = message
-        self.offset = offset
-    }
-
     package var description: String { "\(message) at byte \(offset)" }
 }
 

@@ -10,11 +10,6 @@ package struct CryptoError: Error, Equatable, CustomStringConvertible {
     /// One line for the log.
     package var description: String { reason.isEmpty ? "\(operation) failed" : "\(operation) failed: \(reason)" }
 
-    init(operation: String, reason: String) {
-        self.operation = operation
-        self.reason = reason
-    }
-
     /// The error for `operation`, taking (and clearing) this thread's OpenSSL error queue.
     static func openSSL(_ operation: String) -> CryptoError {
         var reasons: [String] = []

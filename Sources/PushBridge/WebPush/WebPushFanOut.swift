@@ -14,12 +14,6 @@ package struct WebPushFanOut: Sendable {
     /// `webpush.subject`.
     package let subject: String
 
-    package init(store: any SubscriptionStore, vapid: VAPIDKey, subject: String) {
-        self.store = store
-        self.vapid = vapid
-        self.subject = subject
-    }
-
     /// The requests that deliver `display` (a display message in `format: json`, or a
     /// condition's withdraw) to `subscriptions`: `Topic` from its `collapse_id`, `Urgency`
     /// from its `interruption_level`, `TTL` from `expiration` (the request's `apns-expiration`).

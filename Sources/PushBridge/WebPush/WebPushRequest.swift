@@ -35,15 +35,6 @@ package struct WebPushRequest: Sendable, Equatable {
         package var interruptionLevel: String?
         /// The collapse id, for `Topic`.
         package var collapseID: String?
-
-        package init(vapid: VAPIDKey, subject: String, expiration: Int64? = nil,
-                    interruptionLevel: String? = nil, collapseID: String? = nil) {
-            self.vapid = vapid
-            self.subject = subject
-            self.expiration = expiration
-            self.interruptionLevel = interruptionLevel
-            self.collapseID = collapseID
-        }
     }
 
     /// Why no request could be made for a subscription.

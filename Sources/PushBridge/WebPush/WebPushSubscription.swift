@@ -10,14 +10,6 @@ package struct WebPushSubscription: Sendable, Hashable {
     /// When the subscription ends (milliseconds since 1970), when the browser gave one.
     package let expirationTime: Int64?
 
-    /// A subscription with checked fields (see `parse` for the rules).
-    package init(endpoint: String, p256dh: [UInt8], auth: [UInt8], expirationTime: Int64?) {
-        self.endpoint = endpoint
-        self.p256dh = p256dh
-        self.auth = auth
-        self.expirationTime = expirationTime
-    }
-
     /// Longest endpoint accepted (push services' URLs are a few hundred bytes).
     package static let maximumEndpointLength = 2048
 

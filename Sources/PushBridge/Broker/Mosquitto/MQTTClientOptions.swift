@@ -24,10 +24,10 @@ package struct MQTTSubscription: Sendable, Hashable {
     /// The full filter, including a `$share/<group>/` prefix when shared.
     package var filter: String
     /// Requested maximum QoS (0...2).
-    package var qos: Int
+    package var qos: Int = 1
     /// MQTT 5 No Local: the broker does not send this client its own publishes.
     /// Not allowed on shared subscriptions; ignored on 3.1.1.
-    package var noLocal: Bool
+    package var noLocal: Bool = false
     /// MQTT 5 Subscription Identifier (1...268 435 455): the broker names it in each message
     /// this subscription brings. `nil`: none (3.1.1 ignores it).
     package var identifier: Int?
@@ -44,38 +44,31 @@ package struct MQTTSubscription: Sendable, Hashable {
 package struct MQTTWill: Sendable {
     package var topic: String
     package var payload: [UInt8]
-    package var qos: Int
-    package var retain: Bool
-
-    package init(topic: String, payload: [UInt8], qos: Int = 1, retain: Bool = false) {
-        self.topic = topic
-        self.payload = payload
-        self.qos = qos
-        self.retain = retain
-    }
+    package var qos: Int = 1
+    package var retain: Bool = false
 }
 
 /// Everything `MQTTClient` needs to connect and stay connected.
 package struct MQTTClientOptions: Sendable {
-    package var host: String
-    package var port: Int
-    package var clientID: String
-    package var protocolVersion: MQTTProtocolVersion
+    package var host: String = "localhost"
+    package var port: Int = 1883
+    package var clientID: String = "pushbridge"
+    package var protocolVersion: MQTTProtocolVersion = .v5
     /// Keepalive; libmosquitto needs 0 (off) or at least 5 seconds.
-    package var keepalive: Duration
+    package var keepalive: Duration = .seconds(30)
     /// `false` resumes the broker's session (MQTT 5 also needs `sessionExpiry` > 0).
-    package var cleanStart: Bool
+    package var cleanStart: Bool = false
     /// MQTT 5 Session Expiry Interval, sent on CONNECT (whole seconds).
-    package var sessionExpiry: Duration
+    package var sessionExpiry: Duration = .seconds(86_400)
     package var username: String?
     /// Never logged.
     package var password: String?
     package var tls: TLSConfig?
     /// First delay before a reconnect; doubles per failure up to `reconnectMax`.
-    package var reconnectMin: Duration
-    package var reconnectMax: Duration
+    package var reconnectMin: Duration = .seconds(1)
+    package var reconnectMax: Duration = .seconds(30)
     package var will: MQTTWill?
-    package var subscriptions: [MQTTSubscription]
+    package var subscriptions: [MQTTSubscription] = []
     /// MQTT 5 Receive Maximum sent on CONNECT: QoS>0 messages the broker may have in flight to us.
     package var receiveMaximum: Int?
     /// Most QoS>0 publishes of ours in flight at once (libmosquitto's send maximum).
@@ -86,7 +79,7 @@ package struct MQTTClientOptions: Sendable {
     /// installed only for `.debug`: there the library's non-debug lines are rare warnings
     /// whose failures also come back as return codes, which are logged. With TLS it is
     /// installed for any level (OpenSSL's errors reach us only as log lines).
-    package var libraryLogLevel: LogLevel?
+    package var libraryLogLevel: LogLevel? = .warning
     /// MQTT 5: QoS 0 publishes name a topic by an alias after its first use on a connection,
     /// within the broker's Topic Alias Maximum (`TopicAliases`). Subscribers see no difference.
     package var topicAliases = true
