@@ -3,11 +3,13 @@ import Foundation
 /// Everything an expression can see about one message (SPEC section 4 names).
 ///
 /// Built once per message by the mapper; the extension stage updates `content`
-/// as filters rewrite it. The fields live in one copy-on-write buffer: handing the context
-/// along (filters, extension stage, renderer) costs one reference count per hand-over.
+/// as filters rewrite it. The fields live in one shared buffer that is copied on the
+/// first write to a shared value, so handing the context from the mapper to the filters,
+/// the extension stage and the renderer costs one reference count per hand-over.
 package struct MessageContext: EvaluationContext, Sendable {
-    /// The fields, in one copy-on-write buffer.
-    private struct Fields: Sendable {
+    /// The fields. `@unchecked Sendable`: a buffer is only written while uniquely
+    /// referenced (copy on write), so a buffer shared between threads is never mutated.
+    private final class Storage: @unchecked Sendable {
         var topic: String
         var payload: JSONValue
         /// `nil`: decoded from `rawBytes` when read.
@@ -27,71 +29,105 @@ package struct MessageContext: EvaluationContext, Sendable {
         var condition: JSONValue = .null
         /// A notification the condition made (repeat, step, all-clear), not an input message.
         var madeByCondition = false
+
+        init(topic: String, payload: JSONValue, raw: String?, rawBytes: [UInt8], properties: [String: String],
+             route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int,
+             content: NotificationContent, now: Double, timeZone: TimeZone?) {
+            self.topic = topic
+            self.payload = payload
+            self.raw = raw
+            self.rawBytes = rawBytes
+            self.properties = properties
+            self.route = route
+            self.qos = qos
+            self.retain = retain
+            self.pushType = pushType
+            self.priority = priority
+            self.content = content
+            self.now = now
+            self.timeZone = timeZone
+        }
+
+        func copy() -> Storage {
+            let s = Storage(topic: topic, payload: payload, raw: raw, rawBytes: rawBytes, properties: properties,
+                            route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
+                            content: content, now: now, timeZone: timeZone)
+            s.condition = condition
+            s.madeByCondition = madeByCondition
+            return s
+        }
     }
 
-    private var fields: CopyOnWrite<Fields>
+    private var storage: Storage
 
-    package var topic: String { get { fields.value.topic } set { fields.value.topic = newValue } }
+    /// The buffer, made unique first (copy on write).
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    package var topic: String { get { storage.topic } set { uniqueStorage().topic = newValue } }
     /// The topic's levels (split at `/`, empty levels kept), computed when read.
     package var levels: [String] {
         topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     }
     /// The payload: parsed JSON for `input: json`/`apns` (text when not JSON), text otherwise.
-    package var payload: JSONValue { get { fields.value.payload } set { fields.value.payload = newValue } }
+    package var payload: JSONValue { get { storage.payload } set { uniqueStorage().payload = newValue } }
     /// The payload as text (invalid UTF-8 replaced).
     package var raw: String {
-        get { fields.value.raw ?? String(decoding: fields.value.rawBytes, as: UTF8.self) }
-        set { fields.value.raw = newValue; fields.value.rawBytes = [] }
+        get { storage.raw ?? String(decoding: storage.rawBytes, as: UTF8.self) }
+        set {
+            let s = uniqueStorage()
+            s.raw = newValue
+            s.rawBytes = []
+        }
     }
     /// MQTT 5 user properties (last value wins for a repeated name).
-    package var properties: [String: String] { get { fields.value.properties } set { fields.value.properties = newValue } }
-    package var route: String { get { fields.value.route } set { fields.value.route = newValue } }
-    package var qos: Int { get { fields.value.qos } set { fields.value.qos = newValue } }
-    package var retain: Bool { get { fields.value.retain } set { fields.value.retain = newValue } }
+    package var properties: [String: String] { get { storage.properties } set { uniqueStorage().properties = newValue } }
+    package var route: String { get { storage.route } set { uniqueStorage().route = newValue } }
+    package var qos: Int { get { storage.qos } set { uniqueStorage().qos = newValue } }
+    package var retain: Bool { get { storage.retain } set { uniqueStorage().retain = newValue } }
     /// `nil` is the legacy case, seen by expressions as `"none"`.
-    package var pushType: PushType? { get { fields.value.pushType } set { fields.value.pushType = newValue } }
-    package var priority: Int { get { fields.value.priority } set { fields.value.priority = newValue } }
+    package var pushType: PushType? { get { storage.pushType } set { uniqueStorage().pushType = newValue } }
+    package var priority: Int { get { storage.priority } set { uniqueStorage().priority = newValue } }
     /// The content as the filters left it. Setting the content already there (the same
     /// value passed along) changes nothing and copies nothing.
     package var content: NotificationContent {
-        get { fields.value.content }
+        get { storage.content }
         set {
-            if newValue.isIdentical(to: fields.value.content) { return }
-            fields.value.content = newValue
+            if newValue.isIdentical(to: storage.content) { return }
+            uniqueStorage().content = newValue
         }
     }
     /// Evaluation time, UNIX seconds.
-    package var now: Double { get { fields.value.now } set { fields.value.now = newValue } }
+    package var now: Double { get { storage.now } set { uniqueStorage().now = newValue } }
     /// `condition` as expressions see it (`state`, `alert_id`, `raised_at`, `repeat`, `step`).
-    package var condition: JSONValue { get { fields.value.condition } set { fields.value.condition = newValue } }
+    package var condition: JSONValue { get { storage.condition } set { uniqueStorage().condition = newValue } }
     /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
     /// `changed` see only input messages, never these.
-    package var madeByCondition: Bool {
-        get { fields.value.madeByCondition }
-        set { fields.value.madeByCondition = newValue }
-    }
+    package var madeByCondition: Bool { get { storage.madeByCondition } set { uniqueStorage().madeByCondition = newValue } }
     /// Time zone used for `hour` and `weekday` (the system zone unless one was given).
     package var timeZone: TimeZone {
-        get { fields.value.timeZone ?? SystemTimeZone.current }
-        set { fields.value.timeZone = newValue }
+        get { storage.timeZone ?? SystemTimeZone.current }
+        set { uniqueStorage().timeZone = newValue }
     }
 
     package init(topic: String, payload: JSONValue, raw: String, properties: [String: String] = [:],
                 route: String = "", qos: Int = 0, retain: Bool = false, pushType: PushType? = .alert,
                 priority: Int = 10, content: NotificationContent = NotificationContent(),
                 now: Double = Date().timeIntervalSince1970, timeZone: TimeZone? = nil) {
-        fields = CopyOnWrite(Fields(topic: topic, payload: payload, raw: raw, rawBytes: [], properties: properties,
-                                    route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
-                                    content: content, now: now, timeZone: timeZone))
+        storage = Storage(topic: topic, payload: payload, raw: raw, rawBytes: [], properties: properties,
+                          route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
+                          content: content, now: now, timeZone: timeZone)
     }
 
     /// As above, with the payload as bytes: `raw` is decoded from them only when read.
     init(topic: String, payload: JSONValue, rawBytes: [UInt8], properties: [String: String],
          route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int, now: Double,
          timeZone: TimeZone?) {
-        fields = CopyOnWrite(Fields(topic: topic, payload: payload, raw: nil, rawBytes: rawBytes, properties: properties,
-                                    route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
-                                    content: NotificationContent(), now: now, timeZone: timeZone))
+        storage = Storage(topic: topic, payload: payload, raw: nil, rawBytes: rawBytes, properties: properties,
+                          route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
+                          content: NotificationContent(), now: now, timeZone: timeZone)
     }
 
     package func value(of variable: Variable) -> JSONValue {
@@ -126,14 +162,14 @@ package struct MessageContext: EvaluationContext, Sendable {
     package func member(_ name: String, of variable: Variable) -> JSONValue {
         switch variable {
         case .payload:
-            if case .object(let object) = fields.value.payload { return object[name] ?? .null }
+            if case .object(let object) = storage.payload { return object[name] ?? .null }
             return .null
         case .content:
             // `content` has each field present under its key, and `user_info`.
-            if let field = ContentField(key: name) { return field.value(in: fields.value.content) ?? .null }
-            return name == "user_info" ? fields.value.content.userInfo : .null
+            if let field = ContentField(key: name) { return field.value(in: storage.content) ?? .null }
+            return name == "user_info" ? storage.content.userInfo : .null
         case .properties:
-            return fields.value.properties[name].map(JSONValue.string) ?? .null
+            return storage.properties[name].map(JSONValue.string) ?? .null
         default:
             return value(of: variable)[name] ?? .null
         }
@@ -164,7 +200,7 @@ package struct MessageContext: EvaluationContext, Sendable {
                 level += 1
             }
         }
-        var topic = fields.value.topic
+        var topic = storage.topic
         return topic.withUTF8(find)
     }
 }

@@ -22,17 +22,30 @@ public struct NotificationContent: Sendable, Equatable {
         }
     }
 
+    /// The fields' buffer. `@unchecked Sendable`: a buffer is only written while uniquely
+    /// referenced (copy on write), so a buffer shared between threads is never mutated.
+    private final class Storage: @unchecked Sendable {
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
     /// The buffer of every content that was never written to (`NotificationContent()`).
-    private static let emptyStorage = CopyOnWrite(Fields())
-    private var storage: CopyOnWrite<Fields>
+    private static let emptyStorage = Storage(Fields())
+    private var storage: Storage
+
+    /// The buffer, made unique first (copy on write).
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+        return storage
+    }
 
     /// A text field (`nil` for `badge` and `relevance_score`, which are not text).
     subscript(text field: ContentField) -> String? {
         get {
             guard let slot = field.slot else { return nil }
-            return storage.value.texts[slot]
+            return storage.fields.texts[slot]
         }
-        set { if let slot = field.slot { storage.value.texts[slot] = newValue } }
+        set { if let slot = field.slot { uniqueStorage().fields.texts[slot] = newValue } }
     }
 
     /// The alert's title (`aps.alert.title`).
@@ -44,11 +57,17 @@ public struct NotificationContent: Sendable, Equatable {
     /// `"default"` or a sound name.
     public var sound: String? { get { self[text: .sound] } set { self[text: .sound] = newValue } }
     /// `true` for Apple's critical-alert sound (`aps.sound` as `{"critical": 1, …}`).
-    public var soundCritical: Bool { get { storage.value.soundCritical } set { storage.value.soundCritical = newValue } }
+    public var soundCritical: Bool {
+        get { storage.fields.soundCritical }
+        set { uniqueStorage().fields.soundCritical = newValue }
+    }
     /// The critical sound's volume, 0…1 (`aps.sound.volume`).
-    public var soundVolume: Double? { get { storage.value.soundVolume } set { storage.value.soundVolume = newValue } }
+    public var soundVolume: Double? {
+        get { storage.fields.soundVolume }
+        set { uniqueStorage().fields.soundVolume = newValue }
+    }
     /// The badge number (`aps.badge`; 0 clears it).
-    public var badge: Int? { get { storage.value.badge } set { storage.value.badge = newValue } }
+    public var badge: Int? { get { storage.fields.badge } set { uniqueStorage().fields.badge = newValue } }
     /// The thread identifier that groups notifications (`aps.thread-id`).
     public var threadID: String? { get { self[text: .threadID] } set { self[text: .threadID] = newValue } }
     /// The category, for actions (`aps.category`).
@@ -60,8 +79,8 @@ public struct NotificationContent: Sendable, Equatable {
     }
     /// 0…1.
     public var relevanceScore: Double? {
-        get { storage.value.relevanceScore }
-        set { storage.value.relevanceScore = newValue }
+        get { storage.fields.relevanceScore }
+        set { uniqueStorage().fields.relevanceScore = newValue }
     }
     /// The window to bring forward (`aps.target-content-id`).
     public var targetContentID: String? {
@@ -74,9 +93,12 @@ public struct NotificationContent: Sendable, Equatable {
         set { self[text: .filterCriteria] = newValue }
     }
     /// Attachment identifiers or URLs (kept for Apple API parity; never rendered).
-    public var attachments: [String] { get { storage.value.attachments } set { storage.value.attachments = newValue } }
+    public var attachments: [String] {
+        get { storage.fields.attachments }
+        set { uniqueStorage().fields.attachments = newValue }
+    }
     /// Custom keys beside `aps` (an object), or any JSON value for non-apns inputs.
-    public var userInfo: JSONValue { get { storage.value.userInfo } set { storage.value.userInfo = newValue } }
+    public var userInfo: JSONValue { get { storage.fields.userInfo } set { uniqueStorage().fields.userInfo = newValue } }
 
     /// Empty content: no alert text, no sound, `userInfo` an empty object.
     public init() { storage = Self.emptyStorage }
@@ -85,19 +107,19 @@ public struct NotificationContent: Sendable, Equatable {
     /// copying the shared empty one (a mapper filling a route's fields).
     static func unshared() -> NotificationContent {
         var content = NotificationContent()
-        content.storage = CopyOnWrite(Fields())
+        content.storage = Storage(Fields())
         return content
     }
 
     /// `true` when both share one buffer, so they are equal without comparing fields
     /// (unless a NaN relevance score makes a content unequal to itself).
     func isIdentical(to other: NotificationContent) -> Bool {
-        storage.isIdentical(to: other.storage) && !(storage.value.relevanceScore?.isNaN ?? false)
+        storage === other.storage && !(storage.fields.relevanceScore?.isNaN ?? false)
     }
 
     /// Field-by-field equality.
     public static func == (a: NotificationContent, b: NotificationContent) -> Bool {
-        a.isIdentical(to: b) || a.storage.value == b.storage.value
+        a.isIdentical(to: b) || a.storage.fields == b.storage.fields
     }
 
     /// `aps.sound` as APNs carries it: the name, or Apple's critical-alert dictionary
@@ -148,16 +170,16 @@ public struct NotificationContent: Sendable, Equatable {
         // Read in place (no copy of each text): slots 0, 1 and 2 are title, subtitle and body
         // (`ContentField`'s table; ContentFieldTests holds them there).
         let texts = storage
-        return texts.value.texts[0]?.isEmpty == false || texts.value.texts[1]?.isEmpty == false
-            || texts.value.texts[2]?.isEmpty == false
+        return texts.fields.texts[0]?.isEmpty == false || texts.fields.texts[1]?.isEmpty == false
+            || texts.fields.texts[2]?.isEmpty == false
     }
 
     /// `perText` plus the `JSONValue.stringSizeBound` of each text field present, read in place.
     func textSizeBound(perText: Int) -> Int {
         let texts = storage
         var total = 0
-        for slot in texts.value.texts.indices {
-            if let count = texts.value.texts[slot]?.utf8.count { total += perText + JSONValue.stringSizeBound(utf8Count: count) }
+        for slot in texts.fields.texts.indices {
+            if let count = texts.fields.texts[slot]?.utf8.count { total += perText + JSONValue.stringSizeBound(utf8Count: count) }
         }
         return total
     }
