@@ -64,11 +64,6 @@ final class Admission: Sendable {
         if let next { queue.async { next.start() } }
     }
 
-    /// Requests inside now, and waiting.
-    var counts: (running: Int, waiting: Int) {
-        state.withLock { ($0.running, $0.waiting.count - $0.head) }
-    }
-
     /// Refuses new requests and abandons the waiting ones.
     func close() {
         let abandoned: [Waiter] = state.withLock { s in

@@ -58,11 +58,6 @@ final class ChangedValues: FilterMemoryStore {
         if evicted > 0 { evictionEvents.record(evicted, filter: filterName, capacity: capacity) }
     }
 
-    /// The value recorded for `key`.
-    func value(for key: String) -> String? { table.withLock { $0[key] } }
-
-    var count: Int { table.withLock { $0.count } }
-
     func takeChanges(_ clocks: ClockReading) -> [(key: String, value: String?)] {
         table.withLock { $0.takeChanges() }
     }

@@ -78,9 +78,6 @@ final class FilterChain: Sendable {
         }
     }
 
-    /// `true` when there are no filters.
-    var isEmpty: Bool { filters.isEmpty }
-
     /// Runs every filter on `content` in order.
     func run(_ content: NotificationContent, context: MessageContext) -> Result {
         var context = context

@@ -52,7 +52,7 @@ struct Parser {
     mutating func parsePipeline() throws(LanguageError) -> Parsed {
         try enter()
         defer { depth -= 1 }
-        var value = try parseOr()
+        var value = try parseBinary()
         while token.kind == .symbol(.pipe) {
             try advance()
             value = try parsePipe(after: value)
@@ -60,38 +60,37 @@ struct Parser {
         return value
     }
 
-    private mutating func parseOr() throws(LanguageError) -> Parsed {
-        var left = try parseAnd()
-        while isSymbol(.or) || isName("or") {
+    /// The binary levels, loosest first: 0 `or`, 1 `and`, 2 equality, 3 comparison (its own
+    /// parser: `not in`, literal regexes), 4 `+ -`, 5 `* /`; 6 is the unary level.
+    private mutating func parseBinary(_ level: Int = 0) throws(LanguageError) -> Parsed {
+        if level == 3 { return try parseComparison() }
+        if level == 6 { return try parseUnary() }
+        var left = try parseBinary(level + 1)
+        while let combine = binaryOperator(at: level) {
             try advance()
-            let right = try parseAnd()
-            left = try make(.or(left.node, right.node), left, right)
+            let right = try parseBinary(level + 1)
+            left = try make(combine(left.node, right.node), left, right)
         }
         return left
     }
 
-    private mutating func parseAnd() throws(LanguageError) -> Parsed {
-        var left = try parseEquality()
-        while isSymbol(.and) || isName("and") {
-            try advance()
-            let right = try parseEquality()
-            left = try make(.and(left.node, right.node), left, right)
+    /// What the current token makes of two operands at `level` (not 3), or `nil`.
+    private func binaryOperator(at level: Int) -> ((Node, Node) -> Node)? {
+        switch (level, token.kind) {
+        case (0, .symbol(.or)), (0, .name("or")): return { .or($0, $1) }
+        case (1, .symbol(.and)), (1, .name("and")): return { .and($0, $1) }
+        case (2, .symbol(.equal)): return { .binary(.equal, $0, $1) }
+        case (2, .symbol(.notEqual)): return { .binary(.notEqual, $0, $1) }
+        case (4, .symbol(.plus)): return { .binary(.add, $0, $1) }
+        case (4, .symbol(.minus)): return { .binary(.subtract, $0, $1) }
+        case (5, .symbol(.star)): return { .binary(.multiply, $0, $1) }
+        case (5, .symbol(.slash)): return { .binary(.divide, $0, $1) }
+        default: return nil
         }
-        return left
-    }
-
-    private mutating func parseEquality() throws(LanguageError) -> Parsed {
-        var left = try parseComparison()
-        while case .symbol(let symbol) = token.kind, symbol == .equal || symbol == .notEqual {
-            try advance()
-            let right = try parseComparison()
-            left = try make(.binary(symbol == .equal ? .equal : .notEqual, left.node, right.node), left, right)
-        }
-        return left
     }
 
     private mutating func parseComparison() throws(LanguageError) -> Parsed {
-        var left = try parseAdditive()
+        var left = try parseBinary(4)
         while true {
             let op: BinaryOperator
             switch token.kind {
@@ -110,7 +109,7 @@ struct Parser {
             }
             try advance()
             let patternStart = token.start
-            let right = try parseAdditive()
+            let right = try parseBinary(4)
             if op == .match, case .literal(.string(let pattern)) = right.node {
                 let regex: CompiledRegex
                 do {
@@ -123,26 +122,6 @@ struct Parser {
                 left = try make(.binary(op, left.node, right.node), left, right)
             }
         }
-    }
-
-    private mutating func parseAdditive() throws(LanguageError) -> Parsed {
-        var left = try parseMultiplicative()
-        while case .symbol(let symbol) = token.kind, symbol == .plus || symbol == .minus {
-            try advance()
-            let right = try parseMultiplicative()
-            left = try make(.binary(symbol == .plus ? .add : .subtract, left.node, right.node), left, right)
-        }
-        return left
-    }
-
-    private mutating func parseMultiplicative() throws(LanguageError) -> Parsed {
-        var left = try parseUnary()
-        while case .symbol(let symbol) = token.kind, symbol == .star || symbol == .slash {
-            try advance()
-            let right = try parseUnary()
-            left = try make(.binary(symbol == .star ? .multiply : .divide, left.node, right.node), left, right)
-        }
-        return left
     }
 
     private mutating func parseUnary() throws(LanguageError) -> Parsed {
