@@ -206,18 +206,20 @@ package final class Journal: Sendable {
         try store.withLock { s throws(SQLiteError) in
             try s.commitBatch()
             guard !marks.isEmpty else { return }
-            try s.db.execute("BEGIN")
-            do throws(SQLiteError) {
-                for seq in marks {
-                    s.markDone.reset()
-                    s.markDone.bind(1, seq)
-                    try s.markDone.run()
-                }
-                try s.db.execute("COMMIT")
-            } catch {
-                try? s.db.execute("ROLLBACK")
-                throw error
+            try s.db.transaction { () throws(SQLiteError) in
+                for seq in marks { try s.markDone.bound(seq).run() }
             }
+        }
+    }
+
+    /// `body` on the connection, under the lock, after committing the open batch and making
+    /// `schema`'s tables (once per connection).
+    func withDatabase<T: Sendable>(schema: String? = nil,
+                                   _ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try store.withLock { s throws(SQLiteError) -> T in
+            try s.commitBatch()
+            if let schema { try s.db.ensure(schema) }
+            return try body(s.db)
         }
     }
 
@@ -229,9 +231,7 @@ package final class Journal: Sendable {
         try store.withLock { s throws(SQLiteError) in
             try s.commitBatch()
             let last = Int64(try s.db.scalar("SELECT coalesce(max(seq), 0) FROM messages") ?? "0") ?? 0
-            s.compact.reset()
-            s.compact.bind(1, last - Self.redeliveryTail)
-            try s.compact.run()
+            try s.compact.bound(last - Self.redeliveryTail).run()
             if checkpoint { try s.db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
         }
     }
@@ -246,14 +246,12 @@ package final class Journal: Sendable {
             SELECT seq, id, topic, payload, qos, retain, properties, received_at, mid
             FROM messages WHERE \(condition) ORDER BY seq
             """)
-        var out: [JournalEntry] = []
-        while try q.step() {
+        return try q.rows { q in
             let message = InboundMessage(
                 topic: q.text(2) ?? "", payload: q.blob(3), qos: Int(q.int64(4)), retain: q.int64(5) != 0,
                 userProperties: UserPropertyCoding.decode(q.blob(6)) ?? [], receivedAt: q.double(7),
                 mid: Int32(truncatingIfNeeded: q.int64(8)))
-            out.append(JournalEntry(seq: q.int64(0), id: q.text(1) ?? "", message: message))
+            return JournalEntry(seq: q.int64(0), id: q.text(1) ?? "", message: message)
         }
-        return out
     }
 }

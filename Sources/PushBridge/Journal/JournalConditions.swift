@@ -10,31 +10,19 @@ extension Journal {
 
     /// Every stored condition as `(route, key, value)`.
     package func loadConditions() throws(SQLiteError) -> [(route: String, key: String, value: String)] {
-        try store.withLock { s throws(SQLiteError) -> [(route: String, key: String, value: String)] in
-            try s.commitBatch()
-            try s.db.execute(Self.conditionsSchema)
-            let q = try s.db.prepare("SELECT route, key, value FROM conditions")
-            var rows: [(route: String, key: String, value: String)] = []
-            while try q.step() { rows.append((q.text(0) ?? "", q.text(1) ?? "", q.text(2) ?? "")) }
-            return rows
+        try withDatabase(schema: Self.conditionsSchema) { db throws(SQLiteError) -> [(route: String, key: String, value: String)] in
+            try db.prepare("SELECT route, key, value FROM conditions").rows { q in (q.text(0) ?? "", q.text(1) ?? "", q.text(2) ?? "") }
         }
     }
 
     /// Stores (`value` set) or forgets (`nil`) the condition of `route` and `key`, committed at once.
     package func saveCondition(route: String, key: String, value: String?) throws(SQLiteError) {
-        try store.withLock { s throws(SQLiteError) in
-            try s.commitBatch()
-            try s.db.execute(Self.conditionsSchema)
-            let q: SQLiteStatement
+        try withDatabase(schema: Self.conditionsSchema) { db throws(SQLiteError) in
             if let value {
-                q = try s.db.prepare("INSERT OR REPLACE INTO conditions(route, key, value) VALUES (?1, ?2, ?3)")
-                q.bind(3, value)
+                try db.prepare("INSERT OR REPLACE INTO conditions(route, key, value) VALUES (?1, ?2, ?3)").bound(route, key, value).run()
             } else {
-                q = try s.db.prepare("DELETE FROM conditions WHERE route = ?1 AND key = ?2")
+                try db.prepare("DELETE FROM conditions WHERE route = ?1 AND key = ?2").bound(route, key).run()
             }
-            q.bind(1, route)
-            q.bind(2, key)
-            try q.run()
         }
     }
 }

@@ -14,16 +14,10 @@ extension Journal {
 
     /// Every stored row: the filter's memory identity, the key and the stored value.
     package func loadFilterMemoryRows() throws(SQLiteError) -> [(filter: String, key: String, value: String)] {
-        try store.withLock { s throws(SQLiteError) -> [(filter: String, key: String, value: String)] in
-            try s.commitBatch()
-            let db = s.db
-            try db.execute(Self.filterMemorySchema)
-            let q = try db.prepare("SELECT filter, key, value FROM filter_memory")
-            var rows: [(filter: String, key: String, value: String)] = []
-            while try q.step() {
-                rows.append((filter: q.text(0) ?? "", key: q.text(1) ?? "", value: q.text(2) ?? ""))
+        try withDatabase(schema: Self.filterMemorySchema) { db throws(SQLiteError) -> [(filter: String, key: String, value: String)] in
+            try db.prepare("SELECT filter, key, value FROM filter_memory").rows { q in
+                (filter: q.text(0) ?? "", key: q.text(1) ?? "", value: q.text(2) ?? "")
             }
-            return rows
         }
     }
 
@@ -32,38 +26,19 @@ extension Journal {
     package func saveFilterMemory(rows: [(filter: String, key: String, value: String?)],
                                  droppedFilters: [String]) throws(SQLiteError) {
         guard !rows.isEmpty || !droppedFilters.isEmpty else { return }
-        try store.withLock { s throws(SQLiteError) in
-            try s.commitBatch()
-            let db = s.db
-            try db.execute(Self.filterMemorySchema)
+        try withDatabase(schema: Self.filterMemorySchema) { db throws(SQLiteError) in
             let upsert = try db.prepare("INSERT OR REPLACE INTO filter_memory(filter, key, value) VALUES (?1, ?2, ?3)")
             let delete = try db.prepare("DELETE FROM filter_memory WHERE filter = ?1 AND key = ?2")
             let dropFilter = try db.prepare("DELETE FROM filter_memory WHERE filter = ?1")
-            try db.execute("BEGIN")
-            do throws(SQLiteError) {
-                for filter in droppedFilters {
-                    dropFilter.reset()
-                    dropFilter.bind(1, filter)
-                    try dropFilter.run()
-                }
+            try db.transaction { () throws(SQLiteError) in
+                for filter in droppedFilters { try dropFilter.bound(filter).run() }
                 for row in rows {
                     if let value = row.value {
-                        upsert.reset()
-                        upsert.bind(1, row.filter)
-                        upsert.bind(2, row.key)
-                        upsert.bind(3, value)
-                        try upsert.run()
+                        try upsert.bound(row.filter, row.key, value).run()
                     } else {
-                        delete.reset()
-                        delete.bind(1, row.filter)
-                        delete.bind(2, row.key)
-                        try delete.run()
+                        try delete.bound(row.filter, row.key).run()
                     }
                 }
-                try db.execute("COMMIT")
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
             }
         }
     }

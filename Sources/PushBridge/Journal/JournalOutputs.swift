@@ -38,59 +38,34 @@ extension Journal {
     package func storeOutputDeliveries(_ rows: [(output: String, key: String, target: String)], item: [UInt8],
                                       created: Double) throws(SQLiteError) -> [Bool] {
         guard !rows.isEmpty else { return [] }
-        return try store.withLock { s throws(SQLiteError) -> [Bool] in
-            try s.commitBatch()
-            let db = s.db
-            try Self.ensureOutputSchema(db)
+        return try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> [Bool] in
             let insert = try db.prepare("INSERT OR IGNORE INTO output_deliveries(output, key, target, item, created) VALUES (?1, ?2, ?3, ?4, ?5)")
-            var added: [Bool] = []
-            try db.execute("BEGIN")
-            do throws(SQLiteError) {
+            return try db.transaction { () throws(SQLiteError) -> [Bool] in
+                var added: [Bool] = []
                 for row in rows {
-                    insert.reset()
-                    insert.bind(1, row.output)
-                    insert.bind(2, row.key)
-                    insert.bind(3, row.target)
-                    insert.bind(4, item)
-                    insert.bind(5, created)
-                    try insert.run()
+                    try insert.bound(row.output, row.key, row.target, item, created).run()
                     added.append(db.changes > 0)
                 }
-                try db.execute("COMMIT")
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
+                return added
             }
-            return added
         }
     }
 
     /// Up to `limit` open deliveries of `output` after row `after`, oldest first.
     package func openOutputDeliveries(output: String, after: Int64, limit: Int) throws(SQLiteError) -> [OutputDeliveryRow] {
-        try store.withLock { s throws(SQLiteError) -> [OutputDeliveryRow] in
-            try s.commitBatch()
-            let db = s.db
-            try Self.ensureOutputSchema(db)
-            let q = try db.prepare("SELECT id, key, target, item, created FROM output_deliveries WHERE output = ?1 AND done = 0 AND id > ?2 ORDER BY id LIMIT ?3")
-            q.bind(1, output)
-            q.bind(2, after)
-            q.bind(3, Int64(limit))
-            var rows: [OutputDeliveryRow] = []
-            while try q.step() {
-                rows.append(OutputDeliveryRow(id: q.int64(0), output: output, key: q.text(1) ?? "", target: q.text(2) ?? "",
-                                              item: q.blob(3), created: q.double(4)))
-            }
-            return rows
+        try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> [OutputDeliveryRow] in
+            try db.prepare("SELECT id, key, target, item, created FROM output_deliveries WHERE output = ?1 AND done = 0 AND id > ?2 ORDER BY id LIMIT ?3")
+                .bound(output, after, Int64(limit)).rows { q in
+                    OutputDeliveryRow(id: q.int64(0), output: output, key: q.text(1) ?? "", target: q.text(2) ?? "",
+                                      item: q.blob(3), created: q.double(4))
+                }
         }
     }
 
     /// Open deliveries of `output`.
     package func pendingOutputDeliveries(output: String) throws(SQLiteError) -> Int {
-        try store.withLock { s throws(SQLiteError) -> Int in
-            try s.commitBatch()
-            try Self.ensureOutputSchema(s.db)
-            let q = try s.db.prepare("SELECT count(*) FROM output_deliveries WHERE output = ?1 AND done = 0")
-            q.bind(1, output)
+        try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> Int in
+            let q = try db.prepare("SELECT count(*) FROM output_deliveries WHERE output = ?1 AND done = 0").bound(output)
             return try q.step() ? Int(q.int64(0)) : 0
         }
     }
@@ -98,36 +73,16 @@ extension Journal {
     /// Marks rows done (delivered, or finally rejected) and trims the done tail of `output`.
     package func finishOutputDeliveries(_ ids: [Int64], output: String) throws(SQLiteError) {
         guard !ids.isEmpty else { return }
-        try store.withLock { s throws(SQLiteError) in
-            try s.commitBatch()
-            let db = s.db
-            try Self.ensureOutputSchema(db)
+        try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) in
             let mark = try db.prepare("UPDATE output_deliveries SET done = 1 WHERE id = ?1")
             let trim = try db.prepare("""
                 DELETE FROM output_deliveries WHERE output = ?1 AND done = 1 AND id <= (
                     SELECT id FROM output_deliveries WHERE output = ?1 AND done = 1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
                 """)
-            try db.execute("BEGIN")
-            do throws(SQLiteError) {
-                for id in ids {
-                    mark.reset()
-                    mark.bind(1, id)
-                    try mark.run()
-                }
-                trim.bind(1, output)
-                trim.bind(2, Self.outputDoneTail)
-                try trim.run()
-                try db.execute("COMMIT")
-            } catch {
-                try? db.execute("ROLLBACK")
-                throw error
+            try db.transaction { () throws(SQLiteError) in
+                for id in ids { try mark.bound(id).run() }
+                try trim.bound(output, Self.outputDoneTail).run()
             }
         }
-    }
-
-    private static func ensureOutputSchema(_ db: SQLiteDatabase) throws(SQLiteError) {
-        guard !db.outputSchemaReady else { return }
-        try db.execute(outputSchema)
-        db.outputSchemaReady = true
     }
 }

@@ -30,13 +30,10 @@ package final class JournalSubscriptionStore: SubscriptionStore {
     package func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult {
         try run { db throws(SQLiteError) -> UpsertResult in
             let exists = try db.prepare("SELECT 1 FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2")
-            exists.bind(1, output)
-            exists.bind(2, subscription.endpoint)
-            let replacing = try exists.step()
+            let replacing = try exists.bound(output, subscription.endpoint).step()
             exists.reset()
             if !replacing {
-                let count = try db.prepare("SELECT count(*) FROM webpush_subscriptions WHERE output = ?1")
-                count.bind(1, output)
+                let count = try db.prepare("SELECT count(*) FROM webpush_subscriptions WHERE output = ?1").bound(output)
                 _ = try count.step()
                 if count.int64(0) >= limit { return .full }
             }
@@ -46,13 +43,8 @@ package final class JournalSubscriptionStore: SubscriptionStore {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                 ON CONFLICT(output, endpoint) DO UPDATE SET p256dh = ?3, auth = ?4, expiration = ?5
                 """)
-            q.bind(1, output)
-            q.bind(2, subscription.endpoint)
-            q.bind(3, subscription.p256dh)
-            q.bind(4, subscription.auth)
-            if let expiration = subscription.expirationTime { q.bind(5, expiration) }
-            q.bind(6, Date().timeIntervalSince1970)
-            try q.run()
+            try q.bound(output, subscription.endpoint, subscription.p256dh, subscription.auth, subscription.expirationTime,
+                        Date().timeIntervalSince1970).run()
             return replacing ? .replaced : .added
         }
     }
@@ -60,37 +52,27 @@ package final class JournalSubscriptionStore: SubscriptionStore {
     @discardableResult
     package func remove(endpoint: String) throws(SubscriptionStoreError) -> Bool {
         try run { db throws(SQLiteError) -> Bool in
-            let q = try db.prepare("DELETE FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2")
-            q.bind(1, output)
-            q.bind(2, endpoint)
-            try q.run()
-            return (Int(try db.scalar("SELECT changes()") ?? "0") ?? 0) > 0
+            try db.prepare("DELETE FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2").bound(output, endpoint).run()
+            return db.changes > 0
         }
     }
 
     package func all() throws(SubscriptionStoreError) -> [WebPushSubscription] {
         try run { db throws(SQLiteError) -> [WebPushSubscription] in
-            let q = try db.prepare("""
+            try db.prepare("""
                 SELECT endpoint, p256dh, auth, expiration FROM webpush_subscriptions
                 WHERE output = ?1 ORDER BY added_at, endpoint
-                """)
-            q.bind(1, output)
-            var out: [WebPushSubscription] = []
-            while try q.step() {
-                out.append(WebPushSubscription(endpoint: q.text(0) ?? "", p256dh: q.blob(1), auth: q.blob(2),
-                                               expirationTime: q.text(3).flatMap { Int64($0) }))
-            }
-            return out
+                """).bound(output).rows { q in
+                    WebPushSubscription(endpoint: q.text(0) ?? "", p256dh: q.blob(1), auth: q.blob(2),
+                                        expirationTime: q.text(3).flatMap { Int64($0) })
+                }
         }
     }
 
     /// `body` on the journal's connection, after committing its open batch; SQLite's error as the store's.
     private func run<T: Sendable>(_ body: @Sendable (SQLiteDatabase) throws(SQLiteError) -> T) throws(SubscriptionStoreError) -> T {
         do {
-            return try journal.store.withLock { s throws(SQLiteError) -> T in
-                try s.commitBatch()
-                return try body(s.db)
-            }
+            return try journal.withDatabase(body)
         } catch { throw SubscriptionStoreError("web push subscriptions in '\(journal.file)': \(error)") }
     }
 }

@@ -19,8 +19,8 @@ package struct SQLiteError: Error, CustomStringConvertible, Sendable {
 /// callers serialize access themselves (the journal keeps it behind a `Mutex`).
 final class SQLiteDatabase {
     let raw: OpaquePointer
-    /// The outputs' table exists (JournalOutputs.swift); used under the owner's lock.
-    var outputSchemaReady = false
+    /// The schemas `ensure` has run on this connection; used under the owner's lock.
+    private var ensured: Set<String> = []
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes(raw)) }
@@ -53,6 +53,26 @@ final class SQLiteDatabase {
             let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(error)
             throw SQLiteError(code: rc, message: message, context: sql)
+        }
+    }
+
+    /// Runs `schema` (`CREATE … IF NOT EXISTS`) once per connection.
+    func ensure(_ schema: String) throws(SQLiteError) {
+        guard !ensured.contains(schema) else { return }
+        try execute(schema)
+        ensured.insert(schema)
+    }
+
+    /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
+    func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try execute("BEGIN")
+        do throws(SQLiteError) {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
         }
     }
 
@@ -121,6 +141,25 @@ final class SQLiteStatement {
         }
     }
 
+    /// Resets the statement and binds `values` to ?1, ?2, … in order (a `nil` stays NULL).
+    @discardableResult
+    func bound<each V: SQLiteValue>(_ values: repeat each V) -> SQLiteStatement {
+        reset()
+        var index: Int32 = 0
+        for value in repeat each values {
+            index += 1
+            value.bind(to: self, at: index)
+        }
+        return self
+    }
+
+    /// Every row still to come, each read by `row`.
+    func rows<T>(_ row: (SQLiteStatement) -> T) throws(SQLiteError) -> [T] {
+        var out: [T] = []
+        while try step() { out.append(row(self)) }
+        return out
+    }
+
     /// Steps once: `true` when a row is available, `false` when done.
     func step() throws(SQLiteError) -> Bool {
         let rc = sqlite3_step(raw)
@@ -151,4 +190,29 @@ final class SQLiteStatement {
         guard count > 0, let p = sqlite3_column_blob(raw, column) else { return [] }
         return Array(UnsafeRawBufferPointer(start: p, count: count))
     }
+}
+
+/// A value a statement parameter takes (`SQLiteStatement.bound`).
+protocol SQLiteValue {
+    func bind(to statement: SQLiteStatement, at index: Int32)
+}
+
+extension Int64: SQLiteValue {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+extension Double: SQLiteValue {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+extension String: SQLiteValue {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+extension Array: SQLiteValue where Element == UInt8 {
+    func bind(to statement: SQLiteStatement, at index: Int32) { statement.bind(index, self) }
+}
+
+extension Optional: SQLiteValue where Wrapped: SQLiteValue {
+    func bind(to statement: SQLiteStatement, at index: Int32) { self?.bind(to: statement, at: index) }
 }
