@@ -187,11 +187,9 @@ extension DecisionFeed {
     /// `pushbridge_dashboard_dropped_total` (events `/api/events` readers missed).
     package func prometheusText() -> String {
         var out = PrometheusWriter()
-        out.family("pushbridge_dashboard_readers", .gauge, "Readers attached to /api/events.")
-        out.sample("pushbridge_dashboard_readers", [], readersAttached)
-        out.family("pushbridge_dashboard_dropped_total", .counter,
-                   "Events /api/events readers missed because they read too slowly.")
-        out.sample("pushbridge_dashboard_dropped_total", [], dropped)
+        out.single("pushbridge_dashboard_readers", .gauge, "Readers attached to /api/events.", readersAttached)
+        out.single("pushbridge_dashboard_dropped_total", .counter,
+                   "Events /api/events readers missed because they read too slowly.", dropped)
         return out.text
     }
 }

@@ -15,14 +15,10 @@ package func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -
     let s = snapshot
     out.family("pushbridge_build_info", .gauge, "Build information; the value is always 1.")
     out.sample("pushbridge_build_info", [("version", s.version)], 1)
-    out.family("pushbridge_uptime_seconds", .gauge, "Seconds since the bridge started.")
-    out.sample("pushbridge_uptime_seconds", [], s.uptime)
-    out.family("pushbridge_broker_connected", .gauge, "1 while connected to the MQTT broker, else 0.")
-    out.sample("pushbridge_broker_connected", [], s.connected ? 1 : 0)
-    out.family("pushbridge_in_flight", .gauge, "Messages received and not yet finished.")
-    out.sample("pushbridge_in_flight", [], s.inFlight)
-    out.family("pushbridge_received_total", .counter, "Messages received from the broker.")
-    out.sample("pushbridge_received_total", [], s.totals.received)
+    out.single("pushbridge_uptime_seconds", .gauge, "Seconds since the bridge started.", s.uptime)
+    out.single("pushbridge_broker_connected", .gauge, "1 while connected to the MQTT broker, else 0.", s.connected ? 1 : 0)
+    out.single("pushbridge_in_flight", .gauge, "Messages received and not yet finished.", s.inFlight)
+    out.single("pushbridge_received_total", .counter, "Messages received from the broker.", s.totals.received)
 
     out.family("pushbridge_messages_total", .counter, "Finished messages by route and outcome.")
     for route in s.routes.keys.sorted() {
@@ -64,17 +60,12 @@ package func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -
     for route in s.conditions.keys.sorted() {
         out.sample("pushbridge_conditions_active", [("route", route)], s.conditions[route]!.active)
     }
-    out.family("pushbridge_modified_total", .counter, "Messages whose content the extension stage changed.")
-    out.sample("pushbridge_modified_total", [], s.totals.modified)
-    out.family("pushbridge_timeouts_total", .counter, "Extension-stage runs that ran out of time.")
-    out.sample("pushbridge_timeouts_total", [], s.totals.timeout)
-    out.family("pushbridge_extension_failures_total", .counter, "Extension-stage runs that failed.")
-    out.sample("pushbridge_extension_failures_total", [], s.totals.extensionFailed)
-    out.family("pushbridge_loop_dropped_total", .counter, "Messages dropped because they carried the bridge's own hop.")
-    out.sample("pushbridge_loop_dropped_total", [], s.totals.loopDropped)
-    out.family("pushbridge_partition_skipped_total", .counter,
-               "Messages on topics another partition handles, dropped before the pipeline (not received).")
-    out.sample("pushbridge_partition_skipped_total", [], s.totals.partitionSkipped)
+    out.single("pushbridge_modified_total", .counter, "Messages whose content the extension stage changed.", s.totals.modified)
+    out.single("pushbridge_timeouts_total", .counter, "Extension-stage runs that ran out of time.", s.totals.timeout)
+    out.single("pushbridge_extension_failures_total", .counter, "Extension-stage runs that failed.", s.totals.extensionFailed)
+    out.single("pushbridge_loop_dropped_total", .counter, "Messages dropped because they carried the bridge's own hop.", s.totals.loopDropped)
+    out.single("pushbridge_partition_skipped_total", .counter,
+               "Messages on topics another partition handles, dropped before the pipeline (not received).", s.totals.partitionSkipped)
     if let delivery = s.delivery {
         out.family("pushbridge_delivery_events_total", .counter,
                    "Delivery-layer events: QoS 0 drops under backpressure, failed or refused publishes, journal replays.")
@@ -119,6 +110,17 @@ struct PrometheusWriter {
         text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
     }
 
+    /// A family of one unlabelled sample.
+    mutating func single(_ name: String, _ kind: Kind, _ help: String, _ value: Int) {
+        family(name, kind, help)
+        sample(name, [], value)
+    }
+
+    mutating func single(_ name: String, _ kind: Kind, _ help: String, _ value: Double) {
+        family(name, kind, help)
+        sample(name, [], value)
+    }
+
     mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Int) {
         line(name, labels, String(value))
     }
@@ -148,25 +150,17 @@ struct PrometheusWriter {
     }
 
     /// Label values escape `\`, `"` and newline.
-    static func escapeLabel(_ s: String) -> String {
-        var out = ""
-        for c in s.unicodeScalars {
-            switch c {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escapeLabel(_ s: String) -> String { escape(s, quote: true) }
 
     /// HELP text escapes `\` and newline.
-    static func escapeHelp(_ s: String) -> String {
+    static func escapeHelp(_ s: String) -> String { escape(s, quote: false) }
+
+    private static func escape(_ s: String, quote: Bool) -> String {
         var out = ""
         for c in s.unicodeScalars {
             switch c {
             case "\\": out += "\\\\"
+            case "\"" where quote: out += "\\\""
             case "\n": out += "\\n"
             default: out.unicodeScalars.append(c)
             }
