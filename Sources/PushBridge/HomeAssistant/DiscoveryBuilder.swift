@@ -53,24 +53,14 @@ package struct DiscoveryBuilder: Sendable {
         connected.set("payload_off", "offline")
         connected.set("device_class", "connectivity")
 
-        var inFlight = common(component: "sensor", objectID: "\(nodeID)_in_flight", name: "In flight",
-                              uniqueID: "in_flight")
-        inFlight.set("state_topic", statsTopic)
-        inFlight.set("value_template", "{{ value_json.in_flight }}")
-        inFlight.set("unit_of_measurement", "messages")
-        inFlight.set("state_class", "measurement")
-        inFlight.set("entity_category", "diagnostic")
-        inFlight.set("icon", "mdi:timer-sand")
-
-        var latency = common(component: "sensor", objectID: "\(nodeID)_latency_p99", name: "Latency p99",
-                             uniqueID: "latency_p99")
-        latency.set("state_topic", statsTopic)
-        latency.set("value_template", "{{ value_json.latency_ms.p99 }}")
-        latency.set("unit_of_measurement", "ms")
+        let inFlight = statsSensor(objectID: "\(nodeID)_in_flight", name: "In flight", uniqueID: "in_flight",
+                                   template: "{{ value_json.in_flight }}", unit: "messages", stateClass: "measurement",
+                                   icon: "mdi:timer-sand", diagnostic: true)
+        var latency = statsSensor(objectID: "\(nodeID)_latency_p99", name: "Latency p99", uniqueID: "latency_p99",
+                                  template: "{{ value_json.latency_ms.p99 }}", unit: "ms", stateClass: "measurement",
+                                  diagnostic: true)
         latency.set("device_class", "duration")
-        latency.set("state_class", "measurement")
         latency.set("suggested_display_precision", .int(1))
-        latency.set("entity_category", "diagnostic")
 
         var notify = common(component: "notify", objectID: "\(nodeID)_notify", name: "Notify", uniqueID: "notify")
         notify.set("command_topic", homeAssistant.notifyTopic)
@@ -84,16 +74,12 @@ package struct DiscoveryBuilder: Sendable {
         let id = HomeAssistantConfig.routeID(route)
         var out: [DiscoveryEntity] = []
         for counter in RouteCounter.allCases {
-            var s = common(component: "sensor", objectID: "\(nodeID)_\(id)_\(counter.rawValue)",
-                           name: "\(route) \(counter.rawValue)", uniqueID: "route:\(route):\(counter.rawValue)")
-            s.set("state_topic", statsTopic)
             // A route's zero counters are left out of the stats (SPEC section 7): 0 then.
-            s.set("value_template",
-                  "{{ (value_json.routes.get(\(JinjaText.literal(route))) or {}).get('\(counter.rawValue)', 0) }}")
-            s.set("unit_of_measurement", "messages")
-            s.set("state_class", "total_increasing")
-            s.set("icon", counter.icon)
-            out.append(s.entity(route: route))
+            out.append(statsSensor(
+                objectID: "\(nodeID)_\(id)_\(counter.rawValue)", name: "\(route) \(counter.rawValue)",
+                uniqueID: "route:\(route):\(counter.rawValue)",
+                template: "{{ (value_json.routes.get(\(JinjaText.literal(route))) or {}).get('\(counter.rawValue)', 0) }}",
+                unit: "messages", stateClass: "total_increasing", icon: counter.icon).entity(route: route))
         }
         var event = common(component: "event", objectID: "\(nodeID)_\(id)", name: route, uniqueID: "route:\(route):event")
         event.set("state_topic", eventTopic(route: route))
@@ -103,16 +89,26 @@ package struct DiscoveryBuilder: Sendable {
         event.set("icon", "mdi:bell-ring")
         out.append(event.entity(route: route))
         if conditionRoutes.contains(route) {
-            var active = common(component: "sensor", objectID: "\(nodeID)_\(id)_active_conditions",
-                                name: "\(route) active conditions", uniqueID: "route:\(route):active_conditions")
-            active.set("state_topic", statsTopic)
-            active.set("value_template",
-                       "{{ ((value_json.routes.get(\(JinjaText.literal(route))) or {}).get('conditions') or {}).get('active', 0) }}")
-            active.set("state_class", "measurement")
-            active.set("icon", "mdi:alarm-light")
-            out.append(active.entity(route: route))
+            out.append(statsSensor(
+                objectID: "\(nodeID)_\(id)_active_conditions", name: "\(route) active conditions",
+                uniqueID: "route:\(route):active_conditions",
+                template: "{{ ((value_json.routes.get(\(JinjaText.literal(route))) or {}).get('conditions') or {}).get('active', 0) }}",
+                stateClass: "measurement", icon: "mdi:alarm-light").entity(route: route))
         }
         return out
+    }
+
+    /// A sensor read from the stats topic through `template`.
+    func statsSensor(objectID: String, name: String, uniqueID: String, template: String, unit: String? = nil,
+                     stateClass: String, icon: String? = nil, diagnostic: Bool = false) -> Draft {
+        var s = common(component: "sensor", objectID: objectID, name: name, uniqueID: uniqueID)
+        s.set("state_topic", statsTopic)
+        s.set("value_template", template)
+        if let unit { s.set("unit_of_measurement", unit) }
+        s.set("state_class", stateClass)
+        if let icon { s.set("icon", icon) }
+        if diagnostic { s.set("entity_category", "diagnostic") }
+        return s
     }
 
     /// The keys every entity has: name, ids, device, origin and (unless `available` is

@@ -13,16 +13,10 @@ extension DiscoveryBuilder {
     func outputEntities(_ name: String) -> [DiscoveryEntity] {
         let id = HomeAssistantConfig.routeID(name)
         return Self.outputCounters.map { counter in
-            var s = common(component: "sensor", objectID: "\(nodeID)_output_\(id)_\(counter.key)",
-                           name: "Output \(name) \(counter.key)", uniqueID: "output:\(name):\(counter.key)")
-            s.set("state_topic", statsTopic)
-            s.set("value_template",
-                  "{{ ((value_json.outputs or {}).get(\(JinjaText.literal(name))) or {}).get('\(counter.key)', 0) }}")
-            s.set("unit_of_measurement", "deliveries")
-            s.set("state_class", counter.stateClass)
-            s.set("entity_category", "diagnostic")
-            s.set("icon", counter.icon)
-            return s.entity(route: nil)
+            statsSensor(objectID: "\(nodeID)_output_\(id)_\(counter.key)", name: "Output \(name) \(counter.key)",
+                        uniqueID: "output:\(name):\(counter.key)",
+                        template: "{{ ((value_json.outputs or {}).get(\(JinjaText.literal(name))) or {}).get('\(counter.key)', 0) }}",
+                        unit: "deliveries", stateClass: counter.stateClass, icon: counter.icon, diagnostic: true).entity(route: nil)
         }
     }
 }
