@@ -137,7 +137,7 @@ package struct RouteConfig: Sendable {
 }
 
 /// What happens when the extension fails.
-package enum FailurePolicy: String, Sendable {
+package enum FailurePolicy: String, Sendable, CaseIterable {
     case deliver, drop
 }
 
@@ -210,7 +210,7 @@ package enum FilterAction: Sendable {
 }
 
 /// Format of the display message.
-package enum DisplayFormat: String, Sendable {
+package enum DisplayFormat: String, Sendable, CaseIterable {
     case json, apns, text
 }
 
@@ -231,7 +231,7 @@ package struct DeadLetterConfig: Sendable {
 }
 
 /// When the journal calls fsync.
-package enum FsyncPolicy: String, Sendable {
+package enum FsyncPolicy: String, Sendable, CaseIterable {
     case always, interval, never
 }
 

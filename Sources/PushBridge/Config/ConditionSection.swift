@@ -42,9 +42,7 @@ extension ConfigReader {
             }
         }
         var onClear = ClearAction.withdraw
-        if let n = f["on_clear"], let v = word(n, key: "on_clear", allowed: ClearAction.allCases.map(\.rawValue)) {
-            onClear = ClearAction(rawValue: v)!
-        }
+        if let n = f["on_clear"], let v: ClearAction = word(n, key: "on_clear") { onClear = v }
         var clearAlert: [(field: String, value: Template)]?
         if let n = f["clear_alert"] {
             clearAlert = contentSets(n, key: "clear_alert")

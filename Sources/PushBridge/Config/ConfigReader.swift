@@ -141,6 +141,11 @@ final class ConfigReader {
         return nil
     }
 
+    /// `word` for an enum whose raw values, in case order, are the words allowed.
+    func word<E: RawRepresentable & CaseIterable>(_ node: YAMLNode, key: String) -> E? where E.RawValue == String {
+        word(node, key: key, allowed: E.allCases.map(\.rawValue)).flatMap(E.init(rawValue:))
+    }
+
     /// `true` or `false`, plain; YAML 1.1 spellings (`yes`, `on`, …) get a hint.
     func bool(_ node: YAMLNode, key: String) -> Bool? {
         if case .scalar(let s) = node, s.style == .plain, !s.forcedString {

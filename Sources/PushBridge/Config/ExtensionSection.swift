@@ -19,9 +19,7 @@ extension ConfigReader {
         if let n = f["time_limit"], let v = duration(n, key: "time_limit", minimum: Self.positive) { ext.timeLimit = v }
         if let n = f["expire_grace"], let v = duration(n, key: "expire_grace", minimum: .zero) { ext.expireGrace = v }
         if let n = f["concurrency"], let v = int(n, key: "concurrency", range: 1...Int.max) { ext.concurrency = v }
-        if let n = f["on_failure"], let v = word(n, key: "on_failure", allowed: ["deliver", "drop"]) {
-            ext.onFailure = FailurePolicy(rawValue: v)!
-        }
+        if let n = f["on_failure"], let v: FailurePolicy = word(n, key: "on_failure") { ext.onFailure = v }
         if let n = f["command"], let argv = strings(n, key: "command") {
             if argv.isEmpty || argv[0].0.isEmpty {
                 error("'command' must be a non-empty list: the program and its arguments", at: n.mark)
@@ -122,11 +120,7 @@ extension ConfigReader {
         }
         var initial = ChangedInitial.deliver
         if let n = f["initial"] {
-            if let w = word(n, key: "initial", allowed: ChangedInitial.allCases.map(\.rawValue)) {
-                initial = ChangedInitial(rawValue: w)!
-            } else {
-                ok = false
-            }
+            if let w: ChangedInitial = word(n, key: "initial") { initial = w } else { ok = false }
         }
         guard let k, let v, ok else { return nil }
         return .changed(key: k, value: v, deadband: deadband, initial: initial)

@@ -7,9 +7,7 @@ extension ConfigReader {
         if let n = f["topic"], let t = publishTemplate(n, key: "topic") { display.topic = t }
         if let n = f["qos"], let v = choice(n, key: "qos", allowed: [0, 1, 2]) { display.qos = v }
         if let n = f["retain"], let v = bool(n, key: "retain") { display.retain = v }
-        if let n = f["format"], let v = word(n, key: "format", allowed: ["json", "apns", "text"]) {
-            display.format = DisplayFormat(rawValue: v)!
-        }
+        if let n = f["format"], let v: DisplayFormat = word(n, key: "format") { display.format = v }
         return display
     }
 
@@ -27,9 +25,7 @@ extension ConfigReader {
         if let n = f["path"], let v = string(n, key: "path") {
             if v.isEmpty { error("'path' must not be empty", at: n.mark) } else { journal.path = v }
         }
-        if let n = f["fsync"], let v = word(n, key: "fsync", allowed: ["always", "interval", "never"]) {
-            journal.fsync = FsyncPolicy(rawValue: v)!
-        }
+        if let n = f["fsync"], let v: FsyncPolicy = word(n, key: "fsync") { journal.fsync = v }
         if let n = f["max_messages"], let v = int(n, key: "max_messages", range: 1...Int.max) { journal.maxMessages = v }
         return journal
     }
@@ -67,12 +63,8 @@ extension ConfigReader {
             mon.tls = readMonitoringTLS(n)
             if f["http"] == nil { error("'tls' needs 'http' (the address to serve HTTPS on)", at: f.keyMarks["tls"] ?? n.mark) }
         }
-        if let n = f["log_level"], let v = word(n, key: "log_level", allowed: LogLevel.allCases.map(\.rawValue)) {
-            mon.logLevel = LogLevel(rawValue: v)!
-        }
-        if let n = f["log_format"], let v = word(n, key: "log_format", allowed: LogFormat.allCases.map(\.rawValue)) {
-            mon.logFormat = LogFormat(rawValue: v)!
-        }
+        if let n = f["log_level"], let v: LogLevel = word(n, key: "log_level") { mon.logLevel = v }
+        if let n = f["log_format"], let v: LogFormat = word(n, key: "log_format") { mon.logFormat = v }
         return mon
     }
 

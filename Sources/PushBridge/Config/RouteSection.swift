@@ -34,12 +34,8 @@ extension ConfigReader {
                 route.share = v
             }
         }
-        if let n = f["retained"], let v = word(n, key: "retained", allowed: RetainedPolicy.allCases.map(\.rawValue)) {
-            route.retained = RetainedPolicy(rawValue: v)!
-        }
-        if let n = f["input"], let v = word(n, key: "input", allowed: InputMode.allCases.map(\.rawValue)) {
-            route.input = InputMode(rawValue: v)!
-        }
+        if let n = f["retained"], let v: RetainedPolicy = word(n, key: "retained") { route.retained = v }
+        if let n = f["input"], let v: InputMode = word(n, key: "input") { route.input = v }
         if let n = f["push_type"],
            let v = word(n, key: "push_type", allowed: PushType.allCases.map(\.rawValue) + ["none"]) {
             route.pushType = PushType(rawValue: v)
