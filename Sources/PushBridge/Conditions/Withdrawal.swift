@@ -30,9 +30,7 @@ package struct Withdrawal: Sendable, Equatable {
         let raw = Array("\(route)-\(key)".utf8)
         let safe = raw.map { allowed.contains($0) ? $0 : UInt8(ascii: "-") }
         guard safe.count > 64 else { return String(decoding: safe, as: UTF8.self) }
-        var hash: UInt32 = 2_166_136_261
-        for byte in raw { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
-        let hex = String(hash, radix: 16)
+        let hex = String(Partition.fnv1a32(raw), radix: 16)
         let suffix = "-" + String(repeating: "0", count: 8 - hex.count) + hex
         return String(decoding: safe.prefix(64 - suffix.utf8.count), as: UTF8.self) + suffix
     }

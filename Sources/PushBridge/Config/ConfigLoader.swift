@@ -60,6 +60,12 @@ public enum ConfigLoader {
 
     /// The file's text, or the system's reason (`No such file or directory`).
     static func readFile(_ path: String) -> Result<String, ConfigReader.ReadFailure> {
+        contents(ofFile: path).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The file's bytes (at most `limit`, else `tooLarge` is the reason), or the system's reason.
+    static func contents(ofFile path: String, limit: Int = .max,
+                         tooLarge: String = "") -> Result<[UInt8], ConfigReader.ReadFailure> {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return .failure(ConfigReader.ReadFailure(reason: String(cString: strerror(errno)))) }
         defer { close(fd) }
@@ -71,9 +77,9 @@ public enum ConfigLoader {
                 if errno == EINTR { continue }
                 return .failure(ConfigReader.ReadFailure(reason: String(cString: strerror(errno))))
             }
-            if n == 0 { break }
+            if n == 0 { return .success(data) }
             data += chunk[..<n]
+            if data.count > limit { return .failure(ConfigReader.ReadFailure(reason: tooLarge)) }
         }
-        return .success(String(decoding: data, as: UTF8.self))
     }
 }

@@ -32,23 +32,8 @@ extension ConfigReader {
 
     /// The bytes of a PEM file holding a `-----BEGIN … <label>-----` block.
     static func pem(atPath path: String, label: String) -> Result<[UInt8], ReadFailure> {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            return .failure(ReadFailure(reason: String(cString: strerror(errno))))
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n == 0 { break }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadFailure(reason: String(cString: strerror(errno))))
-            }
-            bytes += chunk[..<n]
-            if bytes.count > 1 << 20 { return .failure(ReadFailure(reason: "larger than 1 MiB; not a PEM file")) }
-        }
+        let read = ConfigLoader.contents(ofFile: path, limit: 1 << 20, tooLarge: "larger than 1 MiB; not a PEM file")
+        guard case .success(let bytes) = read else { return read }
         let text = String(decoding: bytes, as: UTF8.self)
         guard text.contains("-----BEGIN "), text.contains("\(label)-----") else {
             return .failure(ReadFailure(reason: "no PEM '\(label)' block in it"))

@@ -43,9 +43,6 @@ package final class DecisionFeed: Sendable {
     /// Events readers missed since start (`pushbridge_dashboard_dropped_total`).
     package var dropped: Int { droppedTotal.load(ordering: .relaxed) }
 
-    /// Someone watches: a trace topic is set or a reader is attached.
-    var isWatched: Bool { traceTopic != nil || readerCount.load(ordering: .relaxed) > 0 }
-
     /// The hook in the bridge's emit step: the final `decision` of message `id` from `topic`.
     @inline(__always)
     func offer(topic: String, id: String, decision: Decision, client: MQTTClient?) {

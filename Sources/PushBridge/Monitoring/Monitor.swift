@@ -20,18 +20,15 @@ final class Monitor: BridgeEvents {
 
     func finished(slot: Int, topic: String, id: String, decision: Decision) {
         stats.finished(topicSlot: slot, decision: decision)
-        guard feed.isWatched else { return }
         feed.offer(topic: topic, id: id, decision: decision, client: traceClient)
     }
 
     func routeDecided(topic: String, id: String, decision: Decision) {
         stats.routeDecided(decision)
-        guard feed.isWatched else { return }
         feed.offer(topic: topic, id: id, decision: decision, client: traceClient)
     }
 
     func conditionDecided(topic: String, id: String, decision: Decision) {
-        guard feed.isWatched else { return }
         feed.offer(topic: topic, id: id, decision: decision, client: traceClient)
     }
 
