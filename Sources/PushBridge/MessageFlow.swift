@@ -186,7 +186,7 @@ final class MessageFlow: Sendable {
     }
 
     /// Queues `step`'s decision on `topic`, as `finished` makes it.
-    private func queue(_ step: Pipeline.Step, topic: String, finished: @escaping @Sendable (Decision) -> Finished) {
+    func queue(_ step: Pipeline.Step, topic: String, finished: @escaping @Sendable (Decision) -> Finished) {
         switch step {
         case .decided(let decision):
             sequencer.pass(topic, finished(decision))

@@ -20,19 +20,10 @@ extension MessageFlow {
                 }
             }
             let topic = w.record.topic
-            switch step {
-            case .decided(let d):
+            queue(step, topic: topic) { d in
                 report(d)
-                sequencer.pass(topic, Finished(topic: topic, id: d.request?.identifier ?? w.record.alertID,
-                                               receivedAt: now, decision: d, seq: nil, slot: nil))
-            case .waiting(let waiting):
-                let ticket = sequencer.enter(topic)
-                let sequencer = self.sequencer
-                waiting.start { d in
-                    report(d)
-                    sequencer.complete(ticket, Finished(topic: topic, id: d.request?.identifier ?? w.record.alertID,
-                                                        receivedAt: now, decision: d, seq: nil, slot: nil))
-                }
+                return Finished(topic: topic, id: d.request?.identifier ?? w.record.alertID, receivedAt: now,
+                                decision: d, seq: nil, slot: nil)
             }
         }
     }

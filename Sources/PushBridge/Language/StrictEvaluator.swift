@@ -38,9 +38,9 @@ extension Node {
         case .and(let left, let right), .or(let left, let right):
             guard let l = left.evaluateStrictly(in: context), let r = right.evaluateStrictly(in: context) else { return nil }
             return rebuilt(l, r)
-        case .matchLiteral(let operand, _):
+        case .matchLiteral(let operand, let regex):
             guard let value = operand.evaluateStrictly(in: context) else { return nil }
-            return Node.matchLiteral(.literal(value), regexOf(self)).evaluate(in: context)
+            return Node.matchLiteral(.literal(value), regex).evaluate(in: context)
         case .binary(let op, let left, let right):
             guard let l = left.evaluateStrictly(in: context), let r = right.evaluateStrictly(in: context) else { return nil }
             return Node.binary(op, .literal(l), .literal(r)).evaluate(in: context)
@@ -59,10 +59,5 @@ extension Node {
         case .and: return .bool(Operators.isTruthy(l) && Operators.isTruthy(r))
         default: return .bool(Operators.isTruthy(l) || Operators.isTruthy(r))
         }
-    }
-
-    private func regexOf(_ node: Node) -> CompiledRegex {
-        guard case .matchLiteral(_, let regex) = node else { preconditionFailure("not a literal match") }
-        return regex
     }
 }
