@@ -80,12 +80,7 @@ enum TryCommand {
         for sample in samples {
             for (d, message, at) in runner.conditionsDue(before: sample) {
                 if json {
-                    var o = TryRunner.json(d, message: message)
-                    if case .object(var members) = o {
-                        members["at"] = .string(Timestamp.iso8601(at))
-                        o = .object(members)
-                    }
-                    printOut(o.jsonText)
+                    printJSON(d, message, extra: ["at": .string(Timestamp.iso8601(at))])
                 } else {
                     rows.append(["@" + Timestamp.iso8601(at), message.topic, d.outcome.rawValue, conditionDetail(d)])
                 }
@@ -98,25 +93,16 @@ enum TryCommand {
             case .success(let (d, message, handedOn)):
                 for h in handedOn {
                     if json {
-                        var o = TryRunner.json(h, message: message)
-                        if case .object(var members) = o {
-                            members["line"] = .int(Int64(sample.line))
-                            o = .object(members)
-                        }
-                        printOut(o.jsonText)
+                        printJSON(h, message, extra: ["line": .int(Int64(sample.line))])
                     } else {
                         rows.append([String(sample.line), message.topic + " (\(h.route ?? "?"), continue)", h.outcome.rawValue,
                                      h.conditionEvent != nil ? conditionDetail(h) : h.rule])
                     }
                 }
                 if json {
-                    var o = TryRunner.json(d, message: message)
-                    if case .object(var members) = o {
-                        members["line"] = .int(Int64(sample.line))
-                        if sample.retain { members["retain"] = .bool(true) }
-                        o = .object(members)
-                    }
-                    printOut(o.jsonText)
+                    var extra: JSONObject = ["line": .int(Int64(sample.line))]
+                    if sample.retain { extra["retain"] = .bool(true) }
+                    printJSON(d, message, extra: extra)
                 } else {
                     var detail: String
                     switch d.outcome {
@@ -161,4 +147,14 @@ enum Table {
                 .joined(separator: "  ")
         }.joined(separator: "\n")
     }
+}
+
+/// Prints `decision`'s JSON line (as `try --json` writes it) with `extra`'s members added.
+private func printJSON(_ decision: Decision, _ message: InboundMessage, extra: JSONObject) {
+    var o = TryRunner.json(decision, message: message)
+    if case .object(var members) = o {
+        for (key, value) in extra { members[key] = value }
+        o = .object(members)
+    }
+    printOut(o.jsonText)
 }
