@@ -78,26 +78,8 @@ package struct Counters: Sendable, Equatable {
 
     /// The count of messages that ended in `outcome`.
     package subscript(outcome: Outcome) -> Int {
-        get {
-            switch outcome {
-            case .delivered: delivered
-            case .suppressed: suppressed
-            case .notDisplayed: notDisplayed
-            case .rejected: rejected
-            case .expired: expired
-            case .unrouted: unrouted
-            }
-        }
-        set {
-            switch outcome {
-            case .delivered: delivered = newValue
-            case .suppressed: suppressed = newValue
-            case .notDisplayed: notDisplayed = newValue
-            case .rejected: rejected = newValue
-            case .expired: expired = newValue
-            case .unrouted: unrouted = newValue
-            }
-        }
+        get { self[outcome.counter] }
+        set { self[outcome.counter] = newValue }
     }
 
     /// Messages that reached an outcome.
@@ -135,4 +117,18 @@ package enum StatsCounter: String, Sendable, CaseIterable {
     /// The counters every counter object of the stats JSON holds, in SPEC order: all but
     /// `inFlight`, which is written apart (at the top level, and per topic when not 0).
     package static let written: [StatsCounter] = allCases.filter { $0 != .inFlight }
+}
+
+extension Outcome {
+    /// The counter of messages that ended so.
+    package var counter: StatsCounter {
+        switch self {
+        case .delivered: .delivered
+        case .suppressed: .suppressed
+        case .notDisplayed: .notDisplayed
+        case .rejected: .rejected
+        case .expired: .expired
+        case .unrouted: .unrouted
+        }
+    }
 }
