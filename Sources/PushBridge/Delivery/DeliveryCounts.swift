@@ -36,18 +36,3 @@ package enum DeliveryEvent: String, Sendable, CaseIterable {
     /// Every event, sorted by wire name: the order the stats JSON and `/metrics` write them in.
     package static let written: [DeliveryEvent] = allCases.sorted { $0.rawValue < $1.rawValue }
 }
-
-extension DeliveryCounters {
-    /// The counts now, with `publishRefused` (the connections count those themselves).
-    func counts(publishRefused: Int) -> DeliveryCounts {
-        var c = DeliveryCounts()
-        c[.qos0Dropped] = qos0Dropped.load(ordering: .relaxed)
-        c[.publishFailed] = publishFailures.load(ordering: .relaxed)
-        c[.publishRefused] = publishRefused
-        c[.redeliveriesSkipped] = redeliveriesSkipped.load(ordering: .relaxed)
-        c[.replayed] = replayed.load(ordering: .relaxed)
-        c[.journalOverflows] = journalOverflows.load(ordering: .relaxed)
-        c[.journalErrors] = journalErrors.load(ordering: .relaxed)
-        return c
-    }
-}

@@ -41,13 +41,13 @@ final class Intake: Sendable {
     /// redelivery of a journaled one).
     func admit(_ message: InboundMessage) -> Admitted? {
         if let journal, let entry = journal.redelivery(of: message) {
-            counters.redeliveriesSkipped.add(1, ordering: .relaxed)
+            counters.add(.redeliveriesSkipped)
             logger.debug("\(message.topic): redelivery of journaled message \(entry.id) skipped")
             return nil
         }
         if message.qos == 0 {
             guard limiter.tryEnter() else {
-                let n = counters.qos0Dropped.add(1, ordering: .relaxed).newValue
+                let n = counters.add(.qos0Dropped)
                 if n == 1 || n % 1000 == 0 {
                     logger.warning("\(limiter.limit) messages in flight: QoS 0 message on '\(message.topic)' dropped (\(n) so far)")
                 }
@@ -65,7 +65,7 @@ final class Intake: Sendable {
         do {
             return Admitted(id: id, seq: try journal.record(message, id: id))
         } catch {
-            counters.journalErrors.add(1, ordering: .relaxed)
+            counters.add(.journalErrors)
             logger.error("journal: cannot record message on '\(message.topic)': \(error); processing it without the journal")
             return Admitted(id: id, seq: nil)
         }
@@ -78,7 +78,7 @@ final class Intake: Sendable {
         guard journal.isFull else { return }
         _ = limiter.wait(until: .now + stallBudget) { !journal.isFull || limiter.inFlight <= 1 }
         if journal.isFull {
-            let n = counters.journalOverflows.add(1, ordering: .relaxed).newValue
+            let n = counters.add(.journalOverflows)
             if n == 1 || n % 1000 == 0 {
                 logger.warning("journal full (\(journal.openCount) open, max_messages \(journal.maxMessages)): the rest await acknowledgements; recording anyway (\(n) so far)")
             }
@@ -98,7 +98,7 @@ final class Intake: Sendable {
             if !entries.isEmpty {
                 logger.info("journal: replaying \(entries.count) message(s) not finished before the last stop")
             }
-            counters.replayed.add(entries.count, ordering: .relaxed)
+            counters.add(.replayed, entries.count)
             for _ in entries { limiter.force() }
             return entries
         } catch {
@@ -125,18 +125,24 @@ final class Intake: Sendable {
     }
 }
 
-/// Side counters of intake and publishing (monotonic), shown in the stats' `delivery`.
+/// Side counters of intake and publishing (monotonic), shown in the stats' `delivery`. They move
+/// only on drops, failures, redeliveries and replays, so one lock serves them all.
 final class DeliveryCounters: Sendable {
-    /// QoS 0 messages dropped because every place was taken.
-    let qos0Dropped = Atomic<Int>(0)
-    /// Publishes that could not be made (and will not be retried).
-    let publishFailures = Atomic<Int>(0)
-    /// Broker redeliveries of journaled messages recognized and skipped.
-    let redeliveriesSkipped = Atomic<Int>(0)
-    /// Journal entries replayed at start.
-    let replayed = Atomic<Int>(0)
-    /// Messages recorded while the journal held `max_messages` open ones.
-    let journalOverflows = Atomic<Int>(0)
-    /// Journal writes that failed (the message was processed without the journal).
-    let journalErrors = Atomic<Int>(0)
+    private let counts = Mutex(DeliveryCounts())
+
+    /// Adds `n` to the count of `event`; returns the new count.
+    @discardableResult
+    func add(_ event: DeliveryEvent, _ n: Int = 1) -> Int {
+        counts.withLock { c in
+            c[event] += n
+            return c[event]
+        }
+    }
+
+    /// The counts now, with `publishRefused` (the connections count those themselves).
+    func counts(publishRefused: Int) -> DeliveryCounts {
+        var c = counts.withLock { $0 }
+        c[.publishRefused] = publishRefused
+        return c
+    }
 }

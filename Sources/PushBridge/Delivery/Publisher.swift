@@ -102,7 +102,7 @@ final class Publisher: Sendable {
             do {
                 try journal.commitBatch()
             } catch {
-                tracking.counters.journalErrors.add(1, ordering: .relaxed)
+                tracking.counters.add(.journalErrors)
                 logger.error("journal: cannot commit the messages just received: \(error); processing them without the journal")
             }
             // Published under the lock: an emit that finds the list empty must not overtake these.
@@ -138,7 +138,7 @@ final class Publisher: Sendable {
                                              holdsPlace: !handedOver))
                 handedOver = true
             } catch {
-                tracking.counters.publishFailures.add(1, ordering: .relaxed)
+                tracking.counters.add(.publishFailed)
                 logger.error("publish to '\(out.topic)' failed: \(error)")
             }
         }

@@ -92,7 +92,7 @@ struct BrokerFaultTests {
         #expect(got.map(\.topic) == ["display/\(prefix)/ok"])
         try await running.log.waitFor(line: "broker rejected publish")
         try await eventually("nothing left open in the journal") { bridge.intake.journal?.openCount == 0 }
-        #expect(bridge.intake.counters.publishFailures.load(ordering: .relaxed) == 1)
+        #expect(bridge.intake.counters.counts(publishRefused: 0)[.publishFailed] == 1)
         #expect(running.log.contains("publish to 'dead/"))
         try await running.stop()
         #expect(display.messages.count == 1)
