@@ -10,15 +10,6 @@ import Testing
     @Test(arguments: [false, true])
     func aClientWithASocketAbove1024(tls: Bool) async throws {
         let broker = try TestBroker(.init(tls: tls))
-        // Fill the descriptors below 1100, so that the client's socket is numbered above them.
-        var held: [Int32] = []
-        defer { for fd in held { close(fd) } }
-        while true {
-            let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
-            try #require(fd >= 0, "open: \(errno)")
-            held.append(fd)
-            if fd >= 1100 { break }
-        }
         let topic = uniqueName("high")
         var o = TestClient.options(broker, subscriptions: [MQTTSubscription(filter: topic, qos: 1)])
         if tls {
@@ -27,10 +18,26 @@ import Testing
             config.caFile = broker.caFile
             o.tls = config
         }
-        let c = try TestClient(options: o)
-        c.start()
-        try await c.waitUntilSubscribed()
-        let socket = mosquitto_socket(c.client.core.handle.raw)
+        // Fill the descriptors below 1100, so that the client's socket is numbered above them.
+        // Tests running alongside may close descriptors between the filling and the connect,
+        // and the socket then takes the hole: fill again and connect again (at most 5 times).
+        var held: [Int32] = []
+        defer { for fd in held { close(fd) } }
+        var connected: (client: TestClient, socket: Int32)?
+        for _ in 0..<5 where connected == nil {
+            while true {
+                let fd = open("/dev/null", O_RDONLY | O_CLOEXEC)
+                try #require(fd >= 0, "open: \(errno)")
+                held.append(fd)
+                if fd >= 1100 { break }
+            }
+            let c = try TestClient(options: o)
+            c.start()
+            try await c.waitUntilSubscribed()
+            let socket = mosquitto_socket(c.client.core.handle.raw)
+            if socket > 1024 { connected = (c, socket) } else { c.stop() }
+        }
+        let (c, socket) = try #require(connected, "the socket never got a number above 1024 in 5 tries")
         #expect(socket > 1024, "socket \(socket)")
         try c.publish(topic, "above FD_SETSIZE", qos: 1)
         let got = try await c.waitForMessages(count: 1)
