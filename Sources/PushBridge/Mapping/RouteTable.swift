@@ -6,7 +6,8 @@
 package struct RouteTable: Sendable {
     /// A trie node while `init` builds the table.
     private final class Builder {
-        var literal: [Substring: Builder] = [:]
+        /// Children by their level's bytes (MQTT compares levels byte for byte).
+        var literal: [[UInt8]: Builder] = [:]
         var plus: Builder?
         var hash: [Int] = []
         var terminal: [Int] = []
@@ -14,10 +15,11 @@ package struct RouteTable: Sendable {
 
     /// A node of the finished trie: immutable, so lookups need no exclusivity checks.
     private final class Node: Sendable {
-        let literal: [Substring: Node]
-        /// `literal` as a list when it has at most `smallCount` children: compared in turn
-        /// (the same `==` the dictionary uses), so a lookup hashes nothing.
-        let smallLiteral: [(level: Substring, node: Node)]?
+        /// The literal children with their level's bytes.
+        let literal: [(level: [UInt8], node: Node)]
+        /// Positions in `literal` by the FNV-1a hash of the level, when there are more than
+        /// `smallCount` children; up to that many they are compared in turn (hashing nothing).
+        let hashed: [UInt32: [Int]]?
         let plus: Node?
         /// The route indexes whose filter ends with `#` here, ascending.
         let hashes: [Int]
@@ -38,23 +40,32 @@ package struct RouteTable: Sendable {
 
         /// `b`'s node, its children taken from `done` (frozen before their parent).
         init(_ b: Builder, _ done: [ObjectIdentifier: Node]) {
-            literal = b.literal.mapValues { done[ObjectIdentifier($0)]! }
-            smallLiteral = literal.count <= Self.smallCount ? literal.map { (level: $0.key, node: $0.value) } : nil
+            let literal = b.literal.map { (level: $0.key, node: done[ObjectIdentifier($0.value)]!) }
+            self.literal = literal
+            hashed = literal.count <= Self.smallCount ? nil
+                : Dictionary(grouping: literal.indices) { Partition.fnv1a32(literal[$0].level) }
             plus = b.plus.map { done[ObjectIdentifier($0)]! }
             hashes = b.hash
             terminals = b.terminal
         }
 
-        /// Children up to which `smallLiteral` is kept.
+        /// Children up to which `literal` is searched in turn.
         static let smallCount = 8
 
-        /// The child for `level`, or `nil`.
-        func child(_ level: Substring) -> Node? {
-            if let small = smallLiteral {
-                for entry in small where entry.level == level { return entry.node }
+        /// The child for the level whose bytes are `level`, or `nil`.
+        func child(_ level: UnsafeBufferPointer<UInt8>) -> Node? {
+            func same(_ entry: [UInt8]) -> Bool {
+                entry.count == level.count && entry.withUnsafeBufferPointer { mine in
+                    for i in 0..<level.count where mine[i] != level[i] { return false }
+                    return true
+                }
+            }
+            guard let hashed else {
+                for entry in literal where same(entry.level) { return entry.node }
                 return nil
             }
-            return literal[level]
+            for i in hashed[Partition.fnv1a32(level)] ?? [] where same(literal[i].level) { return literal[i].node }
+            return nil
         }
 
         /// Freezes the trie under `root` without recursion (filters may be thousands of levels deep).
@@ -107,8 +118,9 @@ package struct RouteTable: Sendable {
                     if node.plus == nil { node.plus = Builder() }
                     node = node.plus!
                 } else {
-                    if node.literal[level] == nil { node.literal[level] = Builder() }
-                    node = node.literal[level]!
+                    let bytes = Array(level.utf8)
+                    if node.literal[bytes] == nil { node.literal[bytes] = Builder() }
+                    node = node.literal[bytes]!
                 }
                 if levels.isEmpty { node.terminal.append(index) }
             }
@@ -137,24 +149,36 @@ package struct RouteTable: Sendable {
     ///
     /// Walks the topic's levels in place (no list of levels is built).
     package func matchIndex(_ topic: String, after: Int = -1) -> Int? {
-        let utf8 = topic.utf8
+        // In place for native and small strings (no copy of the bytes).
+        if let found = topic.utf8.withContiguousStorageIfAvailable({ matchIndex(bytes: $0, after: after) }) {
+            return found
+        }
+        return Array(topic.utf8).withUnsafeBufferPointer { matchIndex(bytes: $0, after: after) }
+    }
+
+    /// `matchIndex(_:after:)` over the topic's UTF-8 bytes.
+    private func matchIndex(bytes: UnsafeBufferPointer<UInt8>, after: Int) -> Int? {
         let slash = UInt8(ascii: "/")
-        let dollar = utf8.first == UInt8(ascii: "$")
+        let dollar = bytes.first == UInt8(ascii: "$")
+        let count = bytes.count
         var best = Int.max
         /// `start` is where the next level begins, `nil` when every level was consumed.
-        func walk(_ node: Node, _ start: String.Index?, _ first: Bool) {
+        func walk(_ node: Node, _ start: Int?, _ first: Bool) {
             // `#` also matches the parent level ("a/#" matches "a").
             if !(dollar && first), let i = node.hash(after: after), i < best { best = i }
             guard let start else {
                 if let i = node.terminal(after: after), i < best { best = i }
                 return
             }
-            let end = utf8[start...].firstIndex(of: slash) ?? utf8.endIndex
-            let next = end == utf8.endIndex ? nil : utf8.index(after: end)
-            if !node.literal.isEmpty, let child = node.child(topic[start..<end]) { walk(child, next, false) }
+            var end = start
+            while end < count && bytes[end] != slash { end += 1 }
+            let next = end == count ? nil : end + 1
+            if !node.literal.isEmpty, let child = node.child(UnsafeBufferPointer(rebasing: bytes[start..<end])) {
+                walk(child, next, false)
+            }
             if let plus = node.plus, !(dollar && first) { walk(plus, next, false) }
         }
-        walk(root, utf8.startIndex, true)
+        walk(root, 0, true)
         return best == Int.max ? nil : best
     }
 }

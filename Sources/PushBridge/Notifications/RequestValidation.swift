@@ -63,20 +63,31 @@ extension NotificationRequest {
         h = (h & ~0xF000) | 0x4000                      // version 4
         l = (l & ~(0xC000_0000_0000_0000)) | 0x8000_0000_0000_0000  // variant 10
         return String(unsafeUninitializedCapacity: 36) { out in
-            var n = 0
-            for i in 0..<16 {
-                if i == 4 || i == 6 || i == 8 || i == 10 {
-                    out[n] = UInt8(ascii: "-")
-                    n += 1
+            hexPairs.withUnsafeBufferPointer { pairs in
+                var n = 0
+                /// Writes the bytes `first..<last` of `word` (most significant first) as hex pairs.
+                func put(_ word: UInt64, _ first: Int, _ last: Int) {
+                    for i in first..<last {
+                        let pair = pairs[Int(truncatingIfNeeded: word >> (56 - 8 * i)) & 0xFF]
+                        out[n] = UInt8(truncatingIfNeeded: pair >> 8)
+                        out[n + 1] = UInt8(truncatingIfNeeded: pair)
+                        n += 2
+                    }
                 }
-                let byte = i < 8 ? UInt8(truncatingIfNeeded: h >> (56 - 8 * i))
-                                 : UInt8(truncatingIfNeeded: l >> (56 - 8 * (i - 8)))
-                out[n] = hexDigit(byte >> 4)
-                out[n + 1] = hexDigit(byte & 0xF)
-                n += 2
+                let dash = UInt8(ascii: "-")
+                put(h, 0, 4); out[n] = dash; n += 1
+                put(h, 4, 6); out[n] = dash; n += 1
+                put(h, 6, 8); out[n] = dash; n += 1
+                put(l, 0, 2); out[n] = dash; n += 1
+                put(l, 2, 8)
+                return n
             }
-            return n
         }
+    }
+
+    /// The two lowercase hex digits of every byte value, the first in the high byte.
+    private static let hexPairs: [UInt16] = (0..<256).map { byte in
+        UInt16(hexDigit(UInt8(byte >> 4))) << 8 | UInt16(hexDigit(UInt8(byte & 0xF)))
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {

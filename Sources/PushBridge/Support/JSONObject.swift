@@ -64,7 +64,10 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     package func index(forKey key: String) -> Int? {
         if let positions { return positions[key] }
         return members.withUnsafeBufferPointer { buffer in
-            for i in buffer.indices where buffer[i].key == key { return i }
+            // The byte counts first: most members that are not `key` differ in length, and
+            // comparing two counts is cheaper than `==` on two different strings.
+            let count = key.utf8.count
+            for i in buffer.indices where buffer[i].key.utf8.count == count && buffer[i].key == key { return i }
             return nil
         }
     }

@@ -43,7 +43,9 @@ package enum TopicFilter {
         while i < f.count {
             if f[i] == "#" { return true }
             guard i < t.count else { return false }
-            if f[i] != "+" && f[i] != t[i] { return false }
+            // Byte for byte: MQTT matches without normalizing (MQTT 5 section 4.7.3), so a
+            // decomposed "é" is not the precomposed one, although Swift's `==` says it is.
+            if f[i] != "+" && !f[i].utf8.elementsEqual(t[i].utf8) { return false }
             i += 1
         }
         return i == t.count

@@ -76,6 +76,20 @@ import Testing
     /// Nodes with few literal children compare levels in turn, nodes with many look them up;
     /// both give the first matching route in file order, as `TopicFilter.matches` decides it
     /// (canonically equivalent levels included).
+    @Test func levelsCompareByteForByteAsMQTTDoes() {
+        let decomposed = "e\u{301}", precomposed = "\u{E9}"
+        #expect(decomposed == precomposed)  // Swift's canonical equivalence, which MQTT does not use
+        #expect(table(["home/\(precomposed)/x"]).match("home/\(decomposed)/x") == nil)
+        #expect(table(["home/\(precomposed)/x"]).match("home/\(precomposed)/x") != nil)
+        #expect(!TopicFilter.matches(filter: "home/\(decomposed)/+", topic: "home/\(precomposed)/x"))
+        // More siblings than are searched in turn: the hashed children, byte for byte too.
+        let many = table((0..<12).map { "home/s\($0)/x" } + ["home/\(precomposed)/x", "home/\(decomposed)/x"])
+        #expect(many.matchIndex("home/\(decomposed)/x") == 13)
+        #expect(many.matchIndex("home/\(precomposed)/x") == 12)
+        #expect(many.matchIndex("home/s11/x") == 11)
+        #expect(many.matchIndex("home/s12/x") == nil)
+    }
+
     @Test func fewAndManyChildrenMatchLikeTheReference() {
         let decomposed = "e\u{301}", precomposed = "\u{E9}"
         for siblings in [1, 2, 7, 8, 9, 20] {

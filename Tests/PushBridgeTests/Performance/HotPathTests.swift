@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PushBridge
 
@@ -111,6 +112,24 @@ struct HotPathTests {
         #expect(NotificationRequest.uuidString(high: .max, low: .max) == "ffffffff-ffff-4fff-bfff-ffffffffffff")
         #expect(NotificationRequest.uuidString(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210)
                 == "01234567-89ab-4def-bedc-ba9876543210")
+    }
+
+    @Test("uuidString gives Foundation's text of the same 128 bits, version and variant set")
+    func uuidAgainstFoundation() {
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let high = rng.next() as UInt64, low = rng.next() as UInt64
+            let h = (high & ~0xF000) | 0x4000
+            let l = (low & ~0xC000_0000_0000_0000) | 0x8000_0000_0000_0000
+            var bytes = [UInt8](repeating: 0, count: 16)
+            for i in 0..<8 {
+                bytes[i] = UInt8(truncatingIfNeeded: h >> (56 - 8 * i))
+                bytes[8 + i] = UInt8(truncatingIfNeeded: l >> (56 - 8 * i))
+            }
+            let uuid = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                                   bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            #expect(NotificationRequest.uuidString(high: high, low: low) == uuid.uuidString.lowercased())
+        }
     }
 
     @Test("newID gives valid, distinct ids")
