@@ -52,6 +52,27 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def cpu_split(pid):
+    """(utime, stime) of a process, in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]) / TICK, int(fields[12]) / TICK
+
+
+def context_switches(pid):
+    """Voluntary + involuntary context switches of all the process's threads."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[1])
+        except OSError:
+            pass  # a thread that ended meanwhile
+    return total
+
+
 def delivered(n, topics):
     """Messages the filter lets through: mqttbench sets "drop" when (j / topics) is odd."""
     return sum(1 for j in range(n) if (j // topics) % 2 == 0)
@@ -215,30 +236,42 @@ class Bench:
 
     def flood(self, broker, qos, n, bridge=None, topics=16, routes=1, expected=None):
         """RUNS floods; medians of rate and of CPU per message for the bridge and the broker."""
-        rates, bridge_us, broker_us, received, io = [], [], [], [], []
+        rates, bridge_us, broker_us, received, io, broker_split = [], [], [], [], [], []
         if expected is None:
             expected = delivered(n, topics) if bridge else n
         sink = "display/#" if bridge else "bench/#"
         for _ in range(RUNS):
             b0 = cpu_seconds(bridge.pid) if bridge else 0
             i0 = proc_io(bridge.pid) if bridge else None
+            s0 = cpu_split(bridge.pid) if bridge else None
+            c0 = context_switches(bridge.pid) if bridge else 0
+            ks0 = cpu_split(broker.proc.pid)
             k0 = cpu_seconds(broker.proc.pid)
             r = self.gen(broker, "flood", "-q", qos, "-Q", qos, "-n", n, "-e", expected,
                          "-T", topics, "-R", routes, "-s", sink, "-w", 500)
             k1 = cpu_seconds(broker.proc.pid)
+            ks1 = cpu_split(broker.proc.pid)
             b1 = cpu_seconds(bridge.pid) if bridge else 0
             if bridge:
                 i1 = proc_io(bridge.pid)
-                io.append({k: (i1[k] - i0[k]) / n for k in i1})
+                s1 = cpu_split(bridge.pid)
+                c1 = context_switches(bridge.pid)
+                step = {k: (i1[k] - i0[k]) / n for k in i1}
+                step["user_us"] = (s1[0] - s0[0]) / n * 1e6
+                step["sys_us"] = (s1[1] - s0[1]) / n * 1e6
+                step["switches"] = (c1 - c0) / n
+                io.append(step)
             rates.append(r["rate"])
             received.append(r["received"])
             relayed = n + r["received"] if bridge else n
+            broker_split.append(((ks1[0] - ks0[0]) / relayed * 1e6, (ks1[1] - ks0[1]) / relayed * 1e6))
             broker_us.append((k1 - k0) / relayed * 1e6)
             if bridge:
                 bridge_us.append((b1 - b0) / n * 1e6)
             time.sleep(0.3)  # let the previous run's tail settle
         row = {"rate": statistics.median(rates), "broker_us": statistics.median(broker_us),
-               "lost": expected - min(received), "rates": rates}
+               "lost": expected - min(received), "rates": rates,
+               "broker_split": tuple(statistics.median(x[k] for x in broker_split) for k in (0, 1))}
         if bridge:
             row["bridge_us"] = statistics.median(bridge_us)
             row["rss"] = peak_rss_mb(bridge.pid)
@@ -485,6 +518,15 @@ def main():
             i = row["io"]
             print(f"  {label:<40} read(2) {i['syscr']:6.3f} ({i['rchar']:6.1f} B)   write(2) {i['syscw']:6.3f} "
                   f"({i['wchar']:6.1f} B)")
+    print("\nCPU per message, user / system (bridge per input message, broker per relayed message; medians),"
+          " and the bridge's context switches per input message (all threads):")
+    for label, row, _ in rows:
+        if row and "broker_split" in row:
+            u, k = row["broker_split"]
+            ours = (f"bridge {row['io']['user_us']:5.2f} / {row['io']['sys_us']:5.2f} us   " if "io" in row
+                    else " " * 29)
+            switches = f"   switches {row['io']['switches']:5.3f}" if "io" in row else ""
+            print(f"  {label:<40} {ours}broker {u:5.2f} / {k:5.2f} us{switches}")
     print(f"\nfloods per case (msg/s): " + "; ".join(
         f"{label}: {', '.join(f'{x:,.0f}' for x in row['rates'])}" for label, row, _ in rows if row and "rates" in row))
     print(f"total time {time.monotonic() - started:.0f} s")

@@ -57,6 +57,11 @@ struct socketbuffers {
     // read-ahead
     size_t start, end;
     unsigned char *bytes;
+    // The last read(2) took less than it asked for: the socket was empty then. The next read
+    // that finds the buffer empty answers EAGAIN without asking the kernel (whose answer
+    // would almost always be EAGAIN too), and the loop's poll decides; one system call
+    // fewer per loop turn.
+    int drained;
     // write-behind
     int collecting;
     unsigned char *out;
@@ -83,11 +88,17 @@ ssize_t read(int fd, void *buffer, size_t count) {
     if (fd < 0 || fd != state.fd || count == 0) return kernel_read(fd, buffer, count);
     counts[count_reads]++;
     if (state.start == state.end) {
+        if (state.drained) {
+            state.drained = 0;
+            errno = EAGAIN;
+            return -1;
+        }
         counts[count_kernel_reads]++;
         ssize_t got = kernel_read(fd, state.bytes, read_capacity);
         if (got <= 0) return got;  // end of stream, or an error with errno set (EAGAIN)
         state.start = 0;
         state.end = (size_t)got;
+        state.drained = (size_t)got < read_capacity;
     }
     size_t n = state.end - state.start;
     if (n > count) n = count;
@@ -243,6 +254,7 @@ int pb_readahead_attach(int fd) {
 void pb_readahead_detach(void) {
     state.fd = -1;
     state.start = state.end = 0;
+    state.drained = 0;
     free(state.bytes);
     state.bytes = NULL;
     state.collecting = 0;

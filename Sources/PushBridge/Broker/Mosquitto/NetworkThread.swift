@@ -129,9 +129,13 @@ extension ClientCore {
             if mosquitto_socket(raw) != fd { return .success }
         }
         // Always: what this turn's callbacks or other threads queued (cheap when nothing is).
+        let writesBefore = socketBuffers?.writeCalls
         let written = writeBatch(fd)
         if !written.isSuccess { return written }
-        if readable { acknowledgeQuickly() }
+        // A turn that sent bytes acknowledged what it read with them; one that only read
+        // acknowledges now (a pure ACK costs the kernel's whole TCP path: ~1 µs per message
+        // in a flood when every turn sent one).
+        if readable, writesBefore == nil || socketBuffers?.writeCalls == writesBefore { acknowledgeQuickly() }
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
 

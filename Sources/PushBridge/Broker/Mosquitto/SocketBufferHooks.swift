@@ -91,6 +91,15 @@ package struct SocketBufferHooks: Sendable {
     }
 }
 
+extension SocketBufferHooks {
+    /// The calling thread's write(2) calls on its attached socket so far.
+    var writeCalls: UInt {
+        var c: (UInt, UInt, UInt, UInt) = (0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &c) { counts($0.baseAddress!.assumingMemoryBound(to: UInt.self)) }
+        return c.3
+    }
+}
+
 extension ClientCore {
     /// Bytes read ahead and not yet handed to libmosquitto (invisible to `poll`).
     var bufferedReads: Int { socketBuffers?.buffered() ?? 0 }
