@@ -39,12 +39,9 @@ let package = Package(
             pkgConfig: "libssl",
             providers: [.apt(["libssl-dev"])]
         ),
-        // The outputs' HTTP client (Sources/PushBridge/Outputs only).
-        .systemLibrary(
-            name: "CCurl",
-            pkgConfig: "libcurl",
-            providers: [.apt(["libcurl4-openssl-dev"])]
-        ),
+        // The outputs' HTTP client (Sources/PushBridge/Outputs only): libcurl's header (Debian's
+        // libcurl4-openssl-dev); the library is loaded with dlopen when an output starts.
+        .systemLibrary(name: "CCurl"),
         // The files of dashboard/ are compiled in as Swift at build time: DashboardAssetsPlugin
         // runs dashboard-assets (Foundation only) on each of them; nothing of it is in the tree.
         .target(

@@ -11,26 +11,26 @@ final class CurlMulti: @unchecked Sendable {
     private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
     init?(maxHostConnections: Int) {
-        guard CurlGlobal.ready, let m = curl_multi_init() else { return nil }
+        guard Curl.ready, let m = Curl.multiInit() else { return nil }
         handle = m
         // HTTP/2 multiplexes the transfers of one output on one connection where it can.
-        _ = pb_curl_multi_set_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        _ = pb_curl_multi_set_long(m, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        _ = Curl.multiSetLong(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = Curl.multiSetLong(m, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
     }
 
     deinit {
-        for (easy, _) in running { curl_multi_remove_handle(handle, easy) }
+        for (easy, _) in running { Curl.multiRemoveHandle(handle, easy) }
         running.removeAll()
-        curl_multi_cleanup(handle)
+        Curl.multiCleanup(handle)
     }
 
     var count: Int { running.count }
 
     /// Starts `transfer` (it runs during the next `perform` calls).
     func add(_ transfer: CurlTransfer) throws(CurlError) {
-        let rc = curl_multi_add_handle(handle, transfer.handle)
+        let rc = Curl.multiAddHandle(handle, transfer.handle)
         guard rc == CURLM_OK else {
-            throw CurlError(code: CURLE_FAILED_INIT, detail: String(cString: curl_multi_strerror(rc)))
+            throw CurlError(code: CURLE_FAILED_INIT, detail: Curl.multiStrerror(rc))
         }
         running[transfer.handle] = transfer
     }
@@ -38,17 +38,17 @@ final class CurlMulti: @unchecked Sendable {
     /// Does what the sockets allow now, without blocking.
     func perform() {
         var still: Int32 = 0
-        _ = curl_multi_perform(handle, &still)
+        Curl.multiPerform(handle, &still)
     }
 
     /// The transfers that ended since the last call, each with its answer.
     func finished() -> [(CurlTransfer, HTTPAnswer)] {
         var done: [(CurlTransfer, HTTPAnswer)] = []
         var left: Int32 = 0
-        while let message = curl_multi_info_read(handle, &left) {
+        while let message = Curl.multiInfoRead(handle, &left) {
             guard pb_curl_msg_done(message) != 0, let easy = pb_curl_msg_handle(message) else { continue }
             let result = pb_curl_msg_result(message)
-            curl_multi_remove_handle(handle, easy)
+            Curl.multiRemoveHandle(handle, easy)
             if let transfer = running.removeValue(forKey: easy) { done.append((transfer, transfer.answer(result: result))) }
         }
         return done
@@ -58,17 +58,17 @@ final class CurlMulti: @unchecked Sendable {
     /// `wakeUp()` is called, or `milliseconds` pass.
     func wait(milliseconds: Int) {
         var ready: Int32 = 0
-        _ = curl_multi_poll(handle, nil, 0, Int32(clamping: max(0, milliseconds)), &ready)
+        Curl.multiPoll(handle, milliseconds: Int32(clamping: max(0, milliseconds)), &ready)
     }
 
     /// Ends a `wait` in progress (or the next one) at once; any thread.
     func wakeUp() {
-        _ = curl_multi_wakeup(handle)
+        Curl.multiWakeup(handle)
     }
 
     /// Abandons every running transfer (the drain bound passed).
     func abandonAll() {
-        for (easy, _) in running { curl_multi_remove_handle(handle, easy) }
+        for (easy, _) in running { Curl.multiRemoveHandle(handle, easy) }
         running.removeAll()
     }
 }

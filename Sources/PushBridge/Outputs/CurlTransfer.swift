@@ -21,52 +21,52 @@ final class CurlTransfer {
     /// Sets up `request` with the output's `timeout` and TLS settings; throws when libcurl
     /// refuses an option (no handle is left behind then: `deinit` cleans it).
     init(_ request: ServiceRequest, tag: Int, timeout: Duration, tls: OutputTLSConfig) throws(CurlError) {
-        precondition(CurlGlobal.ready, "curl_global_init failed")
-        guard let h = curl_easy_init() else { throw CurlError(code: CURLE_OUT_OF_MEMORY, detail: "curl_easy_init") }
+        precondition(Curl.ready, "libcurl is not loaded or curl_global_init failed")
+        guard let h = Curl.easyInit() else { throw CurlError(code: CURLE_OUT_OF_MEMORY, detail: "curl_easy_init") }
         handle = h
         self.tag = tag
         requestBody = .allocate(byteCount: max(request.body.count, 1), alignment: 1)
         requestBody.copyBytes(from: request.body)
         errorBuffer.initialize(to: 0)
         let ms = Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        try CurlError.check(pb_curl_set_string(h, CURLOPT_URL, request.url), "url")
-        try CurlError.check(pb_curl_set_pointer(h, CURLOPT_ERRORBUFFER, errorBuffer), "error buffer")
-        try CurlError.check(pb_curl_set_long(h, CURLOPT_NOSIGNAL, 1), "nosignal")
-        try CurlError.check(pb_curl_set_long(h, CURLOPT_TIMEOUT_MS, ms), "timeout")
-        try CurlError.check(pb_curl_set_long(h, CURLOPT_CONNECTTIMEOUT_MS, ms), "connect timeout")
+        try CurlError.check(Curl.setString(h, CURLOPT_URL, request.url), "url")
+        try CurlError.check(Curl.setPointer(h, CURLOPT_ERRORBUFFER, errorBuffer), "error buffer")
+        try CurlError.check(Curl.setLong(h, CURLOPT_NOSIGNAL, 1), "nosignal")
+        try CurlError.check(Curl.setLong(h, CURLOPT_TIMEOUT_MS, ms), "timeout")
+        try CurlError.check(Curl.setLong(h, CURLOPT_CONNECTTIMEOUT_MS, ms), "connect timeout")
         // HTTP/2 over TLS when the server offers it in ALPN, HTTP/1.1 otherwise and on plain http.
-        try CurlError.check(pb_curl_set_long(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "http version")
-        try CurlError.check(pb_curl_set_long(h, CURLOPT_FOLLOWLOCATION, 0), "redirects")
-        try CurlError.check(pb_curl_set_string(h, CURLOPT_PROTOCOLS_STR, "http,https"), "protocols")
-        try CurlError.check(pb_curl_set_long(h, CURLOPT_SSL_VERIFYPEER, tls.insecure ? 0 : 1), "verify peer")
-        try CurlError.check(pb_curl_set_long(h, CURLOPT_SSL_VERIFYHOST, tls.insecure ? 0 : 2), "verify host")
-        if let ca = tls.caFile { try CurlError.check(pb_curl_set_string(h, CURLOPT_CAINFO, ca), "ca_file") }
-        try CurlError.check(pb_curl_set_string(h, CURLOPT_USERAGENT, "pushbridge"), "user agent")
+        try CurlError.check(Curl.setLong(h, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)), "http version")
+        try CurlError.check(Curl.setLong(h, CURLOPT_FOLLOWLOCATION, 0), "redirects")
+        try CurlError.check(Curl.setString(h, CURLOPT_PROTOCOLS_STR, "http,https"), "protocols")
+        try CurlError.check(Curl.setLong(h, CURLOPT_SSL_VERIFYPEER, tls.insecure ? 0 : 1), "verify peer")
+        try CurlError.check(Curl.setLong(h, CURLOPT_SSL_VERIFYHOST, tls.insecure ? 0 : 2), "verify host")
+        if let ca = tls.caFile { try CurlError.check(Curl.setString(h, CURLOPT_CAINFO, ca), "ca_file") }
+        try CurlError.check(Curl.setString(h, CURLOPT_USERAGENT, "pushbridge"), "user agent")
         switch request.method {
-        case "POST": try CurlError.check(pb_curl_set_long(h, CURLOPT_POST, 1), "post")
+        case "POST": try CurlError.check(Curl.setLong(h, CURLOPT_POST, 1), "post")
         case "GET": break
         default:
-            try CurlError.check(pb_curl_set_long(h, CURLOPT_POST, 1), "post")
-            try CurlError.check(pb_curl_set_string(h, CURLOPT_CUSTOMREQUEST, request.method), "method")
+            try CurlError.check(Curl.setLong(h, CURLOPT_POST, 1), "post")
+            try CurlError.check(Curl.setString(h, CURLOPT_CUSTOMREQUEST, request.method), "method")
         }
         if request.method != "GET" {
-            try CurlError.check(pb_curl_set_offset(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)), "body size")
-            try CurlError.check(pb_curl_set_pointer(h, CURLOPT_POSTFIELDS, requestBody.baseAddress), "body")
+            try CurlError.check(Curl.setOffset(h, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)), "body size")
+            try CurlError.check(Curl.setPointer(h, CURLOPT_POSTFIELDS, requestBody.baseAddress), "body")
         }
         // No `Expect: 100-continue` round trip for a large body; the caller's headers after it.
-        headerList = curl_slist_append(headerList, "Expect:")
-        for (name, value) in request.headers { headerList = curl_slist_append(headerList, "\(name): \(value)") }
-        try CurlError.check(pb_curl_set_slist(h, CURLOPT_HTTPHEADER, headerList), "headers")
+        headerList = Curl.slistAppend(headerList, "Expect:")
+        for (name, value) in request.headers { headerList = Curl.slistAppend(headerList, "\(name): \(value)") }
+        try CurlError.check(Curl.setSlist(h, CURLOPT_HTTPHEADER, headerList), "headers")
         let context = Unmanaged.passUnretained(self).toOpaque()
-        try CurlError.check(pb_curl_set_pointer(h, CURLOPT_WRITEDATA, context), "write data")
-        try CurlError.check(pb_curl_set_write(h, curlBodyCallback), "write function")
-        try CurlError.check(pb_curl_set_pointer(h, CURLOPT_HEADERDATA, context), "header data")
-        try CurlError.check(pb_curl_set_header(h, curlHeaderCallback), "header function")
+        try CurlError.check(Curl.setPointer(h, CURLOPT_WRITEDATA, context), "write data")
+        try CurlError.check(Curl.setWrite(h, curlBodyCallback), "write function")
+        try CurlError.check(Curl.setPointer(h, CURLOPT_HEADERDATA, context), "header data")
+        try CurlError.check(Curl.setHeader(h, curlHeaderCallback), "header function")
     }
 
     deinit {
-        curl_easy_cleanup(handle)
-        curl_slist_free_all(headerList)
+        Curl.easyCleanup(handle)
+        Curl.slistFreeAll(headerList)
         errorBuffer.deallocate()
         requestBody.deallocate()
     }
@@ -77,9 +77,9 @@ final class CurlTransfer {
             return .failed(CurlError(code: result, detail: String(cString: errorBuffer)))
         }
         var status = 0
-        _ = pb_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        _ = Curl.getLong(handle, CURLINFO_RESPONSE_CODE, &status)
         var version = 0
-        _ = pb_curl_get_long(handle, CURLINFO_HTTP_VERSION, &version)
+        _ = Curl.getLong(handle, CURLINFO_HTTP_VERSION, &version)
         let text = version == Int(CURL_HTTP_VERSION_2_0) ? "2" : version == Int(CURL_HTTP_VERSION_3) ? "3" : "1.1"
         return .response(ServiceResponse(status: status, headers: headers, body: body, version: text))
     }

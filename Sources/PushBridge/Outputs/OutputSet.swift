@@ -43,14 +43,16 @@ package final class OutputSet: Sendable {
                 logger.debug("output '\(r.output)': dead letter to '\(m.topic)'")
             }
             guard let worker = OutputWorker(config: output, kind: kind, journal: journal, logger: logger, reject: reject) else {
-                logger.error("output '\(output.name)': libcurl could not be initialised; it is off")
+                let why = Curl.loadError.map { "libcurl could not be loaded (\($0); install Debian's libcurl4)" }
+                    ?? "libcurl could not be initialised"
+                logger.error("output '\(output.name)': \(why); it is off")
                 continue
             }
             workers.append(worker)
         }
         self.workers = workers
         self.webPush = webPush
-        logger.debug("outputs through \(CurlGlobal.version)")
+        logger.debug("outputs through \(Curl.version)")
     }
 
     /// Starts the workers (each first sends what the journal kept).

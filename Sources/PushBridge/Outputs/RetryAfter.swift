@@ -16,7 +16,7 @@ enum RetryAfter {
             return min(Double(v) ?? longest, longest)
         }
         // libcurl's date parser (the one it uses for cookies and If-Modified-Since).
-        let at = curl_getdate(v, nil)
+        let at = Curl.getdate(v)
         guard at >= 0, v.contains(where: { $0.isLetter }) else { return nil }
         return min(max(0, Double(at) - now), longest)
     }
