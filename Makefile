@@ -42,9 +42,10 @@ monitoring-test-deps:
 	  $(SELENIUM_VENV)/bin/pip install --quiet --disable-pip-version-check selenium; \
 	fi
 
-## container-test-deps: podman (netavark + aardvark-dns: compose service names resolve), podman-compose,
+## container-test-deps: podman (netavark + aardvark-dns: compose service names resolve; runc for machines whose
+## cgroups crun refuses, see tests/containers/lib.sh), podman-compose,
 ## and debootstrap, which makes the stand-in base images of tests/containers (no registry is reachable)
-CONTAINER_PACKAGES := podman podman-compose netavark aardvark-dns uidmap slirp4netns fuse-overlayfs iptables debootstrap curl
+CONTAINER_PACKAGES := podman podman-compose netavark aardvark-dns uidmap slirp4netns fuse-overlayfs iptables debootstrap curl runc
 container-test-deps:
 	@missing=$$(for p in $(CONTAINER_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

@@ -11,6 +11,15 @@ export CONTAINERS_CONF="$CONTAINERS_DIR/containers.conf"
 export CONTAINERS_REGISTRIES_CONF="$CONTAINERS_DIR/registries.conf"
 # The stand-in base images' root file system and build logs: a cache kept between runs.
 CONTAINERS_CACHE=${CONTAINERS_CACHE:-/var/cache/pushbridge-test/containers}
+# On a machine whose cgroups are v1 with the v2 hierarchy mounted beside them holding a
+# controller (hybrid mode; seen here: hugetlb in /sys/fs/cgroup/unified), crun refuses every
+# container ("cgroups in hybrid mode not supported"); runc runs them. The same settings then
+# go to podman with runc as the runtime, in a copy kept in the cache folder.
+if [ -n "$(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null)" ] && command -v runc >/dev/null 2>&1; then
+    mkdir -p "$CONTAINERS_CACHE"
+    { cat "$CONTAINERS_DIR/containers.conf"; printf '\n[engine]\nruntime = "runc"\n'; } > "$CONTAINERS_CACHE/containers-runc.conf"
+    export CONTAINERS_CONF="$CONTAINERS_CACHE/containers-runc.conf"
+fi
 # The compose project of every stack these tests start, and so the prefix of its containers
 # (<project>_<service>_1), volumes (<project>_<volume>) and network (<project>_default).
 COMPOSE_PROJECT=${COMPOSE_PROJECT:-pushbridge-ctest}
