@@ -45,18 +45,16 @@ def free_port():
         return s.getsockname()[1]
 
 
-def cpu_seconds(pid):
-    """utime + stime of a process, in seconds (fields 14 and 15 of /proc/<pid>/stat)."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
 def cpu_split(pid):
-    """(utime, stime) of a process, in seconds."""
+    """(utime, stime) of a process, in seconds (fields 14 and 15 of /proc/<pid>/stat)."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return int(fields[11]) / TICK, int(fields[12]) / TICK
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process, in seconds."""
+    return sum(cpu_split(pid))
 
 
 def context_switches(pid):
@@ -241,33 +239,28 @@ class Bench:
             expected = delivered(n, topics) if bridge else n
         sink = "display/#" if bridge else "bench/#"
         for _ in range(RUNS):
-            b0 = cpu_seconds(bridge.pid) if bridge else 0
             i0 = proc_io(bridge.pid) if bridge else None
             s0 = cpu_split(bridge.pid) if bridge else None
             c0 = context_switches(bridge.pid) if bridge else 0
-            ks0 = cpu_split(broker.proc.pid)
-            k0 = cpu_seconds(broker.proc.pid)
+            k0 = cpu_split(broker.proc.pid)
             r = self.gen(broker, "flood", "-q", qos, "-Q", qos, "-n", n, "-e", expected,
                          "-T", topics, "-R", routes, "-s", sink, "-w", 500)
-            k1 = cpu_seconds(broker.proc.pid)
-            ks1 = cpu_split(broker.proc.pid)
-            b1 = cpu_seconds(bridge.pid) if bridge else 0
+            k1 = cpu_split(broker.proc.pid)
             if bridge:
-                i1 = proc_io(bridge.pid)
                 s1 = cpu_split(bridge.pid)
+                i1 = proc_io(bridge.pid)
                 c1 = context_switches(bridge.pid)
                 step = {k: (i1[k] - i0[k]) / n for k in i1}
                 step["user_us"] = (s1[0] - s0[0]) / n * 1e6
                 step["sys_us"] = (s1[1] - s0[1]) / n * 1e6
                 step["switches"] = (c1 - c0) / n
                 io.append(step)
+                bridge_us.append((sum(s1) - sum(s0)) / n * 1e6)
             rates.append(r["rate"])
             received.append(r["received"])
             relayed = n + r["received"] if bridge else n
-            broker_split.append(((ks1[0] - ks0[0]) / relayed * 1e6, (ks1[1] - ks0[1]) / relayed * 1e6))
-            broker_us.append((k1 - k0) / relayed * 1e6)
-            if bridge:
-                bridge_us.append((b1 - b0) / n * 1e6)
+            broker_split.append(((k1[0] - k0[0]) / relayed * 1e6, (k1[1] - k0[1]) / relayed * 1e6))
+            broker_us.append((sum(k1) - sum(k0)) / relayed * 1e6)
             time.sleep(0.3)  # let the previous run's tail settle
         row = {"rate": statistics.median(rates), "broker_us": statistics.median(broker_us),
                "lost": expected - min(received), "rates": rates,
