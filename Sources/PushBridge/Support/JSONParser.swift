@@ -174,12 +174,17 @@ struct JSONByteParser {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) { throw fail("invalid number: leading zero", at: start) }
         } else {
+            // Accumulated negatively so Int64.min is exact. The first 18 digits cannot
+            // overflow: only the ones after them are checked.
+            let unchecked = min(bytes.count, index + 18)
+            while index < unchecked, isDigit(bytes[index]) {
+                integer = integer &* 10 &- Int64(bytes[index] &- UInt8(ascii: "0"))
+                index += 1
+            }
             while index < bytes.count, isDigit(bytes[index]) {
-                let digit = Int64(bytes[index] &- UInt8(ascii: "0"))
                 if exact {
-                    // Accumulate negatively so Int64.min is exact.
                     let (times10, o1) = integer.multipliedReportingOverflow(by: 10)
-                    let (next, o2) = times10.subtractingReportingOverflow(digit)
+                    let (next, o2) = times10.subtractingReportingOverflow(Int64(bytes[index] &- UInt8(ascii: "0")))
                     if o1 || o2 { exact = false } else { integer = next }
                 }
                 index += 1

@@ -25,6 +25,20 @@ struct JSONParserTests {
         #expect(try JSONValue.parse(text.utf8.lazy.map { $0 }) == expected)  // non-contiguous path
     }
 
+    @Test("integers around 18 and 19 digits (the unchecked digit loop and its checked redo)", arguments: [
+        ("999999999999999999", JSONValue.int(999_999_999_999_999_999)), ("-999999999999999999", .int(-999_999_999_999_999_999)),
+        ("1000000000000000000", .int(1_000_000_000_000_000_000)), ("-1000000000000000000", .int(-1_000_000_000_000_000_000)),
+        ("9999999999999999999", .bigInt("9999999999999999999")), ("-9999999999999999999", .bigInt("-9999999999999999999")),
+        ("00", nil), ("1234567890123456789.5", .double(1234567890123456789.5)), ("18446744073709551616", .bigInt("18446744073709551616")),
+    ])
+    func longIntegers(text: String, expected: JSONValue?) throws {
+        if let expected {
+            #expect(try JSONValue.parse(text) == expected)
+        } else {
+            #expect(throws: JSONParseError.self) { try JSONValue.parse(text) }
+        }
+    }
+
     @Test("errors: message and byte offset", arguments: [
         ("", "expected a value, found the end of input", 0),
         ("   ", "expected a value, found the end of input", 3),
