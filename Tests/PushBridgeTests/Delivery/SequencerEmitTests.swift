@@ -27,12 +27,17 @@ struct SequencerEmitTests {
             }
         }
         let a = s.enter("a"), b = s.enter("b")
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { s.complete(a, "a") }
-            group.addTask {
-                _ = aStarted.wait(timeout: .now() + .seconds(20))
-                s.complete(b, "b")
-            }
+        // On dispatch threads, not in a task group: the two sides block (semaphores), and
+        // blocking the test runner's cooperative pool (two threads on two cores) can starve
+        // this test's other side and every other test running at the time.
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { s.complete(a, "a") }
+        DispatchQueue.global().async(group: group) {
+            _ = aStarted.wait(timeout: .now() + .seconds(20))
+            s.complete(b, "b")
+        }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            group.notify(queue: .global()) { done.resume() }
         }
         let emittedTogether = sawB.load(ordering: .relaxed)
         #expect(emittedTogether)
