@@ -25,7 +25,7 @@ struct JSONParserTests {
         #expect(try JSONValue.parse(text.utf8.lazy.map { $0 }) == expected)  // non-contiguous path
     }
 
-    @Test("integers around 18 and 19 digits (the unchecked digit loop and its checked redo)", arguments: [
+    @Test("integers around 18 and 19 digits (the unchecked first 18 digits and the checked rest)", arguments: [
         ("999999999999999999", JSONValue.int(999_999_999_999_999_999)), ("-999999999999999999", .int(-999_999_999_999_999_999)),
         ("1000000000000000000", .int(1_000_000_000_000_000_000)), ("-1000000000000000000", .int(-1_000_000_000_000_000_000)),
         ("9999999999999999999", .bigInt("9999999999999999999")), ("-9999999999999999999", .bigInt("-9999999999999999999")),
