@@ -70,14 +70,14 @@ package final class MQTTClient: Sendable {
             for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
             properties = list
         }
-        // Recorded under the lock so that an acknowledgement (on the network thread, which
-        // takes the same lock) cannot arrive before the mid is known.
-        let rc = core.state.withLock { s -> MosquittoCode in
-            let rc = send(topic, properties)
-            // NO_CONN for QoS>0: libmosquitto queued the message; it goes out on reconnect.
-            if rc.isSuccess || rc == .noConnection { s.outstanding.insert(mid) }
-            return rc
-        }
+        // Handed to libmosquitto outside the lock, which the network thread takes for every
+        // acknowledgement: an acknowledgement that comes before the mid is recorded is kept
+        // for it (ClientState.earlyAcknowledged).
+        core.state.withLock { $0.beginPublish() }
+        let rc = send(topic, properties)
+        // NO_CONN for QoS>0: libmosquitto queued the message; it goes out on reconnect.
+        let queued = rc.isSuccess || rc == .noConnection
+        core.state.withLock { $0.endPublish(mid: queued ? mid : nil) }
         if rc != .noConnection { try MQTTError.check(rc.rawValue) }
         return mid
     }
@@ -139,14 +139,14 @@ package final class MQTTClient: Sendable {
     package func stop(flushTimeout: Duration) {
         let waiter = DispatchSemaphore(value: 0)
         let (started, mustWait) = core.state.withLock { s -> (Bool, Bool) in
-            guard s.started, !s.stopRequested, !s.outstanding.isEmpty, flushTimeout > .zero else { return (s.started, false) }
+            guard s.started, !s.stopRequested, s.unacknowledgedCount > 0, flushTimeout > .zero else { return (s.started, false) }
             s.flushWaiter = waiter
             return (true, true)
         }
         if mustWait, waiter.wait(timeout: Self.deadline(flushTimeout)) == .timedOut {
             let left = core.state.withLock { s -> Int in
                 s.flushWaiter = nil
-                return s.outstanding.count
+                return s.unacknowledgedCount
             }
             core.log(.warning, "stopping with \(left) unacknowledged publish(es) after \(flushTimeout.text)")
         }

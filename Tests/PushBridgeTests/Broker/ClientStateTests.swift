@@ -128,6 +128,71 @@ import Testing
         #expect(s.flushWaiter == nil)
     }
 
+    @Test func anAcknowledgementBeforeEndPublishIsKeptForIt() {
+        var s = ClientState(desired: [])
+        s.beginPublish()
+        s.acknowledgePublish(mid: 7)  // the network thread was quicker than endPublish
+        #expect(s.outstanding.isEmpty)
+        #expect(s.earlyAcknowledged == [7])
+        #expect(s.unacknowledgedCount == 1)
+        s.endPublish(mid: 7)
+        #expect(s.outstanding.isEmpty)
+        #expect(s.earlyAcknowledged.isEmpty)
+        #expect(s.unacknowledgedCount == 0)
+    }
+
+    @Test func anAcknowledgementAfterEndPublishClearsTheMid() {
+        var s = ClientState(desired: [])
+        s.beginPublish()
+        s.endPublish(mid: 3)
+        #expect(s.outstanding == [3])
+        #expect(s.unacknowledgedCount == 1)
+        s.acknowledgePublish(mid: 3)
+        #expect(s.outstanding.isEmpty)
+        #expect(s.earlyAcknowledged.isEmpty)
+    }
+
+    @Test func untrackedMidsSeenDuringAPublishAreDroppedWhenNoneIsInProgress() {
+        var s = ClientState(desired: [])
+        s.beginPublish()
+        s.beginPublish()
+        s.acknowledgePublish(mid: 40)  // a QoS 0 mid
+        s.endPublish(mid: 1)
+        #expect(s.earlyAcknowledged == [40])  // one publish still in progress
+        s.endPublish(mid: 2)
+        #expect(s.earlyAcknowledged.isEmpty)
+        #expect(s.outstanding == [1, 2])
+        s.acknowledgePublish(mid: 41)  // nothing in progress: not kept
+        #expect(s.earlyAcknowledged.isEmpty)
+    }
+
+    @Test func aFailedPublishRecordsNothing() {
+        var s = ClientState(desired: [])
+        let waiter = DispatchSemaphore(value: 0)
+        s.beginPublish()
+        s.flushWaiter = waiter
+        #expect(s.unacknowledgedCount == 1)
+        s.endPublish(mid: nil)
+        #expect(s.outstanding.isEmpty)
+        #expect(s.unacknowledgedCount == 0)
+        #expect(waiter.wait(timeout: .now()) == .success)
+    }
+
+    @Test func theFlushWaiterWaitsForPublishesInProgress() {
+        var s = ClientState(desired: [])
+        let waiter = DispatchSemaphore(value: 0)
+        s.outstanding = [1]
+        s.beginPublish()
+        s.flushWaiter = waiter
+        s.acknowledgePublish(mid: 1)
+        #expect(waiter.wait(timeout: .now()) == .timedOut)  // one still being handed over
+        s.endPublish(mid: 2)
+        #expect(waiter.wait(timeout: .now()) == .timedOut)
+        s.acknowledgePublish(mid: 2)
+        #expect(waiter.wait(timeout: .now()) == .success)
+        #expect(s.flushWaiter == nil)
+    }
+
     @Test func desiredIsDeduplicated() {
         let a0 = MQTTSubscription(filter: "a/#", qos: 0)
         #expect(ClientState(desired: [a, a0]).desired == [a0])

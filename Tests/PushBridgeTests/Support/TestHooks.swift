@@ -16,7 +16,7 @@ extension MQTTClient {
     var topicAliasesInUse: Int { core.topicAliases.establishedCount }
 
     /// QoS>0 publishes not yet acknowledged by the broker.
-    var unacknowledgedCount: Int { core.state.withLock { $0.outstanding.count } }
+    var unacknowledgedCount: Int { core.state.withLock { $0.unacknowledgedCount } }
 }
 
 extension Counters {

@@ -23,7 +23,15 @@ struct ClientState: Sendable {
     var refusal: String? = nil
     /// Mids of our QoS>0 publishes not yet acknowledged.
     var outstanding: Set<Int32> = []
-    /// Signalled when `outstanding` becomes empty while `stop` waits for it.
+    /// QoS>0 publishes handed to libmosquitto whose mid is not in `outstanding` yet: the
+    /// call runs outside this lock (see `beginPublish`), so an acknowledgement can come first.
+    var publishesInProgress = 0
+    /// Mids acknowledged while a publish was in progress and not found in `outstanding`: the
+    /// in-progress publish's own mid (its `endPublish` then does not record it), or a QoS 0
+    /// mid, which is dropped when no publish is in progress any more.
+    var earlyAcknowledged: Set<Int32> = []
+    /// Signalled when `outstanding` becomes empty, with no publish in progress, while
+    /// `stop` waits for it.
     var flushWaiter: DispatchSemaphore? = nil
     /// Signalled when the subscriptions settle (see `settleSubscribeWaiters`).
     var subscribeWaiters: [DispatchSemaphore] = []
@@ -103,10 +111,35 @@ struct ClientState: Sendable {
         subscribeWaiters.removeAll()
     }
 
+    /// Publishes not yet acknowledged, counting those still being handed to libmosquitto.
+    var unacknowledgedCount: Int { outstanding.count + publishesInProgress }
+
+    /// Called before a QoS>0 publish is handed to libmosquitto (outside this lock, so that
+    /// the network thread's acknowledgements do not wait for the whole call).
+    mutating func beginPublish() {
+        publishesInProgress += 1
+    }
+
+    /// Called after the publish of `beginPublish` returned: `mid` is the id libmosquitto gave
+    /// it, or nil when the publish failed and nothing was queued.
+    mutating func endPublish(mid: Int32?) {
+        if let mid, earlyAcknowledged.remove(mid) == nil { outstanding.insert(mid) }
+        publishesInProgress -= 1
+        if publishesInProgress == 0, !earlyAcknowledged.isEmpty { earlyAcknowledged.removeAll(keepingCapacity: true) }
+        signalFlushWaiterIfDone()
+    }
+
     /// Records the acknowledgement of a publish; signals a waiting `stop` when none remain.
+    ///
+    /// A mid not outstanding while a publish is in progress may be that publish's own,
+    /// acknowledged before its `endPublish`: kept in `earlyAcknowledged` for it.
     mutating func acknowledgePublish(mid: Int32) {
-        outstanding.remove(mid)
-        if outstanding.isEmpty, let waiter = flushWaiter {
+        if outstanding.remove(mid) == nil, publishesInProgress > 0 { earlyAcknowledged.insert(mid) }
+        signalFlushWaiterIfDone()
+    }
+
+    private mutating func signalFlushWaiterIfDone() {
+        if outstanding.isEmpty, publishesInProgress == 0, let waiter = flushWaiter {
             flushWaiter = nil
             waiter.signal()
         }
