@@ -33,22 +33,44 @@ extension NotificationRequest {
     }
 
     /// `true` for a lowercase 8-4-4-4-12 hexadecimal UUID.
+    ///
+    /// Eight bytes at a time: the four dashes are checked and replaced by `0`, then every byte
+    /// of each word must be `0`-`9` or `a`-`f` (`isHexWord`). ~60 instructions against ~300 for a
+    /// byte loop; it runs for every request (`validate`).
     package static func isValidID(_ s: String) -> Bool {
         func check(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard u.count == 36, u[8] == UInt8(ascii: "-"), u[13] == UInt8(ascii: "-"), u[18] == UInt8(ascii: "-"),
-                  u[23] == UInt8(ascii: "-") else { return false }
-            // 0-9 or a-f: two range tests of one subtraction each.
-            func hex(_ ch: UInt8) -> Bool { ch &- 48 < 10 || ch &- 97 < 6 }
-            for i in 0..<8 where !hex(u[i]) { return false }
-            for i in 9..<13 where !hex(u[i]) { return false }
-            for i in 14..<18 where !hex(u[i]) { return false }
-            for i in 19..<23 where !hex(u[i]) { return false }
-            for i in 24..<36 where !hex(u[i]) { return false }
-            return true
+            guard u.count == 36, let base = u.baseAddress else { return false }
+            let raw = UnsafeRawPointer(base)
+            func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+            // Bytes 8 and 13 of the string are bytes 0 and 5 of the second word; 18 and 23
+            // are bytes 2 and 7 of the third.
+            let dashes1: UInt64 = 0x0000_FF00_0000_00FF, dashes2: UInt64 = 0xFF00_0000_00FF_0000
+            let w1 = word(8), w2 = word(16)
+            guard w1 & dashes1 == 0x0000_2D00_0000_002D, w2 & dashes2 == 0x2D00_0000_002D_0000 else { return false }
+            let zeros: UInt64 = 0x3030_3030_3030_3030
+            let tail = UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 32, as: UInt32.self)))
+            return isHexWord(word(0)) && isHexWord((w1 & ~dashes1) | (zeros & dashes1))
+                && isHexWord((w2 & ~dashes2) | (zeros & dashes2)) && isHexWord(word(24))
+                && isHexWord(tail | 0x3030_3030_0000_0000)
         }
         // In place for native strings (no copy of the bytes).
         if let result = s.utf8.withContiguousStorageIfAvailable(check) { return result }
         return Array(s.utf8).withUnsafeBufferPointer(check)
+    }
+
+    /// `true` when each of the eight bytes of `x` is `0`-`9` or `a`-`f`.
+    ///
+    /// For bytes below 0x80, adding `0x80 - lo` to each sets its top bit exactly when it is
+    /// ≥ `lo`, and adding `0x7F - hi` sets it exactly when it is > `hi`; neither sum carries
+    /// into the next byte.
+    static func isHexWord(_ x: UInt64) -> Bool {
+        let high: UInt64 = 0x8080_8080_8080_8080
+        guard x & high == 0 else { return false }
+        func inRange(_ lo: UInt64, _ hi: UInt64) -> UInt64 {
+            let each: UInt64 = 0x0101_0101_0101_0101
+            return (x &+ each &* (0x80 - lo)) & ~(x &+ each &* (0x7F - hi)) & high
+        }
+        return inRange(0x30, 0x39) | inRange(0x61, 0x66) == high
     }
 
     /// A new random lowercase UUID.

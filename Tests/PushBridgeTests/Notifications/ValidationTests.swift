@@ -41,6 +41,58 @@ import Testing
         for _ in 0..<100 { #expect(NotificationRequest.isValidID(NotificationRequest.newID())) }
     }
 
+    /// The byte-by-byte rule the word-at-a-time check must agree with.
+    static func referenceIsValidID(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == 36 else { return false }
+        for (i, b) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(i) {
+                if b != UInt8(ascii: "-") { return false }
+            } else if !("0"..."9").contains(Character(Unicode.Scalar(b))) && !("a"..."f").contains(Character(Unicode.Scalar(b))) {
+                return false
+            }
+        }
+        return true
+    }
+
+    @Test func messageIdCheckAgreesWithTheByteRuleForEveryByteAtEveryPlace() {
+        let valid = Array("6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a".utf8)
+        for i in 0..<36 {
+            for b in UInt8.min...UInt8.max {
+                var bytes = valid
+                bytes[i] = b
+                let text = String(decoding: bytes, as: UTF8.self)
+                // A byte ≥ 0x80 alone is not UTF-8: the string holds U+FFFD (3 bytes), so 38.
+                let expected = Self.referenceIsValidID(Array(text.utf8))
+                #expect(NotificationRequest.isValidID(text) == expected, "byte \(b) at \(i)")
+                #expect(expected == (b < 0x80 && Self.referenceIsValidID(bytes)))
+            }
+        }
+        // Every hex digit at every hex place, the lengths around 36, and a bridged string.
+        for i in 0..<36 where ![8, 13, 18, 23].contains(i) {
+            for d in "0123456789abcdef".utf8 {
+                var bytes = valid
+                bytes[i] = d
+                #expect(NotificationRequest.isValidID(String(decoding: bytes, as: UTF8.self)))
+            }
+        }
+        for n in [0, 1, 8, 35, 37, 40, 72] {
+            let text = String(decoding: (0..<n).map { valid[$0 % 36] }, as: UTF8.self)
+            #expect(!NotificationRequest.isValidID(text), "length \(n)")
+        }
+        #expect(NotificationRequest.isValidID(String(Substring("x6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a".dropFirst()))))
+    }
+
+    @Test func hexWords() {
+        #expect(NotificationRequest.isHexWord(0x3031_3233_3435_3637))
+        #expect(NotificationRequest.isHexWord(0x6162_6364_6566_3839))
+        for bad: UInt8 in [0x2F, 0x3A, 0x60, 0x67, 0x41, 0x46, 0x00, 0x7F, 0x80, 0xB0, 0xE1, 0xFF] {
+            for place in 0..<8 {
+                let x = (0x3030_3030_3030_3030 as UInt64) & ~(0xFF << (8 * UInt64(place))) | UInt64(bad) << (8 * UInt64(place))
+                #expect(!NotificationRequest.isHexWord(x), "byte \(bad) at \(place)")
+            }
+        }
+    }
+
     @Test func bodyLimitsMeasuredOnTheAPNsBody() {
         // The body's JSON also carries {"aps":{"alert":{"body":"…"}}}: 4096 bytes of text is too large.
         #expect(reason(request { $0.content.body = String(repeating: "a", count: 4000) }) == nil)
