@@ -178,37 +178,33 @@ package final class Pipeline: Sendable {
     /// The decision for the extension stage's `result` (rule 5 applied by the stage).
     func decision(_ result: StageResult, request: NotificationRequest, context: MessageContext,
                               receivedAt: Double) -> Decision {
-        // One decision, made once and filled in place (no decision copied from branch to branch).
-        var decision = Decision(outcome: .suppressed, route: context.route, rule: result.rule)
+        // Made once, with every member, and returned as made (filled in place, it was copied).
         switch result.verdict {
         case .deliver(let content, let modified):
-            decision.outcome = .delivered
-            decision.modified = modified
             // The content as mapped (the usual case) keeps the request as it is, not a changed copy.
             var r = request
             if !content.isIdentical(to: request.content) { r.content = content }
-            decision.publish = [renderer.displayMessage(r, context: context, modified: modified, receivedAt: receivedAt)]
-            decision.request = r
+            let display = renderer.displayMessage(r, context: context, modified: modified, receivedAt: receivedAt)
+            return Decision(outcome: .delivered, route: context.route, request: r, decidedBy: nil, rule: result.rule,
+                            modified: modified, timedOut: result.timedOut, extensionFailed: result.extensionFailed,
+                            stageTrace: result.filterTrace, stageSeconds: result.duration.seconds, publish: [display])
         case .suppressed(let by):
-            decision.decidedBy = by
-            decision.request = request
+            return Decision(outcome: .suppressed, route: context.route, request: request, decidedBy: by, rule: result.rule,
+                            modified: false, timedOut: result.timedOut, extensionFailed: result.extensionFailed,
+                            stageTrace: result.filterTrace, stageSeconds: result.duration.seconds, publish: [])
         case .dropped(let reason):
-            decision.decidedBy = "on_failure: drop (\(reason))"
-            decision.request = request
+            return Decision(outcome: .suppressed, route: context.route, request: request,
+                            decidedBy: "on_failure: drop (\(reason))", rule: result.rule,
+                            modified: false, timedOut: result.timedOut, extensionFailed: result.extensionFailed,
+                            stageTrace: result.filterTrace, stageSeconds: result.duration.seconds, publish: [])
         }
-        decision.timedOut = result.timedOut
-        decision.extensionFailed = result.extensionFailed
-        decision.stageTrace = result.filterTrace
-        decision.stageSeconds = result.duration.seconds
-        return decision
     }
 
     private func deliver(_ r: NotificationRequest, context: MessageContext, receivedAt: Double,
                          modified: Bool, rule: String) -> Decision {
-        var d = Decision(outcome: .delivered, route: context.route, rule: rule)
-        d.request = r
-        d.modified = modified
-        d.publish = [renderer.displayMessage(r, context: context, modified: modified, receivedAt: receivedAt)]
-        return d
+        let display = renderer.displayMessage(r, context: context, modified: modified, receivedAt: receivedAt)
+        return Decision(outcome: .delivered, route: context.route, request: r, decidedBy: nil, rule: rule,
+                        modified: modified, timedOut: false, extensionFailed: false, stageTrace: [],
+                        stageSeconds: nil, publish: [display])
     }
 }
