@@ -10,8 +10,16 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// A member's position, in the order keys were first added.
     public typealias Index = Int
 
+    /// A member as stored: a struct, not the `Element` tuple, because freeing an array of
+    /// tuples goes through the runtime's generic tuple destroy, one call per member (~80
+    /// instructions each), where a struct's array is destroyed by its compiled witness.
+    struct Member: Sendable {
+        var key: String
+        var value: JSONValue
+    }
+
     /// Members in the order their keys were first added.
-    private var members: ContiguousArray<Element>
+    private var members: ContiguousArray<Member>
     /// Key → position in `members`, kept once there are more than `indexThreshold` members.
     private var positions: [String: Int]?
 
@@ -48,7 +56,10 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     /// One past the last member's position (the number of members).
     public var endIndex: Int { members.count }
     /// The member at `position`.
-    public subscript(position: Int) -> Element { members[position] }
+    public subscript(position: Int) -> Element {
+        let member = members[position]
+        return (member.key, member.value)
+    }
 
     /// The keys, in the order they were first added.
     public var keys: [String] { members.map(\.key) }
@@ -56,7 +67,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     public var values: [JSONValue] { members.map(\.value) }
 
     /// Calls `body` with the members in place, in the order keys were first added.
-    func withMembers<R>(_ body: (UnsafeBufferPointer<Element>) throws -> R) rethrows -> R {
+    func withMembers<R>(_ body: (UnsafeBufferPointer<Member>) throws -> R) rethrows -> R {
         try members.withUnsafeBufferPointer(body)
     }
 
@@ -87,7 +98,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
                     removeMember(at: i)
                 }
             } else if let newValue {
-                members.append((key, newValue))
+                members.append(Member(key: key, value: newValue))
                 if positions != nil {
                     positions![key] = members.count - 1
                 } else if members.count > Self.indexThreshold {
