@@ -72,7 +72,7 @@ package final class MQTTClient: Sendable {
         }
         // Handed to libmosquitto outside the lock, which the network thread takes for every
         // acknowledgement: an acknowledgement that comes before the mid is recorded is kept
-        // for it (ClientState.earlyAcknowledged).
+        // for it (PublishAcknowledgements).
         core.state.withLock { $0.beginPublish() }
         let rc = send(topic, properties)
         // NO_CONN for QoS>0: libmosquitto queued the message; it goes out on reconnect.

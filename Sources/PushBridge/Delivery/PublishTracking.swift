@@ -16,7 +16,9 @@ final class PublishTracking: Sendable {
     /// Told each delivered display's end-to-end latency: seconds from its message's arrival
     /// to its acknowledgement (QoS>0) or write (QoS 0).
     let delivered: @Sendable (_ after: Double) -> Void
-    private let acks = Mutex(AckTable())
+    /// The output connection's publishes waiting for their acknowledgement, by mid (the lock
+    /// is not held across the publish call: see `PublishAcknowledgements`).
+    private let acks = Mutex(PublishAcknowledgements<AckWaiter>())
     /// Emits held until their batch is committed (see `Publisher.emit`), in emit order.
     let held = Mutex<[Held]>([])
 
@@ -28,15 +30,6 @@ final class PublishTracking: Sendable {
         /// The acknowledgement gives the message's intake place back (the first QoS>0
         /// publish of a decision carries it).
         var holdsPlace = false
-    }
-
-    /// The output connection's publishes waiting for their acknowledgement, by mid, and the
-    /// acknowledgements that came in before the publish was registered (the lock is not held
-    /// across the publish call, which would make the output connection's thread wait for the
-    /// publishing thread on every PUBACK).
-    struct AckTable {
-        var waiting: [Int32: AckWaiter] = [:]
-        var early: Set<Int32> = []
     }
 
     /// An emit waiting for its batch's commit.
@@ -57,22 +50,13 @@ final class PublishTracking: Sendable {
     /// Registers the output-connection publish `mid` (made for `waiter`); finishes at once
     /// when its acknowledgement came first.
     func register(_ mid: Int32, _ waiter: AckWaiter) {
-        let alreadyAcknowledged = acks.withLock { table -> Bool in
-            if table.early.remove(mid) != nil { return true }
-            table.waiting[mid] = waiter
-            return false
-        }
-        if alreadyAcknowledged { finish(waiter) }
+        let recorded = acks.withLock { $0.register(mid, waiter) }
+        if !recorded { finish(waiter) }
     }
 
     /// An output-connection publish was acknowledged (its network thread).
     func acknowledged(_ mid: Int32) {
-        let waiter = acks.withLock { table -> AckWaiter? in
-            if let waiter = table.waiting.removeValue(forKey: mid) { return waiter }
-            table.early.insert(mid)
-            return nil
-        }
-        if let waiter { finish(waiter) }
+        if let waiter = acks.withLock({ $0.acknowledge(mid) }) { finish(waiter) }
     }
 
     /// Finishes what an acknowledged publish waited for.

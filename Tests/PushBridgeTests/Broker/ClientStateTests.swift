@@ -117,12 +117,12 @@ import Testing
     @Test func lastPublishAckSignalsTheFlushWaiter() {
         var s = ClientState(desired: [])
         let waiter = DispatchSemaphore(value: 0)
-        s.outstanding = [1, 2]
+        _ = s.outstanding.register(1, ()); _ = s.outstanding.register(2, ())
         s.flushWaiter = waiter
         s.acknowledgePublish(mid: 1)
         #expect(waiter.wait(timeout: .now()) == .timedOut)
         s.acknowledgePublish(mid: 42)  // a QoS 0 mid: not tracked
-        #expect(s.outstanding == [2])
+        #expect(Set(s.outstanding.waiting.keys) == [2])
         s.acknowledgePublish(mid: 2)
         #expect(waiter.wait(timeout: .now()) == .success)
         #expect(s.flushWaiter == nil)
@@ -133,11 +133,11 @@ import Testing
         s.beginPublish()
         s.acknowledgePublish(mid: 7)  // the network thread was quicker than endPublish
         #expect(s.outstanding.isEmpty)
-        #expect(s.earlyAcknowledged == [7])
+        #expect(s.outstanding.early == [7])
         #expect(s.unacknowledgedCount == 1)
         s.endPublish(mid: 7)
         #expect(s.outstanding.isEmpty)
-        #expect(s.earlyAcknowledged.isEmpty)
+        #expect(s.outstanding.early.isEmpty)
         #expect(s.unacknowledgedCount == 0)
     }
 
@@ -145,11 +145,11 @@ import Testing
         var s = ClientState(desired: [])
         s.beginPublish()
         s.endPublish(mid: 3)
-        #expect(s.outstanding == [3])
+        #expect(Set(s.outstanding.waiting.keys) == [3])
         #expect(s.unacknowledgedCount == 1)
         s.acknowledgePublish(mid: 3)
         #expect(s.outstanding.isEmpty)
-        #expect(s.earlyAcknowledged.isEmpty)
+        #expect(s.outstanding.early.isEmpty)
     }
 
     @Test func untrackedMidsSeenDuringAPublishAreDroppedWhenNoneIsInProgress() {
@@ -158,12 +158,12 @@ import Testing
         s.beginPublish()
         s.acknowledgePublish(mid: 40)  // a QoS 0 mid
         s.endPublish(mid: 1)
-        #expect(s.earlyAcknowledged == [40])  // one publish still in progress
+        #expect(s.outstanding.early == [40])  // one publish still in progress
         s.endPublish(mid: 2)
-        #expect(s.earlyAcknowledged.isEmpty)
-        #expect(s.outstanding == [1, 2])
+        #expect(s.outstanding.early.isEmpty)
+        #expect(Set(s.outstanding.waiting.keys) == [1, 2])
         s.acknowledgePublish(mid: 41)  // nothing in progress: not kept
-        #expect(s.earlyAcknowledged.isEmpty)
+        #expect(s.outstanding.early.isEmpty)
     }
 
     @Test func aFailedPublishRecordsNothing() {
@@ -181,7 +181,7 @@ import Testing
     @Test func theFlushWaiterWaitsForPublishesInProgress() {
         var s = ClientState(desired: [])
         let waiter = DispatchSemaphore(value: 0)
-        s.outstanding = [1]
+        _ = s.outstanding.register(1, ())
         s.beginPublish()
         s.flushWaiter = waiter
         s.acknowledgePublish(mid: 1)

@@ -21,15 +21,13 @@ struct ClientState: Sendable {
     var accepted = false
     /// The reason the current attempt's CONNACK refused us, if it did.
     var refusal: String? = nil
-    /// Mids of our QoS>0 publishes not yet acknowledged.
-    var outstanding: Set<Int32> = []
-    /// QoS>0 publishes handed to libmosquitto whose mid is not in `outstanding` yet: the
-    /// call runs outside this lock (see `beginPublish`), so an acknowledgement can come first.
+    /// Our QoS>0 publishes not yet acknowledged, by mid. The publish call runs outside this
+    /// lock (see `beginPublish`), so an acknowledgement can come before its mid is recorded;
+    /// an unknown mid is kept only while a publish is in progress (it may be that one's),
+    /// and dropped when none is (a QoS 0 mid, which nothing waits for).
+    var outstanding = PublishAcknowledgements<Void>()
+    /// QoS>0 publishes handed to libmosquitto whose mid is not in `outstanding` yet.
     var publishesInProgress = 0
-    /// Mids acknowledged while a publish was in progress and not found in `outstanding`: the
-    /// in-progress publish's own mid (its `endPublish` then does not record it), or a QoS 0
-    /// mid, which is dropped when no publish is in progress any more.
-    var earlyAcknowledged: Set<Int32> = []
     /// Signalled when `outstanding` becomes empty, with no publish in progress, while
     /// `stop` waits for it.
     var flushWaiter: DispatchSemaphore? = nil
@@ -123,18 +121,15 @@ struct ClientState: Sendable {
     /// Called after the publish of `beginPublish` returned: `mid` is the id libmosquitto gave
     /// it, or nil when the publish failed and nothing was queued.
     mutating func endPublish(mid: Int32?) {
-        if let mid, earlyAcknowledged.remove(mid) == nil { outstanding.insert(mid) }
+        if let mid { _ = outstanding.register(mid, ()) }
         publishesInProgress -= 1
-        if publishesInProgress == 0, !earlyAcknowledged.isEmpty { earlyAcknowledged.removeAll(keepingCapacity: true) }
+        if publishesInProgress == 0 { outstanding.forgetEarly() }
         signalFlushWaiterIfDone()
     }
 
     /// Records the acknowledgement of a publish; signals a waiting `stop` when none remain.
-    ///
-    /// A mid not outstanding while a publish is in progress may be that publish's own,
-    /// acknowledged before its `endPublish`: kept in `earlyAcknowledged` for it.
     mutating func acknowledgePublish(mid: Int32) {
-        if outstanding.remove(mid) == nil, publishesInProgress > 0 { earlyAcknowledged.insert(mid) }
+        _ = outstanding.acknowledge(mid, mayComeFirst: publishesInProgress > 0)
         signalFlushWaiterIfDone()
     }
 
