@@ -4,6 +4,10 @@ extension Bridge {
     /// Appended to `broker.client_id` for the output connection.
     package static let outputClientIDSuffix = "-out"
 
+    /// How long the output connection's PUBACKs may wait in its socket while its thread
+    /// sleeps (see `outputOptions`).
+    package static let outputAcknowledgementReadDelay: Duration = .milliseconds(1)
+
     /// The output connection's options: the broker section's, under its own client id, with
     /// no will, no subscriptions and no session (what it has not sent yet is libmosquitto's
     /// queue, and the journal covers a crash).
@@ -12,11 +16,16 @@ extension Bridge {
     /// (or dead-letter) publish is acknowledged, and the intake network thread may wait for
     /// a place inside `on_message`. Were the PUBACKs read by that same thread, it would wait
     /// for itself. QoS 0 publishes hold no place and stay on the intake connection.
+    ///
+    /// Its PUBACKs only give places back and finish journal rows, so its thread reads them
+    /// when it wakes to write the next displays, or `outputAcknowledgementReadDelay` after
+    /// the last read at most (`MQTTClientOptions.acknowledgementReadDelay`).
     package static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
         var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
         options.clientID = broker.clientID + outputClientIDSuffix
         options.cleanStart = true
         options.sessionExpiry = .zero
+        options.acknowledgementReadDelay = outputAcknowledgementReadDelay
         return options
     }
 

@@ -83,6 +83,13 @@ package struct MQTTClientOptions: Sendable {
     /// MQTT 5: QoS 0 publishes name a topic by an alias after its first use on a connection,
     /// within the broker's Topic Alias Maximum (`TopicAliases`). Subscribers see no difference.
     package var topicAliases = true
+    /// For a connection that only publishes (the output connection): while publishes of ours
+    /// wait for their acknowledgement, the network thread does not wake for the socket's
+    /// PUBACKs alone but reads them when it wakes anyway (to write what another thread
+    /// queued) or after this delay at most. One wake-up then serves a batch's writes and the
+    /// previous batch's PUBACKs. `nil`: every readable socket wakes the thread (a connection
+    /// that receives messages needs that).
+    package var acknowledgementReadDelay: Duration?
 
     /// Options with the SPEC defaults; only the host, port and client id usually change.
     package init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",

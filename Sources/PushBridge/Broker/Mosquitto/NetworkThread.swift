@@ -103,6 +103,21 @@ extension ClientCore {
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
+    /// `options.acknowledgementReadDelay` for `poll`.
+    private var acknowledgementReadDelayMilliseconds: Int32? {
+        options.acknowledgementReadDelay.map(Self.pollMilliseconds)
+    }
+
+    /// `delay` as `poll`'s timeout: whole milliseconds rounded up, at least 1 and at most
+    /// `loopTimeoutMilliseconds` (a turn never sleeps longer than the loop's own timeout).
+    static func pollMilliseconds(_ delay: Duration) -> Int32 {
+        let ms = (delay / .milliseconds(1)).rounded(.up)
+        return ms.isNaN ? 1 : Int32(max(1, min(Double(loopTimeoutMilliseconds), ms)))
+    }
+
+    /// Publishes of ours are waiting for their acknowledgement.
+    private var awaitsAcknowledgements: Bool { state.withLock { $0.unacknowledgedCount > 0 } }
+
     /// One turn of our own loop (plain TCP): poll, read every waiting packet (their callbacks
     /// run here), write everything queued, keepalive. Returns a failure when the connection
     /// ended (`.noConnection` once the socket is closed, e.g. after our DISCONNECT).
@@ -116,7 +131,19 @@ extension ClientCore {
                    pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
         // Bytes already in the read-ahead buffer are invisible to poll: do not wait then.
         let buffered = bufferedReads > 0
-        let ready = poll(&fds, 2, buffered ? 0 : Self.loopTimeoutMilliseconds)
+        var timeout = buffered ? 0 : Self.loopTimeoutMilliseconds
+        if !buffered, let delay = acknowledgementReadDelayMilliseconds, awaitsAcknowledgements {
+            // Sleep through the PUBACKs (POLLERR/POLLHUP still wake us) until a wake-up, room
+            // to write or the delay; then what is readable is read with this wake-up's writes.
+            // After the delay, every readable socket wakes us again (a slow broker's PUBACKs
+            // cost one timer wake-up, not one per delay).
+            fds[0].events = wantsWrite ? Int16(POLLOUT) : 0
+            let woken = poll(&fds, 2, delay)
+            if woken < 0 { return errno == EINTR ? .success : .errno }
+            fds[0].events = socketEvents
+            if woken > 0 { timeout = 0 }
+        }
+        let ready = poll(&fds, 2, timeout)
         if ready < 0 { return errno == EINTR ? .success : .errno }
         if fds[1].revents != 0 { wakeup.drain() }
         let readable = buffered || fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
