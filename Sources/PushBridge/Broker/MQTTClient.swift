@@ -64,17 +64,29 @@ package final class MQTTClient: Sendable {
             try MQTTError.check(core.topicAliases.publish(topic: topic, userProperties: userProperties, send).rawValue)
             return mid
         }
-        var properties: PropertyList? = nil
-        if !userProperties.isEmpty {
-            let list = PropertyList()
-            for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
-            properties = list
-        }
-        // Handed to libmosquitto outside the lock, which the network thread takes for every
-        // acknowledgement: an acknowledgement that comes before the mid is recorded is kept
-        // for it (PublishAcknowledgements).
+        // Handed to libmosquitto outside the client state's lock, which the network thread
+        // takes for every acknowledgement: an acknowledgement that comes before the mid is
+        // recorded is kept for it (PublishAcknowledgements).
         core.state.withLock { $0.beginPublish() }
-        let rc = send(topic, properties)
+        let rc: MosquittoCode
+        if userProperties.isEmpty {
+            rc = send(topic, nil)
+        } else {
+            // Under the lock of the reused list (publishing threads only): libmosquitto copies it.
+            let made = core.reusedProperties.withLock { reused -> Result<MosquittoCode, MQTTError> in
+                do throws(MQTTError) {
+                    return .success(send(topic, try reused.list(for: userProperties)))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            switch made {
+            case .success(let code): rc = code
+            case .failure(let error):
+                core.state.withLock { $0.endPublish(mid: nil) }
+                throw error
+            }
+        }
         // NO_CONN for QoS>0: libmosquitto queued the message; it goes out on reconnect.
         let queued = rc.isSuccess || rc == .noConnection
         core.state.withLock { $0.endPublish(mid: queued ? mid : nil) }

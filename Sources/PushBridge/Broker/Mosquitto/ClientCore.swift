@@ -29,6 +29,8 @@ final class ClientCore: Sendable {
     let readsPaused = Atomic<Bool>(false)
     /// MQTT 5 topic aliases of our QoS 0 publishes, per connection.
     let topicAliases: TopicAliases
+    /// The property list of our QoS>0 publishes with user properties, reused while they repeat.
+    let reusedProperties = Mutex(ReusedProperties())
     /// Signalled once by the network thread when it has seen `readsPaused` between two turns
     /// (the read batch in progress, with its callbacks and `onReadsDone`, is over).
     let readsPausedSeen = DispatchSemaphore(value: 0)

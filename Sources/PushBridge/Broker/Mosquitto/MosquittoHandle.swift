@@ -111,6 +111,26 @@ enum MQTTLimits {
     static let maxPayload: Int32 = 268_435_455
 }
 
+/// The user properties of the last QoS>0 publish with any, and their list: libmosquitto copies
+/// the list into each QoS>0 message it queues (`mosquitto_publish_v5`, lib/actions.c of 2.0.11),
+/// so one list serves every publish with the same properties (the display's `hop`), instead of
+/// a list built and freed per publish (~1 200 instructions). Kept under a lock of its own, which
+/// only publishing threads take.
+struct ReusedProperties: ~Copyable {
+    private var user: [(name: String, value: String)] = []
+    private var list: PropertyList?
+
+    /// The list for `userProperties` (not empty), built only when they differ from the last ones.
+    mutating func list(for userProperties: [(name: String, value: String)]) throws(MQTTError) -> PropertyList {
+        if let list, user.elementsEqual(userProperties, by: { $0 == $1 }) { return list }
+        let made = PropertyList()
+        for (name, value) in userProperties { try made.addUserProperty(name: name, value: value) }
+        user = userProperties
+        list = made
+        return made
+    }
+}
+
 /// An owned MQTT 5 property list (`mosquitto_property *`), freed in `deinit`.
 final class PropertyList {
     private(set) var head: OpaquePointer? = nil
