@@ -96,6 +96,7 @@ become_healthy() { # CONTAINER SECONDS
 # `mosquitto_sub -c -C N` inbox is no good for counting: the broker redelivers some of the
 # messages that client had taken when it stops at N, so they look like duplicates.)
 watch() {
+    : > "$1"  # made here: the background subscriber's own redirection may come after the first grep
     broker_sub -v -q 1 -t "$2" -t ctest/probe -W "$3" > "$1" 2>&1 &
     WATCH_PID=$!
     local deadline=$((SECONDS + 15))
