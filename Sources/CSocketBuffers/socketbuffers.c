@@ -7,6 +7,7 @@
 #include "socketbuffers.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,3 +274,8 @@ void pb_socketbuffers_counts(unsigned long out[4]) {
 }
 
 #endif  // PB_SOCKETBUFFERS_COMPILED_OUT
+
+int pb_poll_nanoseconds(void *fds, unsigned long count, long nanoseconds) {
+    struct timespec wait = { .tv_sec = nanoseconds / 1000000000L, .tv_nsec = nanoseconds % 1000000000L };
+    return ppoll((struct pollfd *)fds, (nfds_t)count, &wait, NULL);
+}

@@ -13,7 +13,8 @@ if pb_socketbuffers_active() != 0 {
         attach: pb_readahead_attach, detach: pb_readahead_detach, buffered: pb_readahead_buffered,
         beginWrites: pb_writebehind_begin, endWrites: pb_writebehind_end, pending: pb_writebehind_pending,
         captureBegin: pb_socketpair_capture_begin, captureEnd: pb_socketpair_capture_end, mute: pb_mute_writes,
-        counts: pb_socketbuffers_counts, mutedWrites: pb_muted_writes))
+        counts: pb_socketbuffers_counts, mutedWrites: pb_muted_writes,
+        pollNanoseconds: pb_poll_nanoseconds))
 }
 
 func printOut(_ s: String, newline: Bool = true) { FileHandle.standardOutput.write(Data((s + (newline ? "\n" : "")).utf8)) }

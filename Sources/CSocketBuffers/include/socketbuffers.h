@@ -78,4 +78,9 @@ int pb_mute_writes(int fd);
 /// `fd` is not muted).
 unsigned long pb_muted_writes(int fd);
 
+/// poll(2) on `count` `struct pollfd` at `fds` with a timeout in nanoseconds (ppoll(2), the
+/// signal mask unchanged): for waits shorter than poll's millisecond, which Swift cannot
+/// reach (ppoll needs _GNU_SOURCE). Returns what ppoll returns.
+int pb_poll_nanoseconds(void *fds, unsigned long count, long nanoseconds);
+
 #endif

@@ -65,12 +65,13 @@ extension ClientCore {
                     log(.warning, "no memory for the socket buffers; reading and writing packet by packet")
                 }
                 var stopSeen: ContinuousClock.Instant? = nil
+                var owedAcknowledgement = false
                 repeat {
                     if readsPaused.load(ordering: .acquiring) {
                         if !readsPausedSignalled.exchange(true, ordering: .acquiringAndReleasing) { readsPausedSeen.signal() }
                         ended = writeOnlyTurn()
                     } else {
-                        ended = serviceTurn()
+                        ended = serviceTurn(owedAcknowledgement: &owedAcknowledgement)
                     }
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
@@ -121,7 +122,11 @@ extension ClientCore {
     /// One turn of our own loop (plain TCP): poll, read every waiting packet (their callbacks
     /// run here), write everything queued, keepalive. Returns a failure when the connection
     /// ended (`.noConnection` once the socket is closed, e.g. after our DISCONNECT).
-    private func serviceTurn() -> MosquittoCode {
+    ///
+    /// `owedAcknowledgement`: a turn read without writing, and the TCP ACK of what it read is
+    /// left to the next turn's bytes, or to `TCP_QUICKACK` once `quickAckDeferral` passes with
+    /// nothing to read (see `acknowledgeQuickly`).
+    private func serviceTurn(owedAcknowledgement: inout Bool) -> MosquittoCode {
         let raw = handle.raw
         let fd = mosquitto_socket(raw)
         guard fd >= 0 else { return .noConnection }
@@ -143,7 +148,20 @@ extension ClientCore {
             fds[0].events = socketEvents
             if woken > 0 { timeout = 0 }
         }
-        let ready = poll(&fds, 2, timeout)
+        let ready: Int32
+        if owedAcknowledgement, timeout > 0, let buffers = socketBuffers {
+            // The broker's Nagle holds its next small packet until we acknowledge: wait for it
+            // only briefly, then acknowledge and wait as usual.
+            let nanoseconds = Int(Self.quickAckDeferral.components.attoseconds / 1_000_000_000)
+            ready = fds.withUnsafeMutableBytes { buffers.pollNanoseconds($0.baseAddress, 2, nanoseconds) }
+            if ready == 0 {
+                acknowledgeQuickly()
+                owedAcknowledgement = false
+                return .success
+            }
+        } else {
+            ready = poll(&fds, 2, timeout)
+        }
         if ready < 0 { return errno == EINTR ? .success : .errno }
         if fds[1].revents != 0 { wakeup.drain() }
         let readable = buffered || fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
@@ -159,10 +177,21 @@ extension ClientCore {
         let writesBefore = socketBuffers?.writeCalls
         let written = writeBatch(fd)
         if !written.isSuccess { return written }
-        // A turn that sent bytes acknowledged what it read with them; one that only read
-        // acknowledges now (a pure ACK costs the kernel's whole TCP path: ~1 µs per message
-        // in a flood when every turn sent one).
-        if readable, writesBefore == nil || socketBuffers?.writeCalls == writesBefore { acknowledgeQuickly() }
+        // A turn that sent bytes acknowledged what it read with them. One that only read owes
+        // the ACK: in a flood the next turn's bytes carry it (a pure ACK per read-only turn cost
+        // the kernel's whole TCP path, ~2 µs per message in the QoS 0 flood), otherwise
+        // `quickAckDeferral` without anything to read sends it. Without the socket buffers (TLS)
+        // a turn cannot tell whether it wrote: it acknowledges at once, as does the output
+        // connection, whose turns read only PUBACKs.
+        if socketBuffers?.writeCalls != writesBefore {
+            owedAcknowledgement = false
+        } else if readable {
+            if writesBefore != nil, acknowledgementReadDelayMilliseconds == nil {
+                owedAcknowledgement = true
+            } else {
+                acknowledgeQuickly()
+            }
+        }
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
 
@@ -221,6 +250,11 @@ extension ClientCore {
     /// Most packets `readUntilEmpty` reads in one loop turn (bounds the PUBACK delay).
     static let packetsPerTurn = 64
 
+    /// How long a turn that read without writing leaves the TCP ACK to the next turn's bytes
+    /// before it sends it alone (`serviceTurn`): the longest a broker's Nagle can hold its next
+    /// packet to us because of it. (Below one second: `ppoll` takes the nanoseconds alone.)
+    static let quickAckDeferral: Duration = .microseconds(200)
+
     /// What a write-behind flush left: `true` when bytes wait for the socket to drain. On an
     /// error the socket is shut down, so that libmosquitto's next read reports the broken
     /// connection through its usual path (on_disconnect, reconnect, QoS 1 resent).
@@ -229,12 +263,14 @@ extension ClientCore {
         return flush == 1
     }
 
-    /// Re-arms TCP_QUICKACK on the socket (Linux clears it after each delayed-ACK decision).
+    /// Re-arms TCP_QUICKACK on the socket (Linux clears it after each delayed-ACK decision);
+    /// an ACK the kernel was delaying leaves at once (`__tcp_sock_set_quickack` →
+    /// `tcp_cleanup_rbuf`).
     ///
     /// The broker leaves Nagle on; when the bridge receives without publishing back (a
     /// suppressed or background message), our delayed ACK made the broker's next small
-    /// packet wait ~40 ms behind Nagle. Acknowledging at once keeps the latency at the
-    /// round trip. One `setsockopt` per loop turn.
+    /// packet wait ~40 ms behind Nagle. Acknowledging within `quickAckDeferral` keeps that
+    /// wait below it.
     private func acknowledgeQuickly() {
         let fd = mosquitto_socket(handle.raw)
         guard fd >= 0 else { return }

@@ -23,17 +23,19 @@ package struct SocketBufferHooks: Sendable {
     package var mute: @convention(c) (Int32) -> Int32
     package var counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void
     package var mutedWrites: @convention(c) (Int32) -> UInt
+    package var pollNanoseconds: @convention(c) (UnsafeMutableRawPointer?, UInt, Int) -> Int32
 
     /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
     /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
     /// same), `_pending`, `pb_socketpair_capture_begin`, `_end`, `pb_mute_writes`,
-    /// `pb_socketbuffers_counts` and `pb_muted_writes`.
+    /// `pb_socketbuffers_counts`, `pb_muted_writes` and `pb_poll_nanoseconds`.
     package init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
                 buffered: @convention(c) () -> Int, beginWrites: @convention(c) () -> Void,
                 endWrites: @convention(c) () -> Int32, pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
                 captureEnd: @convention(c) () -> Int32, mute: @convention(c) (Int32) -> Int32,
                 counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void,
-                mutedWrites: @convention(c) (Int32) -> UInt) {
+                mutedWrites: @convention(c) (Int32) -> UInt,
+                pollNanoseconds: @convention(c) (UnsafeMutableRawPointer?, UInt, Int) -> Int32) {
         self.attach = attach
         self.detach = detach
         self.buffered = buffered
@@ -45,6 +47,7 @@ package struct SocketBufferHooks: Sendable {
         self.mute = mute
         self.counts = counts
         self.mutedWrites = mutedWrites
+        self.pollNanoseconds = pollNanoseconds
     }
 
     /// The libmosquitto versions whose read and write pattern the buffers were checked
