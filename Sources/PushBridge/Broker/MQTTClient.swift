@@ -73,16 +73,11 @@ package final class MQTTClient: Sendable {
             rc = send(topic, nil)
         } else {
             // Under the lock of the reused list (publishing threads only): libmosquitto copies it.
-            let made = core.reusedProperties.withLock { reused -> Result<MosquittoCode, MQTTError> in
-                do throws(MQTTError) {
-                    return .success(send(topic, try reused.list(for: userProperties)))
-                } catch {
-                    return .failure(error)
+            do {
+                rc = try core.reusedProperties.withLock { reused throws(MQTTError) -> MosquittoCode in
+                    send(topic, try reused.list(for: userProperties))
                 }
-            }
-            switch made {
-            case .success(let code): rc = code
-            case .failure(let error):
+            } catch {
                 core.state.withLock { $0.endPublish(mid: nil) }
                 throw error
             }

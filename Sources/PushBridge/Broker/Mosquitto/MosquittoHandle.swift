@@ -111,20 +111,23 @@ enum MQTTLimits {
     static let maxPayload: Int32 = 268_435_455
 }
 
-/// The user properties of the last QoS>0 publish with any, and their list: libmosquitto copies
-/// the list into each QoS>0 message it queues (`mosquitto_publish_v5`, lib/actions.c of 2.0.11),
-/// so one list serves every publish with the same properties (the display's `hop`), instead of
-/// a list built and freed per publish (~1 200 instructions). Kept under a lock of its own, which
-/// only publishing threads take.
-struct ReusedProperties: ~Copyable {
+/// A publish's property list, kept while its user properties repeat: libmosquitto copies the
+/// list into each QoS>0 message it queues and writes a QoS 0 one into the packet at once
+/// (`mosquitto_publish_v5`, lib/actions.c of 2.0.11), so one list serves every publish with
+/// the same properties (the display's `hop`) instead of a list built and freed per publish
+/// (~1 200 instructions). `TopicAliases` keeps one per topic alias for QoS 0, the client one
+/// for QoS>0 (`ClientCore.reusedProperties`).
+struct ReusedProperties {
     private var user: [(name: String, value: String)] = []
     private var list: PropertyList?
 
-    /// The list for `userProperties` (not empty), built only when they differ from the last ones.
-    mutating func list(for userProperties: [(name: String, value: String)]) throws(MQTTError) -> PropertyList {
+    /// The list for `userProperties` and, when not 0, the Topic Alias `alias`; built only when
+    /// they differ from the last call's (a caller keeps one value per alias).
+    mutating func list(for userProperties: [(name: String, value: String)], alias: UInt16 = 0) throws(MQTTError) -> PropertyList {
         if let list, user.elementsEqual(userProperties, by: { $0 == $1 }) { return list }
         let made = PropertyList()
         for (name, value) in userProperties { try made.addUserProperty(name: name, value: value) }
+        if alias != 0 { try made.addInt16(MQTT_PROP_TOPIC_ALIAS, alias) }
         user = userProperties
         list = made
         return made

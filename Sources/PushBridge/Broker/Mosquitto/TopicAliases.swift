@@ -79,8 +79,8 @@ final class TopicAliases: Sendable {
         var maximum = 0
         /// topic -> alias, for the topics whose topic + alias publish was queued on this connection.
         var aliases: [String: UInt16] = [:]
-        /// The property list last used with each alias (0: none), and its user properties.
-        var lists: [UInt16: (user: [(name: String, value: String)], list: PropertyList)] = [:]
+        /// The property list last used with each alias (0: none).
+        var lists: [UInt16: ReusedProperties] = [:]
 
         mutating func reset(maximum: Int) {
             self.maximum = maximum
@@ -91,14 +91,7 @@ final class TopicAliases: Sendable {
         mutating func properties(alias: UInt16, userProperties: [(name: String, value: String)])
             throws(MQTTError) -> PropertyList? {
             if alias == 0, userProperties.isEmpty { return nil }
-            if let cached = lists[alias], cached.user.elementsEqual(userProperties, by: { $0 == $1 }) {
-                return cached.list
-            }
-            let list = PropertyList()
-            for (name, value) in userProperties { try list.addUserProperty(name: name, value: value) }
-            if alias != 0 { try list.addInt16(MQTT_PROP_TOPIC_ALIAS, alias) }
-            lists[alias] = (userProperties, list)
-            return list
+            return try lists[alias, default: ReusedProperties()].list(for: userProperties, alias: alias)
         }
     }
 }
