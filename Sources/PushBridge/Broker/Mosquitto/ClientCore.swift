@@ -31,6 +31,12 @@ final class ClientCore: Sendable {
     let topicAliases: TopicAliases
     /// The property list of our QoS>0 publishes with user properties, reused while they repeat.
     let reusedProperties = Mutex(ReusedProperties())
+    /// `options.acknowledgementReadDelay` as `poll`'s timeout (NetworkThread.swift), made once.
+    let acknowledgementReadDelayMilliseconds: Int32?
+    /// A turn that read without writing may leave its TCP ACK to the next turn (NetworkThread.swift):
+    /// only with the socket buffers, which tell whether a turn wrote, and not on a connection
+    /// that delays its PUBACK reads (its turns read only PUBACKs).
+    let defersAcknowledgements: Bool
     /// Signalled once by the network thread when it has seen `readsPaused` between two turns
     /// (the read batch in progress, with its callbacks and `onReadsDone`, is over).
     let readsPausedSeen = DispatchSemaphore(value: 0)
@@ -64,6 +70,8 @@ final class ClientCore: Sendable {
         self.wakeup = try LoopWakeup()
         self.socketBuffers = options.tls == nil
             ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
+        self.acknowledgementReadDelayMilliseconds = options.acknowledgementReadDelay.map(Self.pollMilliseconds)
+        self.defersAcknowledgements = socketBuffers != nil && options.acknowledgementReadDelay == nil
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque(),

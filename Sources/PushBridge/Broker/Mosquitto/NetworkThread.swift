@@ -104,16 +104,10 @@ extension ClientCore {
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
-    /// `options.acknowledgementReadDelay` for `poll`.
-    private var acknowledgementReadDelayMilliseconds: Int32? {
-        options.acknowledgementReadDelay.map(Self.pollMilliseconds)
-    }
-
     /// `delay` as `poll`'s timeout: whole milliseconds rounded up, at least 1 and at most
     /// `loopTimeoutMilliseconds` (a turn never sleeps longer than the loop's own timeout).
     static func pollMilliseconds(_ delay: Duration) -> Int32 {
-        let ms = (delay / .milliseconds(1)).rounded(.up)
-        return ms.isNaN ? 1 : Int32(max(1, min(Double(loopTimeoutMilliseconds), ms)))
+        Int32(max(1, min(Double(loopTimeoutMilliseconds), (delay / .milliseconds(1)).rounded(.up))))
     }
 
     /// Publishes of ours are waiting for their acknowledgement.
@@ -152,8 +146,7 @@ extension ClientCore {
         if owedAcknowledgement, timeout > 0, let buffers = socketBuffers {
             // The broker's Nagle holds its next small packet until we acknowledge: wait for it
             // only briefly, then acknowledge and wait as usual.
-            let nanoseconds = Int(Self.quickAckDeferral.components.attoseconds / 1_000_000_000)
-            ready = fds.withUnsafeMutableBytes { buffers.pollNanoseconds($0.baseAddress, 2, nanoseconds) }
+            ready = fds.withUnsafeMutableBytes { buffers.pollNanoseconds($0.baseAddress, 2, Self.quickAckDeferralNanoseconds) }
             if ready == 0 {
                 acknowledgeQuickly()
                 owedAcknowledgement = false
@@ -186,11 +179,7 @@ extension ClientCore {
         if socketBuffers?.writeCalls != writesBefore {
             owedAcknowledgement = false
         } else if readable {
-            if writesBefore != nil, acknowledgementReadDelayMilliseconds == nil {
-                owedAcknowledgement = true
-            } else {
-                acknowledgeQuickly()
-            }
+            if defersAcknowledgements { owedAcknowledgement = true } else { acknowledgeQuickly() }
         }
         return MosquittoCode(mosquitto_loop_misc(raw))
     }
@@ -254,6 +243,7 @@ extension ClientCore {
     /// before it sends it alone (`serviceTurn`): the longest a broker's Nagle can hold its next
     /// packet to us because of it. (Below one second: `ppoll` takes the nanoseconds alone.)
     static let quickAckDeferral: Duration = .microseconds(200)
+    static let quickAckDeferralNanoseconds = Int(quickAckDeferral.components.attoseconds / 1_000_000_000)
 
     /// What a write-behind flush left: `true` when bytes wait for the socket to drain. On an
     /// error the socket is shut down, so that libmosquitto's next read reports the broken
