@@ -43,6 +43,10 @@ size_t pb_writebehind_pending(void) { return 0; }
 void pb_socketpair_capture_begin(void) {}
 int pb_socketpair_capture_end(void) { return -1; }
 int pb_mute_writes(int fd) { (void)fd; return -1; }
+void *pb_writebehind_share(void) { return NULL; }
+int pb_writebehind_guest_begin(void *shared, int fd) { (void)shared; (void)fd; return -1; }
+int pb_writebehind_guest_end(void) { return 0; }
+unsigned long pb_writebehind_guest_writes(void) { return 0; }
 
 #else
 
@@ -71,6 +75,12 @@ struct socketbuffers {
 
 // One per thread; only the thread that attached a socket ever sees it attached.
 static _Thread_local struct socketbuffers state = { .fd = -1 };
+
+// Another thread's buffers whose write-behind this thread collects into between
+// pb_writebehind_guest_begin and _end; the caller's lock keeps their owner out meanwhile.
+static _Thread_local struct socketbuffers *guest;
+// write(2) calls this thread made as a guest (its own counts are for its own socket).
+static _Thread_local unsigned long guest_kernel_writes;
 
 // The calling thread's totals for its attached sockets, over all its attaches: reads asked,
 // read(2) calls made for them, writes asked, write(2) calls made for them.
@@ -108,8 +118,12 @@ ssize_t read(int fd, void *buffer, size_t count) {
     return (ssize_t)n;
 }
 
+static size_t pending_of(const struct socketbuffers *s) {
+    return s->out_end - s->out_start;
+}
+
 static size_t pending(void) {
-    return state.out_end - state.out_start;
+    return pending_of(&state);
 }
 
 // Muted descriptors, by number: 0 is not muted, n > 0 is muted with n - 1 writes answered.
@@ -155,8 +169,39 @@ int pb_socketpair_capture_end(void) {
     return fd;
 }
 
+// Appends to `s`'s write-behind: EAGAIN past the limit or without memory.
+static ssize_t collect(struct socketbuffers *s, const void *buffer, size_t count) {
+    if (count == 0) return 0;
+    if (pending_of(s) > 0 && pending_of(s) + count > write_limit) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (s->out_end + count > s->out_capacity) {
+        // Move what is pending to the front, then grow if that is not enough.
+        size_t left = pending_of(s);
+        if (left > 0 && s->out_start > 0) memmove(s->out, s->out + s->out_start, left);
+        s->out_start = 0;
+        s->out_end = left;
+        if (left + count > s->out_capacity) {
+            size_t capacity = s->out_capacity ? s->out_capacity : 16 * 1024;
+            while (capacity < left + count) capacity *= 2;
+            unsigned char *grown = realloc(s->out, capacity);
+            if (grown == NULL) {
+                errno = EAGAIN;  // libmosquitto keeps the packet and tries again later
+                return -1;
+            }
+            s->out = grown;
+            s->out_capacity = capacity;
+        }
+    }
+    memcpy(s->out + s->out_end, buffer, count);
+    s->out_end += count;
+    return (ssize_t)count;
+}
+
 ssize_t write(int fd, const void *buffer, size_t count) {
     if (fd < 0 || fd != state.fd) {
+        if (guest != NULL && fd == guest->fd && guest->collecting) return collect(guest, buffer, count);
         if (is_muted(fd)) {
             atomic_fetch_add_explicit(&muted[fd], 1, memory_order_relaxed);
             return (ssize_t)count;
@@ -168,56 +213,37 @@ ssize_t write(int fd, const void *buffer, size_t count) {
         counts[count_kernel_writes]++;
         return kernel_write(fd, buffer, count);
     }
-    if (count == 0) return 0;
-    if (pending() > 0 && pending() + count > write_limit) {
-        errno = EAGAIN;
-        return -1;
-    }
-    if (state.out_end + count > state.out_capacity) {
-        // Move what is pending to the front, then grow if that is not enough.
-        size_t left = pending();
-        if (left > 0 && state.out_start > 0) memmove(state.out, state.out + state.out_start, left);
-        state.out_start = 0;
-        state.out_end = left;
-        if (left + count > state.out_capacity) {
-            size_t capacity = state.out_capacity ? state.out_capacity : 16 * 1024;
-            while (capacity < left + count) capacity *= 2;
-            unsigned char *grown = realloc(state.out, capacity);
-            if (grown == NULL) {
-                errno = EAGAIN;  // libmosquitto keeps the packet and tries again later
-                return -1;
-            }
-            state.out = grown;
-            state.out_capacity = capacity;
-        }
-    }
-    memcpy(state.out + state.out_end, buffer, count);
-    state.out_end += count;
-    return (ssize_t)count;
+    return collect(&state, buffer, count);
 }
 
-int pb_writebehind_flush(void) {
-    while (pending() > 0) {
-        counts[count_kernel_writes]++;
-        ssize_t sent = kernel_write(state.fd, state.out + state.out_start, pending());
+// Sends what `s` has pending (0 all sent, 1 the socket is full, -1 an error); counts each
+// write(2) in `kernel_writes` when given.
+static int flush(struct socketbuffers *s, unsigned long *kernel_writes) {
+    while (pending_of(s) > 0) {
+        if (kernel_writes) (*kernel_writes)++;
+        ssize_t sent = kernel_write(s->fd, s->out + s->out_start, pending_of(s));
         if (sent > 0) {
-            state.out_start += (size_t)sent;
+            s->out_start += (size_t)sent;
             continue;
         }
         if (sent < 0 && errno == EINTR) continue;
         if (sent < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 1;
         int saved = errno;
-        state.out_start = state.out_end = 0;
+        s->out_start = s->out_end = 0;
         errno = saved ? saved : EPIPE;
         return -1;
     }
-    state.out_start = state.out_end = 0;
-    if (state.out_capacity > write_limit) {  // a burst grew it: give the memory back
-        free(state.out);
-        state.out = NULL;
-        state.out_capacity = 0;
+    s->out_start = s->out_end = 0;
+    if (s->out_capacity > write_limit) {  // a burst grew it: give the memory back
+        free(s->out);
+        s->out = NULL;
+        s->out_capacity = 0;
     }
     return 0;
+}
+
+int pb_writebehind_flush(void) {
+    return flush(&state, &counts[count_kernel_writes]);
 }
 
 void pb_writebehind_begin(void) {
@@ -231,6 +257,34 @@ int pb_writebehind_end(void) {
 
 size_t pb_writebehind_pending(void) {
     return state.fd < 0 ? 0 : pending();
+}
+
+void *pb_writebehind_share(void) {
+    return &state;
+}
+
+int pb_writebehind_guest_begin(void *shared, int fd) {
+    struct socketbuffers *s = shared;
+    if (s == NULL || s == &state || guest != NULL || fd < 0 || s->fd != fd || s->collecting) return -1;
+    if (pending_of(s) > 0) {
+        int flushed = flush(s, &guest_kernel_writes);
+        if (flushed != 0) return flushed;
+    }
+    guest = s;
+    s->collecting = 1;
+    return 0;
+}
+
+int pb_writebehind_guest_end(void) {
+    struct socketbuffers *s = guest;
+    if (s == NULL) return 0;
+    guest = NULL;
+    s->collecting = 0;
+    return flush(s, &guest_kernel_writes);
+}
+
+unsigned long pb_writebehind_guest_writes(void) {
+    return guest_kernel_writes;
 }
 
 int close(int fd) {

@@ -19,13 +19,17 @@ extension Bridge {
     ///
     /// Its PUBACKs only give places back and finish journal rows, so its thread reads them
     /// when it wakes to write the next displays, or `outputAcknowledgementReadDelay` after
-    /// the last read at most (`MQTTClientOptions.acknowledgementReadDelay`).
+    /// the last read at most (`MQTTClientOptions.acknowledgementReadDelay`). The displays of an
+    /// intake batch are written by the intake thread itself at the batch's end, through the
+    /// output thread's write-behind buffer, unless that thread is in a turn
+    /// (`MQTTClientOptions.acceptsGuestWrites`): no wake-up of the output thread per batch.
     package static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
         var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
         options.clientID = broker.clientID + outputClientIDSuffix
         options.cleanStart = true
         options.sessionExpiry = .zero
         options.acknowledgementReadDelay = outputAcknowledgementReadDelay
+        options.acceptsGuestWrites = true
         return options
     }
 

@@ -14,7 +14,9 @@ if pb_socketbuffers_active() != 0 {
         beginWrites: pb_writebehind_begin, endWrites: pb_writebehind_end, pending: pb_writebehind_pending,
         captureBegin: pb_socketpair_capture_begin, captureEnd: pb_socketpair_capture_end, mute: pb_mute_writes,
         counts: pb_socketbuffers_counts, mutedWrites: pb_muted_writes,
-        pollNanoseconds: pb_poll_nanoseconds))
+        pollNanoseconds: pb_poll_nanoseconds, share: pb_writebehind_share,
+        guestBegin: pb_writebehind_guest_begin, guestEnd: pb_writebehind_guest_end,
+        guestWrites: pb_writebehind_guest_writes))
 }
 
 func printOut(_ s: String, newline: Bool = true) { FileHandle.standardOutput.write(Data((s + (newline ? "\n" : "")).utf8)) }

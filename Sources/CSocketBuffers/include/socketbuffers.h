@@ -64,6 +64,26 @@ int pb_writebehind_flush(void);
 /// Bytes collected and not yet sent, for the calling thread.
 size_t pb_writebehind_pending(void);
 
+/// The calling thread's buffers, for pb_writebehind_guest_begin on another thread (valid for
+/// the calling thread's life; they hold a socket only while it is attached).
+void *pb_writebehind_share(void);
+
+/// From now on the calling thread's writes of `fd` are collected into `shared`'s write-behind
+/// (another thread's, from pb_writebehind_share, attached to `fd`), as that thread's own would
+/// be. The caller must keep that thread from its socket until pb_writebehind_guest_end (a lock
+/// both take around their writes). What `shared` still has pending is sent first. Returns 0
+/// when collecting, 1 when the pending bytes did not all go (the socket is full: nothing is
+/// collected), -1 when `shared` is not attached to `fd` (or this thread is a guest already).
+int pb_writebehind_guest_begin(void *shared, int fd);
+
+/// Stops collecting as a guest and sends what is pending with one write(2), as
+/// pb_writebehind_end does for the owner; what the socket does not take stays pending for the
+/// owner's next flush. 0 when none is left, 1 when some is, -1 on an error (errno set).
+int pb_writebehind_guest_end(void);
+
+/// write(2) calls the calling thread made as a guest, over its life.
+unsigned long pb_writebehind_guest_writes(void);
+
 /// Starts recording the socket pairs the calling thread creates (the last one is kept).
 void pb_socketpair_capture_begin(void);
 

@@ -124,9 +124,13 @@ package final class MQTTClient: Sendable {
         if isConnected { _ = core.readsPausedSeen.wait(timeout: .now() + .seconds(5)) }
     }
 
-    /// Wakes the network thread if a `publish(deferWake: true)` left it asleep.
+    /// Sends what `publish(deferWake: true)` queued since the last call: on a connection that
+    /// accepts guest writes (`MQTTClientOptions.acceptsGuestWrites`) the calling thread writes
+    /// it when the network thread is not in a turn; otherwise, or when it could not, the
+    /// network thread is woken to write it.
     package func flushDeferredWake() {
-        if core.wakeDeferred.exchange(false, ordering: .acquiringAndReleasing) { core.wakeup.signal() }
+        guard core.wakeDeferred.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        if !core.writeQueuedAsGuest() { core.wakeup.signal() }
     }
 
     /// `true` between an accepted CONNACK and the loss of that connection.
@@ -173,7 +177,9 @@ package final class MQTTClient: Sendable {
             return !s.stopRequested
         }
         guard first else { return }
-        core.handle.disconnect()
+        // Under the write step: a guest write in progress ends before the DISCONNECT is queued,
+        // and none starts after it (it sees the stop).
+        core.inWriteStep { core.handle.disconnect() }
         core.wakeup.signal()
         core.wake.signal()
     }

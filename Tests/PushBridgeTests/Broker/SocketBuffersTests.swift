@@ -1,5 +1,6 @@
 import CSocketBuffers
 import Foundation
+import Synchronization
 import Testing
 
 /// The read(2), write(2), close(2) and socketpair(2) that buffer the network thread's MQTT
@@ -177,6 +178,101 @@ struct SocketBuffersTests {
             received += drain(b)
             #expect(received.count == 200_000 && received.allSatisfy { $0 == 7 })
         }
+    }
+
+    /// The owner of `fd`'s buffers on a thread of its own: `owner` runs there with the socket
+    /// attached, gets the shared buffers, and blocks on its `park` until the caller is done.
+    final class Owner: @unchecked Sendable {
+        let ready = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        var share: UnsafeMutableRawPointer?
+        var onResume: (@Sendable () -> Void)?
+
+        init(attaching fd: Int32) {
+            let thread = Thread { [self] in
+                _ = pb_readahead_attach(fd)
+                share = pb_writebehind_share()
+                ready.signal()
+                resume.wait()
+                onResume?()
+                pb_readahead_detach()
+                done.signal()
+            }
+            thread.start()
+            ready.wait()
+        }
+
+        /// Lets the owner thread run `body` (with the socket still attached), detach and end.
+        func finish(_ body: @escaping @Sendable () -> Void = {}) {
+            onResume = body
+            resume.signal()
+            done.wait()
+        }
+    }
+
+    @Test("a guest thread collects into another thread's write-behind and sends it with one write")
+    func guestWritesThroughTheOwnersBuffer() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        let owner = Owner(attaching: a)
+        let shareBits = UInt(bitPattern: owner.share)
+        onOwnThread { [self] in
+            let share = UnsafeMutableRawPointer(bitPattern: shareBits)
+            #expect(pb_writebehind_guest_begin(share, b) == -1, "not the socket the buffers hold")
+            let before = pb_writebehind_guest_writes()
+            let own = counts()
+            #expect(pb_writebehind_guest_begin(share, a) == 0)
+            #expect(pb_writebehind_guest_begin(share, a) == -1, "a guest already")
+            send(a, Array("one ".utf8))
+            send(a, Array("two".utf8))
+            #expect(drain(b).isEmpty, "nothing reaches the peer before end")
+            #expect(pb_writebehind_guest_end() == 0)
+            #expect(drain(b) == Array("one two".utf8))
+            #expect(pb_writebehind_guest_writes() - before == 1)
+            let after = counts()
+            #expect(after.writes == own.writes && after.kernelWrites == own.kernelWrites,
+                    "the guest's own counts are for its own socket")
+            send(a, Array("direct".utf8))  // not collecting: straight to the kernel
+            #expect(drain(b) == Array("direct".utf8))
+            #expect(pb_writebehind_guest_end() == 0, "ending without beginning does nothing")
+        }
+        owner.finish { #expect(pb_writebehind_pending() == 0) }
+        #expect(pb_writebehind_guest_begin(nil, a) == -1)
+    }
+
+    @Test("what a full socket left of a guest's write waits for the owner, and blocks the next guest")
+    func guestLeftoverStaysWithTheOwner() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        let owner = Owner(attaching: a)
+        let shareBits = UInt(bitPattern: owner.share)
+        var small: Int32 = 8192  // a send buffer that surely takes less than the chunk
+        _ = setsockopt(a, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let chunk = [UInt8](repeating: 9, count: 200_000)
+        onOwnThread { [self] in
+            let share = UnsafeMutableRawPointer(bitPattern: shareBits)
+            #expect(pb_writebehind_guest_begin(share, a) == 0)
+            send(a, chunk)
+            #expect(pb_writebehind_guest_end() == 1, "the socket takes less than 200 kB")
+            #expect(pb_writebehind_guest_begin(share, a) == 1, "the rest still does not fit: nothing is collected")
+            #expect(pb_writebehind_guest_end() == 0, "not a guest after a refusal")
+        }
+        // The owner's next flush sends the rest, in order after what the guest sent.
+        let received = Mutex<[UInt8]>([])
+        owner.finish { [self] in
+            #expect(pb_writebehind_pending() > 0)
+            var result = pb_writebehind_flush()
+            while result == 1 {
+                let got = drain(b)
+                received.withLock { $0 += got }
+                result = pb_writebehind_flush()
+            }
+            #expect(result == 0)
+        }
+        received.withLock { $0 += drain(b) }
+        let all = received.withLock { $0 }
+        #expect(all.filter { $0 == 9 }.count == 200_000)
     }
 
     @Test("close sends what is pending first (a buffered DISCONNECT is not lost)")

@@ -90,4 +90,64 @@ struct SocketBufferEffectTests {
         publisher.stop()
         display.stop()
     }
+
+    /// The intake thread's count of write(2) it made for the output connection, from its
+    /// `another connection's writes from this thread: N write(2)` line (nil: no such line).
+    static func guestWrites(_ log: String) -> Int? {
+        let marker = "another connection's writes from this thread: "
+        let counts = log.split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: marker) else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        }
+        return counts.isEmpty ? nil : counts.reduce(0, +)
+    }
+
+    @Test("a burst of 2000 QoS 1 messages with QoS 1 displays: the intake thread writes the displays in batches; each shown once, in order",
+          .timeLimit(.minutes(2)))
+    func qos1DisplaysWrittenByTheIntakeThread() async throws {
+        let broker = try TestBroker()
+        let prefix = uniqueName("guest")
+        let config = try writeTempFile("""
+            broker:
+              host: 127.0.0.1
+              port: \(broker.port)
+              client_id: \(uniqueName("bridge"))
+              keepalive: 10s
+            routes:
+              - name: burst
+                topic: "\(prefix)/+"
+                qos: 1
+                input: text
+                alert:
+                  body: "{{ raw }}"
+            display:
+              topic: "display/{{ topic }}"
+              qos: 1
+            monitoring:
+              status_topic: null
+              stats_topic: null
+              log_level: debug
+
+            """)
+        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
+        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
+        let publisher = try await TestClient.connected(to: broker)
+        let sent = 2000
+        for n in 0..<sent { try publisher.publish("\(prefix)/t", "\(n)", qos: 1) }
+        let shown = try await display.waitForMessages(count: sent, timeout: .seconds(60))
+        let result = await bridge.terminate(grace: .seconds(30))
+        #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
+        #expect(try shown.map { jsonString(try JSONValue.parse($0.payload)["body"]) } == (0..<sent).map(String.init),
+                "every display once, in the order of the inputs")
+        let guest = try #require(Self.guestWrites(result.stderr),
+                                 "no guest-write line: the output connection's displays were not written by the intake thread; stderr: \(result.stderr.suffix(600))")
+        let lines = Counts.parse(result.stderr)
+        try #require(lines.count == 2, "one line per connection; stderr: \(result.stderr.suffix(600))")
+        let summary = "guest write(2): \(guest); threads: \(lines)"
+        // Batched: far fewer write(2) than displays, and most of them the intake thread's.
+        #expect(guest > 0 && Double(guest) < 0.5 * Double(sent), "\(summary)")
+        #expect(Double(lines.map(\.kernelWrites).reduce(0, +) + guest) < 0.75 * Double(sent), "\(summary)")
+        publisher.stop()
+        display.stop()
+    }
 }

@@ -43,6 +43,14 @@ final class ClientCore: Sendable {
     let readsPausedSignalled = Atomic<Bool>(false)
     /// The executable's socket buffers, for a client on our own loop (`nil`: packet by packet).
     let socketBuffers: SocketBufferHooks?
+    /// Another thread may write this connection's queued packets (`options.acceptsGuestWrites`
+    /// and the socket buffers).
+    let acceptsGuestWrites: Bool
+    /// Held by the network thread through each turn but its `poll`, and by a guest writer
+    /// (`writeQueuedAsGuest`) through its write: one of them at a time touches the socket and
+    /// its write-behind buffer. The value is the network thread's buffers
+    /// (`SocketBufferHooks.share`, as a bit pattern), 0 until that thread has them.
+    let writeStep = Mutex<UInt>(0)
     /// Set once in `init`; `nil` only while `init` runs.
     private let handleBox: HandleBox
     private let minimumLibraryLevel: LogLevel
@@ -72,6 +80,7 @@ final class ClientCore: Sendable {
             ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
         self.acknowledgementReadDelayMilliseconds = options.acknowledgementReadDelay.map(Self.pollMilliseconds)
         self.defersAcknowledgements = socketBuffers != nil && options.acknowledgementReadDelay == nil
+        self.acceptsGuestWrites = socketBuffers != nil && options.acceptsGuestWrites
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque(),

@@ -90,6 +90,12 @@ package struct MQTTClientOptions: Sendable {
     /// previous batch's PUBACKs. `nil`: every readable socket wakes the thread (a connection
     /// that receives messages needs that).
     package var acknowledgementReadDelay: Duration?
+    /// For a connection that others publish on in batches (the output connection): the
+    /// thread that ends a batch with `MQTTClient.flushDeferredWake()` writes the batch itself,
+    /// through the network thread's write-behind buffer, when that thread is not in a turn,
+    /// instead of waking it (`ClientCore.writeQueuedAsGuest`). Plain TCP with the socket buffers
+    /// only; otherwise, and whenever the network thread is busy, the thread is woken as before.
+    package var acceptsGuestWrites = false
 
     /// Options with the SPEC defaults; only the host, port and client id usually change.
     package init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",

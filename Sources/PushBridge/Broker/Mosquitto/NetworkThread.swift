@@ -43,25 +43,32 @@ extension ClientCore {
         let properties = connectProperties()
         let keepalive = Int32(options.keepalive.wholeSeconds())
         wakeup.adoptCurrentThread()
+        if acceptsGuestWrites, let buffers = socketBuffers {
+            // This thread's buffers live as long as the thread; the share is withdrawn below.
+            writeStep.withLock { $0 = UInt(bitPattern: buffers.share()) }
+        }
+        defer { if acceptsGuestWrites { writeStep.withLock { $0 = 0 } } }
         while !isStopRequested {
             state.withLock { s in
                 s.accepted = false
                 s.refusal = nil
             }
             topicAliases.reset()  // before the new socket: no alias-only packet may reach it
-            let rc = MosquittoCode(mosquitto_connect_bind_v5(handle.raw, options.host, Int32(options.port),
-                                                             keepalive, nil, properties?.head))
+            let rc = inWriteStep {
+                MosquittoCode(mosquitto_connect_bind_v5(handle.raw, options.host, Int32(options.port),
+                                                        keepalive, nil, properties?.head))
+            }
             var ended = rc
             if rc.isSuccess {
                 if isStopRequested {
                     // stop() may have run between its DISCONNECT and this new socket.
-                    _ = mosquitto_disconnect_v5(handle.raw, 0, nil)
+                    inWriteStep { _ = mosquitto_disconnect_v5(handle.raw, 0, nil) }
                 }
                 // Our loop reads and writes the socket through per-thread buffers when the
                 // executable lent them (SocketBufferHooks): one read(2) and one write(2) per batch
                 // instead of three reads per packet and a write per packet. Detached below (or by
                 // libmosquitto's close), before the descriptor number can be reused.
-                if let buffers = socketBuffers, buffers.attach(mosquitto_socket(handle.raw)) != 0 {
+                if let buffers = socketBuffers, inWriteStep({ buffers.attach(mosquitto_socket(handle.raw)) }) != 0 {
                     log(.warning, "no memory for the socket buffers; reading and writing packet by packet")
                 }
                 var stopSeen: ContinuousClock.Instant? = nil
@@ -77,7 +84,7 @@ extension ClientCore {
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
                     if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
                 } while ended.isSuccess
-                socketBuffers?.detach()
+                inWriteStep { socketBuffers?.detach() }
             }
             let reason = ended.description
             let (accepted, refusal) = state.withLock { s in
@@ -98,11 +105,56 @@ extension ClientCore {
             }
             _ = wake.wait(timeout: .now() + delay.dispatchInterval)
         }
-        if let buffers = socketBuffers { log(.debug, buffers.summary(mutedFD: handle.mutedWakeFD)) }
+        if let buffers = socketBuffers {
+            log(.debug, buffers.summary(mutedFD: handle.mutedWakeFD))
+            let guest = buffers.guestWrites()
+            if guest > 0 { log(.debug, "another connection's writes from this thread: \(guest) write(2)") }
+        }
         finished.signal()
     }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
+
+    /// Runs `body` holding `writeStep` when another thread may write this connection
+    /// (`acceptsGuestWrites`), so that a guest write never meets the loop's own use of the
+    /// socket; otherwise just runs it. Never from inside `body` of another `inWriteStep`.
+    func inWriteStep<R: Sendable>(_ body: () -> R) -> R {
+        guard acceptsGuestWrites else { return body() }
+        return writeStep.withLock { _ in body() }
+    }
+
+    /// Writes what other threads queued on this connection from the calling thread, through
+    /// the network thread's write-behind buffer (one `write(2)`), instead of waking that
+    /// thread: for the thread that ends a batch of publishes (`MQTTClient.flushDeferredWake`).
+    /// Returns `false` when it did not write everything and the network thread must be woken:
+    /// guest writes are off, the network thread is in a turn, the connection is not up or is
+    /// stopping, or the socket is full.
+    ///
+    /// Safe from another thread because the network thread does everything else with the
+    /// socket and its buffers under `writeStep` (connect, read, write, keepalive, close), a
+    /// stop queues its DISCONNECT under it, and this runs only while connected and not
+    /// stopping: libmosquitto's write step then finds only PUBLISH, PUBACK, SUBSCRIBE or
+    /// PINGREQ packets, and its writes only land in the buffer (never a socket error, so it
+    /// never closes the socket or calls back from here). An error of the final `write(2)`
+    /// shuts the socket down: the network thread's next read reports it the usual way.
+    func writeQueuedAsGuest() -> Bool {
+        guard acceptsGuestWrites, let buffers = socketBuffers else { return false }
+        let written = writeStep.withLockIfAvailable { share -> Bool in
+            guard share != 0 else { return false }
+            let raw = handle.raw
+            let fd = mosquitto_socket(raw)
+            guard fd >= 0, state.withLock({ $0.connected && !$0.stopRequested }),
+                  buffers.guestBegin(UnsafeMutableRawPointer(bitPattern: share), fd) == 0 else { return false }
+            let rc = MosquittoCode(mosquitto_loop_write(raw, 1))
+            let flushed = buffers.guestEnd()
+            if flushed < 0 {
+                _ = shutdown(fd, Int32(SHUT_RDWR))
+                return false
+            }
+            return rc.isSuccess && flushed == 0 && !mosquitto_want_write(raw)
+        }
+        return written ?? false
+    }
 
     /// `delay` as `poll`'s timeout: whole milliseconds rounded up, at least 1 and at most
     /// `loopTimeoutMilliseconds` (a turn never sleeps longer than the loop's own timeout).
@@ -148,7 +200,7 @@ extension ClientCore {
             // only briefly, then acknowledge and wait as usual.
             ready = fds.withUnsafeMutableBytes { buffers.pollNanoseconds($0.baseAddress, 2, Self.quickAckDeferralNanoseconds) }
             if ready == 0 {
-                acknowledgeQuickly()
+                inWriteStep { acknowledgeQuickly() }
                 owedAcknowledgement = false
                 return .success
             }
@@ -156,6 +208,13 @@ extension ClientCore {
             ready = poll(&fds, 2, timeout)
         }
         if ready < 0 { return errno == EINTR ? .success : .errno }
+        let polled = fds
+        return inWriteStep { turnAfterPoll(fd, polled, buffered: buffered, owedAcknowledgement: &owedAcknowledgement) }
+    }
+
+    /// The rest of `serviceTurn` once `poll` returned with `fds` (under `writeStep`).
+    private func turnAfterPoll(_ fd: Int32, _ fds: [pollfd], buffered: Bool, owedAcknowledgement: inout Bool) -> MosquittoCode {
+        let raw = handle.raw
         if fds[1].revents != 0 { wakeup.drain() }
         let readable = buffered || fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
         if readable {
@@ -198,9 +257,11 @@ extension ClientCore {
         if ready < 0 { return errno == EINTR ? .success : .errno }
         if fds[1].revents != 0 { wakeup.drain() }
         if fds[0].revents & Int16(POLLERR | POLLHUP) != 0 { return .connectionLost }
-        let written = writeBatch(fd)
-        if !written.isSuccess { return written }
-        return MosquittoCode(mosquitto_loop_misc(raw))
+        return inWriteStep {
+            let written = writeBatch(fd)
+            if !written.isSuccess { return written }
+            return MosquittoCode(mosquitto_loop_misc(raw))
+        }
     }
 
     /// Writes what is queued, through the write-behind buffer when lent: libmosquitto writes

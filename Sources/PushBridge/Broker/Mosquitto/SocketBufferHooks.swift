@@ -24,18 +24,27 @@ package struct SocketBufferHooks: Sendable {
     package var counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void
     package var mutedWrites: @convention(c) (Int32) -> UInt
     package var pollNanoseconds: @convention(c) (UnsafeMutableRawPointer?, UInt, Int) -> Int32
+    package var share: @convention(c) () -> UnsafeMutableRawPointer?
+    package var guestBegin: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32
+    package var guestEnd: @convention(c) () -> Int32
+    package var guestWrites: @convention(c) () -> UInt
 
     /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
     /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
     /// same), `_pending`, `pb_socketpair_capture_begin`, `_end`, `pb_mute_writes`,
-    /// `pb_socketbuffers_counts`, `pb_muted_writes` and `pb_poll_nanoseconds`.
+    /// `pb_socketbuffers_counts`, `pb_muted_writes`, `pb_poll_nanoseconds`, and for another
+    /// thread's writes through a network thread's buffers `pb_writebehind_share`,
+    /// `pb_writebehind_guest_begin`, `_end` and `pb_writebehind_guest_writes`.
     package init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
                 buffered: @convention(c) () -> Int, beginWrites: @convention(c) () -> Void,
                 endWrites: @convention(c) () -> Int32, pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
                 captureEnd: @convention(c) () -> Int32, mute: @convention(c) (Int32) -> Int32,
                 counts: @convention(c) (UnsafeMutablePointer<UInt>?) -> Void,
                 mutedWrites: @convention(c) (Int32) -> UInt,
-                pollNanoseconds: @convention(c) (UnsafeMutableRawPointer?, UInt, Int) -> Int32) {
+                pollNanoseconds: @convention(c) (UnsafeMutableRawPointer?, UInt, Int) -> Int32,
+                share: @convention(c) () -> UnsafeMutableRawPointer?,
+                guestBegin: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32,
+                guestEnd: @convention(c) () -> Int32, guestWrites: @convention(c) () -> UInt) {
         self.attach = attach
         self.detach = detach
         self.buffered = buffered
@@ -48,6 +57,10 @@ package struct SocketBufferHooks: Sendable {
         self.counts = counts
         self.mutedWrites = mutedWrites
         self.pollNanoseconds = pollNanoseconds
+        self.share = share
+        self.guestBegin = guestBegin
+        self.guestEnd = guestEnd
+        self.guestWrites = guestWrites
     }
 
     /// The libmosquitto versions whose read and write pattern the buffers were checked
