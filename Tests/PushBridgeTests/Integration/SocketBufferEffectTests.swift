@@ -37,12 +37,9 @@ struct SocketBufferEffectTests {
         }
     }
 
-    @Test("a burst of 2000 QoS 0 messages: under half a read(2) and half a write(2) per message, wake-ups muted",
-          .timeLimit(.minutes(2)))
-    func burstThroughTheExecutable() async throws {
-        let broker = try TestBroker()
-        let prefix = uniqueName("buffers")
-        let config = try writeTempFile("""
+    /// One route from `prefix/+` to `display/…` at `qos` in and out, debug log (the counts).
+    static func config(broker: TestBroker, prefix: String, qos: Int) throws -> String {
+        try writeTempFile("""
             broker:
               host: 127.0.0.1
               port: \(broker.port)
@@ -51,19 +48,27 @@ struct SocketBufferEffectTests {
             routes:
               - name: burst
                 topic: "\(prefix)/+"
-                qos: 0
+                qos: \(qos)
                 input: text
                 alert:
                   body: "{{ raw }}"
             display:
               topic: "display/{{ topic }}"
-              qos: 0
+              qos: \(qos)
             monitoring:
               status_topic: null
               stats_topic: null
               log_level: debug
 
             """)
+    }
+
+    @Test("a burst of 2000 QoS 0 messages: under half a read(2) and half a write(2) per message, wake-ups muted",
+          .timeLimit(.minutes(2)))
+    func burstThroughTheExecutable() async throws {
+        let broker = try TestBroker()
+        let prefix = uniqueName("buffers")
+        let config = try Self.config(broker: broker, prefix: prefix, qos: 0)
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 0)])
         let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try await TestClient.connected(to: broker)
@@ -107,28 +112,7 @@ struct SocketBufferEffectTests {
     func qos1DisplaysWrittenByTheIntakeThread() async throws {
         let broker = try TestBroker()
         let prefix = uniqueName("guest")
-        let config = try writeTempFile("""
-            broker:
-              host: 127.0.0.1
-              port: \(broker.port)
-              client_id: \(uniqueName("bridge"))
-              keepalive: 10s
-            routes:
-              - name: burst
-                topic: "\(prefix)/+"
-                qos: 1
-                input: text
-                alert:
-                  body: "{{ raw }}"
-            display:
-              topic: "display/{{ topic }}"
-              qos: 1
-            monitoring:
-              status_topic: null
-              stats_topic: null
-              log_level: debug
-
-            """)
+        let config = try Self.config(broker: broker, prefix: prefix, qos: 1)
         let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
         let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
         let publisher = try await TestClient.connected(to: broker)
