@@ -54,10 +54,10 @@ extension ClientCore {
                 s.refusal = nil
             }
             topicAliases.reset()  // before the new socket: no alias-only packet may reach it
-            let rc = inWriteStep {
-                MosquittoCode(mosquitto_connect_bind_v5(handle.raw, options.host, Int32(options.port),
-                                                        keepalive, nil, properties?.head))
-            }
+            // Not under `writeStep`: a connect may block for long (a stop must not wait for it), and
+            // no guest writes while the connection is not up (`writeQueuedAsGuest`).
+            let rc = MosquittoCode(mosquitto_connect_bind_v5(handle.raw, options.host, Int32(options.port),
+                                                             keepalive, nil, properties?.head))
             var ended = rc
             if rc.isSuccess {
                 if isStopRequested {
@@ -84,7 +84,11 @@ extension ClientCore {
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
                     if let stopSeen, ContinuousClock.now - stopSeen > Self.disconnectGrace { break }
                 } while ended.isSuccess
-                inWriteStep { socketBuffers?.detach() }
+                inWriteStep {
+                    socketBuffers?.detach()
+                    // No guest write from here to the next CONNACK (the reconnect runs unlocked).
+                    state.withLock { $0.connected = false }
+                }
             }
             let reason = ended.description
             let (accepted, refusal) = state.withLock { s in
@@ -130,8 +134,8 @@ extension ClientCore {
     /// guest writes are off, the network thread is in a turn, the connection is not up or is
     /// stopping, or the socket is full.
     ///
-    /// Safe from another thread because the network thread does everything else with the
-    /// socket and its buffers under `writeStep` (connect, read, write, keepalive, close), a
+    /// Safe from another thread because the network thread does everything else with a
+    /// connected socket and its buffers under `writeStep` (read, write, keepalive, close), a
     /// stop queues its DISCONNECT under it, and this runs only while connected and not
     /// stopping: libmosquitto's write step then finds only PUBLISH, PUBACK, SUBSCRIBE or
     /// PINGREQ packets, and its writes only land in the buffer (never a socket error, so it
@@ -140,11 +144,12 @@ extension ClientCore {
     func writeQueuedAsGuest() -> Bool {
         guard acceptsGuestWrites, let buffers = socketBuffers else { return false }
         let written = writeStep.withLockIfAvailable { share -> Bool in
-            guard share != 0 else { return false }
+            // Connected (CONNACK seen, set in a turn): the network thread is not connecting, so
+            // the socket is the one its buffers hold or, once closed, none.
+            guard share != 0, state.withLock({ $0.connected && !$0.stopRequested }) else { return false }
             let raw = handle.raw
             let fd = mosquitto_socket(raw)
-            guard fd >= 0, state.withLock({ $0.connected && !$0.stopRequested }),
-                  buffers.guestBegin(UnsafeMutableRawPointer(bitPattern: share), fd) == 0 else { return false }
+            guard fd >= 0, buffers.guestBegin(UnsafeMutableRawPointer(bitPattern: share), fd) == 0 else { return false }
             let rc = MosquittoCode(mosquitto_loop_write(raw, 1))
             let flushed = buffers.guestEnd()
             if flushed < 0 {
