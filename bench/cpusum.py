@@ -9,11 +9,15 @@ the broker, the load generator (publisher and sink, from the children's rusage) 
 bridge, their sum, the rate two fully busy cores would allow at that sum, and the measured
 rate as a share of it. When a flood runs at ~100 % of its bound, only less CPU in some
 process (per input message) can make it faster; the ratio of the two sums is then the
-relay ratio the machine allows.
+relay ratio the machine allows. With `perf` (Debian's linux-perf), one more flood of each,
+not timed (perf slows the broker), counts the broker's system calls per input message
+(`perf stat -e syscalls:sys_enter_*` on its pid).
 """
 import os
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,15 +34,31 @@ def children_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def flood(b, broker, bridge):
-    """(rate, broker µs, generator µs, bridge µs) per input message, for one flood."""
+SYSCALLS = ("read", "write", "epoll_wait")
+
+
+def flood(b, broker, bridge, calls=None):
+    """(rate, broker µs, generator µs, bridge µs) per input message, for one flood; with
+    `calls`, the broker's system calls per input message are counted into it (perf)."""
     expected = bench.delivered(N, 16) if bridge else N
+    perf = None
+    if calls is not None:
+        events = ",".join(f"syscalls:sys_enter_{c}" for c in SYSCALLS)
+        perf = subprocess.Popen(["perf", "stat", "-x", ",", "-e", events, "-p", str(broker.proc.pid)],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.3)  # attached before the flood starts
     k0, g0 = bench.cpu_seconds(broker.proc.pid), children_cpu()
     p0 = bench.cpu_seconds(bridge.pid) if bridge else 0
     r = b.gen(broker, "flood", "-q", 0, "-Q", 0, "-n", N, "-e", expected, "-T", 16, "-R", 1,
               "-s", "display/#" if bridge else "bench/#", "-w", 500)
     k1, g1 = bench.cpu_seconds(broker.proc.pid), children_cpu()
     p1 = bench.cpu_seconds(bridge.pid) if bridge else 0
+    if perf:
+        perf.send_signal(2)
+        for line in perf.communicate(timeout=10)[1].splitlines():
+            fields = line.split(",")
+            if len(fields) > 2 and fields[0].strip().isdigit():
+                calls.setdefault(fields[2].rsplit("sys_enter_", 1)[-1], []).append(int(fields[0]) / N)
     per = lambda a, c: (c - a) / N * 1e6
     return r["rate"], per(k0, k1), per(g0, g1), per(p0, p1)
 
@@ -53,6 +73,7 @@ def main():
     work = tempfile.mkdtemp(prefix="pushbridge-cpusum-")
     broker = bench.Broker(work, tuned=True)
     rows = {"relay": [], "pushbridge": []}
+    calls = {"relay": {}, "pushbridge": {}}
     try:
         b = bench.Bench(work, tool, binary)
         for _ in range(runs):
@@ -64,6 +85,13 @@ def main():
             finally:
                 b.stop_bridge(proc)
             time.sleep(0.3)
+        if shutil.which("perf"):
+            flood(b, broker, None, calls["relay"])
+            proc = b.start_bridge("cpusum", broker, 0)
+            try:
+                flood(b, broker, proc, calls["pushbridge"])
+            finally:
+                b.stop_bridge(proc)
     finally:
         broker.stop()
     print(f"QoS 0 floods of {N}, {runs} of each, {os.cpu_count()} cores; CPU per input message, medians")
@@ -77,6 +105,10 @@ def main():
     print(f"  pushbridge / relay: measured {p[0] / r[0]:.3f}, ratio of the CPU sums {(r[1] + r[2]) / sum(p[1:]):.3f}")
     for name, v in rows.items():
         print(f"  {name} floods (msg/s): " + ", ".join(f"{x[0]:,.0f}" for x in v))
+    for name, counted in calls.items():
+        if counted:
+            print(f"  {name}: the broker's system calls per input message: "
+                  + ", ".join(f"{c} {statistics.median(counted[c]):.2f}" for c in SYSCALLS if c in counted))
 
 
 if __name__ == "__main__":
