@@ -26,5 +26,10 @@ struct CompiledOutSocketBuffersTests {
         pb_socketpair_capture_begin()
         #expect(pb_socketpair_capture_end() == -1)
         #expect(pb_mute_writes(fds[1]) == -1)
+        // No buffers to share: a guest is always refused and has written nothing.
+        #expect(pb_writebehind_share() == nil)
+        #expect(pb_writebehind_guest_begin(nil, fds[0]) == -1)
+        #expect(pb_writebehind_guest_end() == 0)
+        #expect(pb_writebehind_guest_writes() == 0)
     }
 }
