@@ -178,8 +178,13 @@ package final class MQTTClient: Sendable {
         }
         guard first else { return }
         // Under the write step: a guest write in progress ends before the DISCONNECT is queued,
-        // and none starts after it (it sees the stop).
-        core.inWriteStep { core.handle.disconnect() }
+        // and none starts after it (it sees the stop). On the network thread itself (a deinit
+        // in one of its callbacks) the step is that thread's already: no guest writes meanwhile.
+        if core.wakeup.isLoopThread {
+            core.handle.disconnect()
+        } else {
+            core.inWriteStep { core.handle.disconnect() }
+        }
         core.wakeup.signal()
         core.wake.signal()
     }

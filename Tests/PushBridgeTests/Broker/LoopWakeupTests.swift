@@ -60,4 +60,20 @@ struct LoopWakeupTests {
         var fds = [pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
         #expect(poll(&fds, 1, 0) == 0)
     }
+
+    @Test("the loop thread is the one that adopted the wake-up, and only once it did")
+    func knowsTheLoopThread() throws {
+        let wakeup = try LoopWakeup()
+        #expect(!wakeup.isLoopThread, "no loop thread yet")
+        let other = DispatchSemaphore(value: 0)
+        let seen = Atomic<Int>(0)
+        Thread {
+            wakeup.adoptCurrentThread()
+            if wakeup.isLoopThread { seen.add(1, ordering: .relaxed) }
+            other.signal()
+        }.start()
+        other.wait()
+        #expect(seen.load(ordering: .relaxed) == 1)
+        #expect(!wakeup.isLoopThread, "another thread's")
+    }
 }

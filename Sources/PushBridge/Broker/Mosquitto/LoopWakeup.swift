@@ -37,6 +37,11 @@ final class LoopWakeup: Sendable {
         owner.store(pthread_self(), ordering: .releasing)  // pthread_t is an integer on Linux
     }
 
+    /// The calling thread is the loop thread.
+    var isLoopThread: Bool {
+        pthread_equal(pthread_self(), owner.load(ordering: .acquiring)) != 0
+    }
+
     /// Makes the loop's next (or current) `poll` return. Call after the packet is queued.
     func signal() {
         if pthread_equal(pthread_self(), owner.load(ordering: .acquiring)) != 0 { return }
