@@ -180,8 +180,8 @@ struct SocketBuffersTests {
         }
     }
 
-    /// The owner of `fd`'s buffers on a thread of its own: `owner` runs there with the socket
-    /// attached, gets the shared buffers, and blocks on its `park` until the caller is done.
+    /// A thread that attaches `fd` and hands out its buffers (`share`), then waits, with the
+    /// socket still attached, until `finish` runs a last step there and ends it.
     final class Owner: @unchecked Sendable {
         let ready = DispatchSemaphore(value: 0)
         let resume = DispatchSemaphore(value: 0)

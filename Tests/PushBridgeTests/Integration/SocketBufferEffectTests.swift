@@ -63,26 +63,36 @@ struct SocketBufferEffectTests {
             """)
     }
 
+    /// 2 000 messages at `qos` through the executable and a real mosquitto, then a stop: what
+    /// the display subscriber got before the stop (all 2 000: at QoS 0 90 % within 60 s and
+    /// the rest within 5 s more) and how the bridge ended (its stderr has the counts).
+    static func burst(qos: Int, _ name: String) async throws -> (shown: [InboundMessage], sent: Int, result: ProcessResult) {
+        let broker = try TestBroker()
+        let prefix = uniqueName(name)
+        let config = try config(broker: broker, prefix: prefix, qos: qos)
+        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: qos)])
+        defer { display.stop() }
+        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
+        let publisher = try await TestClient.connected(to: broker)
+        defer { publisher.stop() }
+        let sent = 2000
+        for n in 0..<sent { try publisher.publish("\(prefix)/t", "\(n)", qos: qos) }
+        if qos == 0 { try await display.waitForMessages(count: sent * 9 / 10, timeout: .seconds(60)) }
+        let shown = try await display.waitForMessages(count: sent, timeout: .seconds(qos == 0 ? 5 : 60))
+        let result = await bridge.terminate(grace: .seconds(30))
+        #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
+        return (shown, sent, result)
+    }
+
     @Test("a burst of 2000 QoS 0 messages: under half a read(2) and half a write(2) per message, wake-ups muted",
           .timeLimit(.minutes(2)))
     func burstThroughTheExecutable() async throws {
-        let broker = try TestBroker()
-        let prefix = uniqueName("buffers")
-        let config = try Self.config(broker: broker, prefix: prefix, qos: 0)
-        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 0)])
-        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
-        let publisher = try await TestClient.connected(to: broker)
-        let sent = 2000
-        for n in 0..<sent { try publisher.publish("\(prefix)/t", "\(n)", qos: 0) }
         // QoS 0 on loopback: all of them normally; the ratios below are per message displayed.
-        try await display.waitForMessages(count: sent * 9 / 10, timeout: .seconds(60))
-        try await display.waitForMessages(count: sent, timeout: .seconds(5))  // the last displays
-        let result = await bridge.terminate(grace: .seconds(30))
-        #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
+        let (shown, _, result) = try await Self.burst(qos: 0, "buffers")
         let lines = Counts.parse(result.stderr)
         try #require(!lines.isEmpty, "no socket buffers line: the executable did not lend the buffers; stderr: \(result.stderr.suffix(600))")
         let total = lines.reduce(Counts(), +)
-        let displayed = Double(display.messages.count)
+        let displayed = Double(shown.count)
         let summary = "\(lines.count) line(s): \(total), \(Int(displayed)) displayed"
         // libmosquitto reads a packet with 3 reads (command, length, rest); counted, they show
         // the interposition holds. What the buffers save: the read(2) and write(2) per packet.
@@ -92,8 +102,6 @@ struct SocketBufferEffectTests {
         #expect(Double(total.kernelWrites) < 0.5 * displayed, "\(summary)")
         // One wake-up byte per queued display publish, none of them a system call.
         #expect(Double(total.muted) >= displayed, "\(summary)")
-        publisher.stop()
-        display.stop()
     }
 
     /// The intake thread's count of write(2) it made for the output connection, from its
@@ -110,17 +118,7 @@ struct SocketBufferEffectTests {
     @Test("a burst of 2000 QoS 1 messages with QoS 1 displays: the intake thread writes the displays in batches; each shown once, in order",
           .timeLimit(.minutes(2)))
     func qos1DisplaysWrittenByTheIntakeThread() async throws {
-        let broker = try TestBroker()
-        let prefix = uniqueName("guest")
-        let config = try Self.config(broker: broker, prefix: prefix, qos: 1)
-        let display = try await TestClient.connected(to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
-        let bridge = try await PushbridgeBinary.start(configFile: config, broker: broker)
-        let publisher = try await TestClient.connected(to: broker)
-        let sent = 2000
-        for n in 0..<sent { try publisher.publish("\(prefix)/t", "\(n)", qos: 1) }
-        let shown = try await display.waitForMessages(count: sent, timeout: .seconds(60))
-        let result = await bridge.terminate(grace: .seconds(30))
-        #expect(result.exitedNormally && result.status == 0, "\(result.stderr.suffix(600))")
+        let (shown, sent, result) = try await Self.burst(qos: 1, "guest")
         #expect(try shown.map { jsonString(try JSONValue.parse($0.payload)["body"]) } == (0..<sent).map(String.init),
                 "every display once, in the order of the inputs")
         let guest = try #require(Self.guestWrites(result.stderr),
@@ -131,7 +129,5 @@ struct SocketBufferEffectTests {
         // Batched: far fewer write(2) than displays, and most of them the intake thread's.
         #expect(guest > 0 && Double(guest) < 0.5 * Double(sent), "\(summary)")
         #expect(Double(lines.map(\.kernelWrites).reduce(0, +) + guest) < 0.75 * Double(sent), "\(summary)")
-        publisher.stop()
-        display.stop()
     }
 }
