@@ -23,6 +23,14 @@ struct SocketBuffersTests {
         #expect(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == bytes.count)
     }
 
+    /// Waits (at most 5 s) until `fd` is readable or at its end. Another test of this process
+    /// that starts a child can hold a copy of a just-closed descriptor between its fork and its
+    /// exec, so the peer's end of stream can come a moment after its `close`.
+    func awaitReadable(_ fd: Int32) {
+        var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&entry, 1, 5_000) == 1, "readable or at its end within 5 s")
+    }
+
     func readBytes(_ fd: Int32, _ count: Int) -> (Int, [UInt8], Int32) {
         var buffer = [UInt8](repeating: 0, count: count)
         errno = 0
@@ -94,6 +102,7 @@ struct SocketBuffersTests {
             // reports the socket readable), and the next read finds the end.
             let (n, _, error) = readBytes(a, 2)
             #expect(n == -1 && error == EAGAIN)
+            awaitReadable(a)
             #expect(readBytes(a, 2).0 == 0)
         }
     }
@@ -287,6 +296,7 @@ struct SocketBuffersTests {
             #expect(pb_readahead_buffered() == 0 && pb_writebehind_pending() == 0, "close detached")
         }
         #expect(drain(b) == [0xE0, 0x00])
+        awaitReadable(b)
         #expect(readBytes(b, 1).0 == 0, "then end of stream")
     }
 
