@@ -43,9 +43,10 @@ package final class MQTTClient: Sendable {
                         userProperties: [(name: String, value: String)] = [],
                         deferWake: Bool = false) throws(MQTTError) -> Int32 {
         guard (0...2).contains(qos) else { throw .invalidQoS(qos) }
-        guard !topic.isEmpty, MosquittoHandle.isPublishTopic(topic) else {
-            throw .invalidTopic(topic)
-        }
+        // The topic itself is checked by libmosquitto, on every publish that names it (one
+        // named by its alias alone was checked when the alias was set up): a refusal is
+        // told apart by `failure(_:topic:)`, so a valid topic is not checked twice.
+        guard !topic.isEmpty else { throw .invalidTopic(topic) }
         guard let length = Int32(exactly: payload.count), length <= MQTTLimits.maxPayload else {
             throw .payloadTooLarge(payload.count)
         }
@@ -61,7 +62,8 @@ package final class MQTTClient: Sendable {
             if deferWake { core.wakeDeferred.store(true, ordering: .releasing) } else { core.wakeup.signal() }
         }
         if qos == 0 {
-            try MQTTError.check(core.topicAliases.publish(topic: topic, userProperties: userProperties, send).rawValue)
+            let rc = try core.topicAliases.publish(topic: topic, userProperties: userProperties, send)
+            if !rc.isSuccess { throw Self.failure(rc, topic: topic) }
             return mid
         }
         // Handed to libmosquitto outside the client state's lock, which the network thread
@@ -85,8 +87,20 @@ package final class MQTTClient: Sendable {
         // NO_CONN for QoS>0: libmosquitto queued the message; it goes out on reconnect.
         let queued = rc.isSuccess || rc == .noConnection
         core.state.withLock { $0.endPublish(mid: queued ? mid : nil) }
-        if rc != .noConnection { try MQTTError.check(rc.rawValue) }
+        if !queued { throw Self.failure(rc, topic: topic) }
         return mid
+    }
+
+    /// The error for a publish libmosquitto refused with `rc`: `invalidTopic` when the topic
+    /// is not one to publish to (a wildcard, invalid UTF-8), else what `rc` says.
+    private static func failure(_ rc: MosquittoCode, topic: String) -> MQTTError {
+        if !MosquittoHandle.isPublishTopic(topic) { return .invalidTopic(topic) }
+        do throws(MQTTError) {
+            try MQTTError.check(rc.rawValue)
+        } catch {
+            return error
+        }
+        return .invalidTopic(topic)
     }
 
     /// Replaces the subscriptions. While connected, the difference is sent right away

@@ -84,16 +84,31 @@ extension JSONValue {
         // Negative magnitudes cover Int64.min.
         var v = value < 0 ? value : -value
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            // Two digits per division (a 19-digit nanosecond stamp: 10 divisions, not 19).
             var start = 20
-            repeat {
-                let (q, r) = v.quotientAndRemainder(dividingBy: 10)
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(-r)
+            while v <= -100 {
+                let (q, r) = v.quotientAndRemainder(dividingBy: 100)
+                let pair = Int(-r) &* 2
+                start -= 2
+                digits[start] = digitPairs[pair]
+                digits[start + 1] = digitPairs[pair + 1]
                 v = q
-            } while v != 0
+            }
+            if v <= -10 {
+                let pair = Int(-v) &* 2
+                start -= 2
+                digits[start] = digitPairs[pair]
+                digits[start + 1] = digitPairs[pair + 1]
+            } else {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") &+ UInt8(-v)
+            }
             bytes.append(UnsafeBufferPointer(rebasing: digits[start...]))
         }
     }
+
+    /// "00" to "99", two bytes each: the digits of `n` are at `2 * n` and `2 * n + 1`.
+    private static let digitPairs: [UInt8] = (0..<100).flatMap { [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)] }
 
     /// The text of a finite double: integral values below 2^53 without a fraction
     /// (`42`), everything else in Swift's shortest round-trip form (`0.1`, `1e+16`).

@@ -87,6 +87,11 @@ import Testing
         let client = try MQTTClient(options: options(), handlers: .init())
         #expect(throws: MQTTError.invalidTopic("a/+")) { try client.publish(topic: "a/+", payload: [], qos: 1, retain: false) }
         #expect(throws: MQTTError.invalidTopic("")) { try client.publish(topic: "", payload: [], qos: 1, retain: false) }
+        // libmosquitto checks the topic (before it looks at the connection); the refusal is told apart.
+        #expect(throws: MQTTError.invalidTopic("a/#")) { try client.publish(topic: "a/#", payload: [1], qos: 0, retain: false) }
+        #expect(throws: MQTTError.invalidTopic("a/\u{FFFF}/+")) {
+            try client.publish(topic: "a/\u{FFFF}/+", payload: [1], qos: 2, retain: false)
+        }
         #expect(throws: MQTTError.invalidQoS(3)) { try client.publish(topic: "a", payload: [], qos: 3, retain: false) }
         #expect(throws: MQTTError.notConnected) { try client.publish(topic: "a", payload: [1], qos: 0, retain: false) }
         // QoS 1 offline is queued by libmosquitto: success, with a mid, counted as unacknowledged.

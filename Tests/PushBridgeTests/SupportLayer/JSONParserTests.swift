@@ -143,4 +143,31 @@ struct JSONParserTests {
             #expect(try JSONValue.parse("[\(text),\(text)]") == .array([.object(JSONObject(expected)), .object(JSONObject(expected))]))
         }
     }
+    /// Repeated keys are found by their bytes while every key is plain ASCII, and as
+    /// `String`s from the first key that is not: either way a key keeps its first position
+    /// and its last value.
+    @Test("repeated keys: escaped, non-ASCII, past the sixteenth member")
+    func repeatedKeys() throws {
+        func object(_ text: String) throws -> JSONObject {
+            guard case .object(let o) = try JSONValue.parse(text) else { throw JSONParseError(message: "not an object", offset: 0) }
+            return o
+        }
+        var o = try object(#"{"a":1,"b":2,"a":3}"#)
+        #expect(o.keys == ["a", "b"] && o["a"] == .int(3))
+        o = try object(#"{"a":1,"\u0061":2,"b":3,"a":4}"#)  // an escape spelling "a"
+        #expect(o.keys == ["a", "b"] && o["a"] == .int(4) && o["b"] == .int(3))
+        o = try object(#"{"\u0061":1,"a":2}"#)
+        #expect(o.keys == ["a"] && o["a"] == .int(2))
+        // Non-ASCII keys (NFC and NFD spellings of "é"): as the object's own key lookup decides.
+        o = try object("{\"é\":1,\"e\u{301}\":2,\"x\":3,\"é\":4}")
+        var built = JSONObject()
+        for (key, value) in [("é", 1), ("e\u{301}", 2), ("x", 3), ("é", 4)] { built[key] = .int(Int64(value)) }
+        #expect(o.keys == built.keys && o.values == built.values)
+        o = try object(#"{"ab":1,"ba":2,"a":3,"b":4,"ab":5}"#)  // same lengths, other bytes
+        #expect(o.keys == ["ab", "ba", "a", "b"] && o["ab"] == .int(5))
+        let many = (0..<20).map { "\"k\($0)\":\($0)" } + [#""k3":"again""#, #""k18":"late""#, #""k0":null"#]
+        o = try object("{" + many.joined(separator: ",") + "}")
+        #expect(o.count == 20 && o.keys == (0..<20).map { "k\($0)" })
+        #expect(o["k3"] == .string("again") && o["k18"] == .string("late") && o["k0"] == .null && o["k19"] == .int(19))
+    }
 }

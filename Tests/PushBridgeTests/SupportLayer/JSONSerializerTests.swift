@@ -25,6 +25,21 @@ struct JSONSerializerTests {
         #expect(bytes == [0x20] + Array(expected.utf8))
     }
 
+    @Test("integers: every digit count, both signs, the edges, against String(_:)")
+    func integers() {
+        var values: [Int64] = [0, .max, .min, .max - 1, .min + 1]
+        var power: Int64 = 1
+        for digits in 1...19 {  // power = 10^(digits - 1)
+            values += [power - 1, power, power + 1, 2 * power - 1, 9 * power]
+            if digits < 19 { power *= 10 }
+        }
+        values += (0..<2_000).map { _ in Int64.random(in: .min ... .max) }
+        values += (0..<1_000).map { _ in Int64.random(in: -100_000 ... 100_000) }
+        for v in values + values.map({ $0 == .min ? .max : -$0 }) {
+            #expect(JSONValue.int(v).jsonText == String(v))
+        }
+    }
+
     @Test("round trips through the parser", arguments: [
         JSONValue.null, .bool(true), .int(.min), .int(.max), .double(0.1), .double(-1.25e-300), .double(1.7976931348623157e308),
         .double(9_007_199_254_740_992), .string("\u{0}\u{1F}\"\\ é ✓ 😀 \u{FFFD}"),

@@ -79,8 +79,10 @@ final class TopicAliases: Sendable {
         var maximum = 0
         /// topic -> alias, for the topics whose topic + alias publish was queued on this connection.
         var aliases: [String: UInt16] = [:]
-        /// The property list last used with each alias (0: none).
-        var lists: [UInt16: ReusedProperties] = [:]
+        /// The property list last used with each alias, at the alias's position (0: none); an
+        /// array, not a dictionary: aliases are 0...`TopicAliases.limit`, and an index costs
+        /// nothing where a hash of the alias cost ~200 instructions per publish.
+        var lists: [ReusedProperties] = []
 
         mutating func reset(maximum: Int) {
             self.maximum = maximum
@@ -91,7 +93,9 @@ final class TopicAliases: Sendable {
         mutating func properties(alias: UInt16, userProperties: [(name: String, value: String)])
             throws(MQTTError) -> PropertyList? {
             if alias == 0, userProperties.isEmpty { return nil }
-            return try lists[alias, default: ReusedProperties()].list(for: userProperties, alias: alias)
+            let i = Int(alias)
+            if i >= lists.count { lists.append(contentsOf: repeatElement(ReusedProperties(), count: i + 1 - lists.count)) }
+            return try lists[i].list(for: userProperties, alias: alias)
         }
     }
 }
