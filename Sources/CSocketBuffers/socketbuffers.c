@@ -40,6 +40,7 @@ void pb_writebehind_begin(void) {}
 int pb_writebehind_end(void) { return 0; }
 int pb_writebehind_flush(void) { return 0; }
 size_t pb_writebehind_pending(void) { return 0; }
+int pb_writebehind_append(int fd, const void *bytes, size_t count) { (void)fd; (void)bytes; (void)count; return -1; }
 void pb_socketpair_capture_begin(void) {}
 int pb_socketpair_capture_end(void) { return -1; }
 int pb_mute_writes(int fd) { (void)fd; return -1; }
@@ -257,6 +258,13 @@ int pb_writebehind_end(void) {
 
 size_t pb_writebehind_pending(void) {
     return state.fd < 0 ? 0 : pending();
+}
+
+int pb_writebehind_append(int fd, const void *bytes, size_t count) {
+    if (fd < 0 || fd != state.fd || count == 0) return -1;
+    if (collect(&state, bytes, count) < 0) return -1;
+    counts[count_writes]++;
+    return 0;
 }
 
 void *pb_writebehind_share(void) {

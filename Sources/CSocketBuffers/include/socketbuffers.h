@@ -64,6 +64,12 @@ int pb_writebehind_flush(void);
 /// Bytes collected and not yet sent, for the calling thread.
 size_t pb_writebehind_pending(void);
 
+/// Adds `count` bytes (whole MQTT packets the caller encoded) to the calling thread's
+/// write-behind for `fd`, after what is pending; they go with its next flush. Returns 0, or -1
+/// when `fd` is not the calling thread's attached socket or the write-behind is past its limit
+/// (nothing added). Counted as one write.
+int pb_writebehind_append(int fd, const void *bytes, size_t count);
+
 /// The calling thread's buffers, for pb_writebehind_guest_begin on another thread (valid for
 /// the calling thread's life; they hold a socket only while it is attached).
 void *pb_writebehind_share(void);

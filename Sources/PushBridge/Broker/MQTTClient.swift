@@ -62,6 +62,7 @@ package final class MQTTClient: Sendable {
             if deferWake { core.wakeDeferred.store(true, ordering: .releasing) } else { core.wakeup.signal() }
         }
         if qos == 0 {
+            if core.writesDirectly(topic: topic, payload: payload, retain: retain, userProperties: userProperties) { return 0 }
             let rc = try core.topicAliases.publish(topic: topic, userProperties: userProperties, send)
             if !rc.isSuccess { throw Self.failure(rc, topic: topic) }
             return mid

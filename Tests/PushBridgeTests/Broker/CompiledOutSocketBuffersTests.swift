@@ -28,6 +28,7 @@ struct CompiledOutSocketBuffersTests {
         #expect(pb_mute_writes(fds[1]) == -1)
         // No buffers to share: a guest is always refused and has written nothing.
         #expect(pb_writebehind_share() == nil)
+        #expect([UInt8(1)].withUnsafeBytes { pb_writebehind_append(fds[0], $0.baseAddress, 1) } == -1)
         #expect(pb_writebehind_guest_begin(nil, fds[0]) == -1)
         #expect(pb_writebehind_guest_end() == 0)
         #expect(pb_writebehind_guest_writes() == 0)

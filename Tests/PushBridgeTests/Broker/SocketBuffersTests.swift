@@ -189,6 +189,47 @@ struct SocketBuffersTests {
         }
     }
 
+    @Test("appended packets go after what is pending, with the next flush; refused off the owner's socket or past the limit")
+    func appendedPackets() throws {
+        let (a, b) = try socketPair()
+        let (c, d) = try socketPair()
+        defer { close(a); close(b); close(c); close(d) }
+        @Sendable func append(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
+            bytes.withUnsafeBytes { pb_writebehind_append(fd, $0.baseAddress, $0.count) }
+        }
+        #expect(append(a, [1]) == -1, "this thread has no socket attached")
+        onOwnThread { [self] in
+            #expect(pb_readahead_attach(a) == 0)
+            defer { pb_readahead_detach() }
+            let before = counts()
+            pb_writebehind_begin()
+            send(a, Array("queued ".utf8))  // libmosquitto's packet, collected
+            #expect(pb_writebehind_end() == 0 && drain(b) == Array("queued ".utf8))
+            #expect(append(a, Array("ours ".utf8)) == 0)
+            #expect(append(a, Array("and ours".utf8)) == 0)
+            #expect(append(c, [1]) == -1 && append(a, []) == -1, "another socket; nothing")
+            #expect(drain(b).isEmpty && pb_writebehind_pending() == 13, "held until the turn's flush")
+            pb_writebehind_begin()
+            send(a, Array(" then its".utf8))
+            #expect(pb_writebehind_end() == 0)
+            #expect(drain(b) == Array("ours and ours then its".utf8))
+            let after = counts()
+            #expect(after.writes - before.writes == 4 && after.kernelWrites - before.kernelWrites == 2)
+            // Past the limit: refused whole, as a collected write would be.
+            let chunk = [UInt8](repeating: 7, count: 200_000)
+            #expect(append(a, chunk) == 0)
+            #expect(append(a, chunk) == -1 && pb_writebehind_pending() == 200_000)
+            var received: [UInt8] = []
+            var result = pb_writebehind_flush()
+            while result == 1 {
+                received += drain(b)
+                result = pb_writebehind_flush()
+            }
+            received += drain(b)
+            #expect(result == 0 && received == chunk)
+        }
+    }
+
     /// A thread that attaches `fd` and hands out its buffers (`share`), then waits, with the
     /// socket still attached, until `finish` runs a last step there and ends it.
     final class Owner: @unchecked Sendable {

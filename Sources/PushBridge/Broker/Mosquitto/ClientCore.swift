@@ -71,7 +71,7 @@ final class ClientCore: Sendable {
         self.handlers = handlers
         self.state = Mutex(ClientState(desired: options.subscriptions))
         self.minimumLibraryLevel = options.libraryLogLevel ?? .error
-        self.topicAliases = TopicAliases(enabled: options.protocolVersion == .v5 && options.topicAliases)
+        self.topicAliases = TopicAliases(enabled: options.topicAliases, v5: options.protocolVersion == .v5)
         // Our own poll loop on TLS too: libmosquitto's `mosquitto_loop` uses select(2), which
         // refuses a socket numbered 1024 or more. OpenSSL reads and writes the TLS socket
         // itself, so the socket buffers are for plain TCP only.

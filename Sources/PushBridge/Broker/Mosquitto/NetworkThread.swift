@@ -113,6 +113,8 @@ extension ClientCore {
             log(.debug, buffers.summary(mutedFD: handle.mutedWakeFD))
             let guest = buffers.guestWrites()
             if guest > 0 { log(.debug, "another connection's writes from this thread: \(guest) write(2)") }
+            let direct = topicAliases.directPackets
+            if direct > 0 { log(.debug, "QoS 0 packets encoded by us: \(direct)") }
         }
         finished.signal()
     }

@@ -28,13 +28,15 @@ package struct SocketBufferHooks: Sendable {
     package var guestBegin: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32
     package var guestEnd: @convention(c) () -> Int32
     package var guestWrites: @convention(c) () -> UInt
+    package var append: @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int32
 
     /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
     /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
     /// same), `_pending`, `pb_socketpair_capture_begin`, `_end`, `pb_mute_writes`,
     /// `pb_socketbuffers_counts`, `pb_muted_writes`, `pb_poll_nanoseconds`, and for another
     /// thread's writes through a network thread's buffers `pb_writebehind_share`,
-    /// `pb_writebehind_guest_begin`, `_end` and `pb_writebehind_guest_writes`.
+    /// `pb_writebehind_guest_begin`, `_end` and `pb_writebehind_guest_writes`; and for packets
+    /// we encode ourselves (`PublishPacket`) `pb_writebehind_append`.
     package init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
                 buffered: @convention(c) () -> Int, beginWrites: @convention(c) () -> Void,
                 endWrites: @convention(c) () -> Int32, pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
@@ -44,7 +46,8 @@ package struct SocketBufferHooks: Sendable {
                 pollNanoseconds: @convention(c) (UnsafeMutableRawPointer?, UInt, Int) -> Int32,
                 share: @convention(c) () -> UnsafeMutableRawPointer?,
                 guestBegin: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32,
-                guestEnd: @convention(c) () -> Int32, guestWrites: @convention(c) () -> UInt) {
+                guestEnd: @convention(c) () -> Int32, guestWrites: @convention(c) () -> UInt,
+                append: @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int32) {
         self.attach = attach
         self.detach = detach
         self.buffered = buffered
@@ -61,6 +64,7 @@ package struct SocketBufferHooks: Sendable {
         self.guestBegin = guestBegin
         self.guestEnd = guestEnd
         self.guestWrites = guestWrites
+        self.append = append
     }
 
     /// The libmosquitto versions whose read and write pattern the buffers were checked

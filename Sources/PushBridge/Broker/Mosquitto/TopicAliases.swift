@@ -29,26 +29,45 @@ final class TopicAliases: Sendable {
     private let state = Mutex(State())
     /// `false` on MQTT 3.1.1 or when `MQTTClientOptions.topicAliases` is off: every topic is sent.
     let enabled: Bool
+    /// MQTT 5: packets we encode ourselves carry properties (`PublishPacket`).
+    let v5: Bool
+    /// QoS 0 packets encoded by us and added to the network thread's write-behind (`publishDirectly`).
+    private let direct = Atomic<UInt>(0)
 
-    init(enabled: Bool) {
-        self.enabled = enabled
+    init(enabled: Bool, v5: Bool = true) {
+        self.enabled = enabled && v5
+        self.v5 = v5
     }
 
-    /// Forgets every alias; none is used until the next CONNACK. Called on the network thread
-    /// before each connect.
+    /// Forgets every alias; none is used until the next CONNACK, and no packet is encoded
+    /// by us until then. Called on the network thread before each connect.
     func reset() {
         state.withLock { $0.reset(maximum: 0) }
     }
 
     /// A CONNACK was accepted: aliases 1...`maximum` (the broker's Topic Alias Maximum, read
-    /// from the CONNACK's `properties`; absent means none) may be used on this connection.
+    /// from the CONNACK's `properties`; absent means none) may be used on this connection. Its
+    /// Maximum Packet Size and Retain Available bound the packets we encode ourselves, as
+    /// libmosquitto's own checks bound its packets.
     func connected(properties: OpaquePointer?) {
         var maximum: UInt16 = 0
+        var packetSize: UInt32 = 0
+        var retain: UInt8 = 1
         if enabled {
             _ = mosquitto_property_read_int16(properties, Int32(MQTT_PROP_TOPIC_ALIAS_MAXIMUM.rawValue), &maximum, false)
         }
-        state.withLock { $0.reset(maximum: min(Int(maximum), Self.limit)) }
+        if v5 {
+            _ = mosquitto_property_read_int32(properties, Int32(MQTT_PROP_MAXIMUM_PACKET_SIZE.rawValue), &packetSize, false)
+            _ = mosquitto_property_read_byte(properties, Int32(MQTT_PROP_RETAIN_AVAILABLE.rawValue), &retain, false)
+        }
+        state.withLock { s in
+            s.reset(maximum: min(Int(maximum), Self.limit))
+            s.limits = ConnectionLimits(maximumPacketSize: Int(packetSize), retainAvailable: retain != 0)
+        }
     }
+
+    /// QoS 0 packets encoded by us so far, over all connections (the log line at stop, tests).
+    var directPackets: UInt { direct.load(ordering: .relaxed) }
 
     /// Aliases established on the current connection (tests, and the bench's figures).
     var establishedCount: Int { state.withLock { $0.aliases.count } }
@@ -75,7 +94,93 @@ final class TopicAliases: Sendable {
         }
     }
 
+    /// Writes a QoS 0 PUBLISH we encode ourselves (`PublishPacket`) with `append`, which adds
+    /// the bytes to the network thread's write-behind (`false`: not added). Returns `false`,
+    /// having changed nothing, when the connection has no CONNACK yet, the packet is past the
+    /// broker's Maximum Packet Size, the topic or a user property is not one libmosquitto would
+    /// send, or `append` refused: the caller then publishes through libmosquitto, which
+    /// reports what is wrong. The same alias rules as `publish`; the caller makes sure that
+    /// libmosquitto has nothing queued, so that the packet keeps its place in the stream.
+    func publishDirectly(topic: String, payload: [UInt8], retain: Bool, userProperties: [(name: String, value: String)],
+                         _ append: (UnsafeRawBufferPointer) -> Bool) -> Bool {
+        let written = state.withLock { s -> Bool in
+            guard let limits = s.limits else { return false }
+            var alias: UInt16 = 0
+            var known = false
+            if enabled, s.maximum > 0, topic.utf8.count >= Self.shortestTopic {
+                if let a = s.aliases[topic] {
+                    alias = a
+                    known = true
+                } else if s.aliases.count < s.maximum {
+                    alias = UInt16(s.aliases.count + 1)
+                }
+            }
+            guard let properties = s.encodedUserProperties(userProperties) else { return false }
+            let sent = topic.utf8.withContiguousStorageIfAvailable { name -> Bool in
+                // A topic named in the packet is checked as libmosquitto checks it (an alias alone
+                // stands for one that was).
+                if !known {
+                    guard !name.isEmpty, PublishPacket.isString(name),
+                          name.withMemoryRebound(to: CChar.self, { mosquitto_pub_topic_check2($0.baseAddress, $0.count) })
+                            == MosquittoCode.success.rawValue else { return false }
+                }
+                let layout = PublishPacket.Layout(topicLength: known ? 0 : name.count, alias: alias,
+                                                  userPropertiesLength: properties.count, payloadLength: payload.count, v5: v5)
+                guard let size = layout.size, limits.maximumPacketSize == 0 || size <= limits.maximumPacketSize else { return false }
+                let topicBytes = known ? UnsafeBufferPointer(rebasing: name[..<0]) : name
+                return properties.withUnsafeBufferPointer { props in
+                    payload.withUnsafeBytes { body in
+                        func encode(_ out: UnsafeMutableRawBufferPointer) -> Bool {
+                            let n = PublishPacket.write(layout, topic: topicBytes, userProperties: props, payload: body,
+                                                        retain: retain && limits.retainAvailable, into: out)
+                            return append(UnsafeRawBufferPointer(rebasing: out[..<n]))
+                        }
+                        if size <= 4_096 {
+                            return withUnsafeTemporaryAllocation(byteCount: size, alignment: 1, encode)
+                        }
+                        let heap = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 1)
+                        defer { heap.deallocate() }
+                        return encode(heap)
+                    }
+                }
+            } ?? false
+            if sent, alias != 0, !known { s.aliases[topic] = alias }
+            return sent
+        }
+        if written { direct.add(1, ordering: .relaxed) }
+        return written
+    }
+
+    /// What the broker's CONNACK allows packets we encode ourselves.
+    struct ConnectionLimits {
+        /// The Maximum Packet Size in bytes; 0: none given.
+        var maximumPacketSize: Int
+        var retainAvailable: Bool
+    }
+
     private struct State: ~Copyable {
+        /// The current connection's limits; `nil` from before its connect to its CONNACK.
+        var limits: ConnectionLimits?
+        /// The user properties last encoded for a packet of ours, and their bytes.
+        var encoded: (user: [(name: String, value: String)], bytes: [UInt8])?
+
+        /// The MQTT 5 bytes of `userProperties` (the last ones are kept: a display's `hop`
+        /// property is the same on every message), or `nil` when one is not a valid string.
+        mutating func encodedUserProperties(_ userProperties: [(name: String, value: String)]) -> [UInt8]? {
+            if userProperties.isEmpty { return [] }
+            if let encoded {
+                // The same array (the renderer's one hop list) first: comparing its strings cost
+                // ~300 instructions per packet.
+                let same = encoded.user.withUnsafeBufferPointer { a in
+                    userProperties.withUnsafeBufferPointer { b in a.baseAddress == b.baseAddress && a.count == b.count }
+                }
+                if same || encoded.user.elementsEqual(userProperties, by: { $0 == $1 }) { return encoded.bytes }
+            }
+            guard let bytes = PublishPacket.userPropertyBytes(userProperties) else { return nil }
+            encoded = (userProperties, bytes)
+            return bytes
+        }
+
         var maximum = 0
         /// topic -> alias, for the topics whose topic + alias publish was queued on this connection.
         var aliases: [String: UInt16] = [:]
@@ -87,6 +192,7 @@ final class TopicAliases: Sendable {
         mutating func reset(maximum: Int) {
             self.maximum = maximum
             aliases.removeAll(keepingCapacity: true)
+            limits = nil
         }
 
         /// The list for `alias` and `userProperties`, built only when they changed; `nil` for neither.

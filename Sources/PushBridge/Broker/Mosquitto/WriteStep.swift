@@ -66,4 +66,22 @@ extension ClientCore {
         }
         return written ?? false
     }
+
+    /// A QoS 0 publish made on this connection's own network thread (inside its callbacks: the
+    /// intake connection's display messages) as a packet we encode ourselves, added to the
+    /// thread's write-behind and sent with the turn's other writes (`TopicAliases.publishDirectly`).
+    /// Only while libmosquitto has nothing queued: what it queued before must leave first, and a
+    /// packet of its own is never cut by ours (the write-behind takes each of its writes whole).
+    /// `false`: publish through libmosquitto instead (another thread, no socket buffers, no
+    /// CONNACK yet, something queued, a packet too large or the write-behind full).
+    func writesDirectly(topic: String, payload: [UInt8], retain: Bool,
+                        userProperties: [(name: String, value: String)]) -> Bool {
+        guard let buffers = socketBuffers, wakeup.isLoopThread else { return false }
+        let raw = handle.raw
+        let fd = mosquitto_socket(raw)
+        guard fd >= 0, !mosquitto_want_write(raw) else { return false }
+        return topicAliases.publishDirectly(topic: topic, payload: payload, retain: retain, userProperties: userProperties) { bytes in
+            buffers.append(fd, bytes.baseAddress, bytes.count) == 0
+        }
+    }
 }
