@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A tiny leveled logger writing one line per event to standard error.
 ///
@@ -125,17 +126,52 @@ package enum Timestamp {
     }
 
     /// As above, into a byte buffer.
+    ///
+    /// The text up to the milliseconds (`2026-11-29T15:42:18.`) of the last second written is
+    /// kept: a display message's timestamp mostly falls in the same second as the one before,
+    /// and copying those 20 bytes costs a fifth of computing them.
     static func appendQuotedISO8601(_ seconds: Double, to bytes: inout ByteBuffer) {
-        let (parts, ms) = split(seconds)
+        let milliseconds = Int64((seconds * 1000).rounded())
+        let (quotient, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let second = remainder < 0 ? quotient - 1 : quotient
+        let ms = Int(milliseconds - second * 1000)
+        // The kept text: `"` and the 20 bytes up to the milliseconds.
+        let kept = lastSecond.withLock { last -> (UInt64, UInt64, UInt64, UInt64)? in
+            guard let last, last.second == second else { return nil }
+            return last.text
+        }
+        if var text = kept {
+            // The milliseconds' three digits and `Z"` after them.
+            withUnsafeMutableBytes(of: &text) { raw in
+                raw[21] = UInt8(ascii: "0") + UInt8(ms / 100)
+                raw[22] = UInt8(ascii: "0") + UInt8(ms / 10 % 10)
+                raw[23] = UInt8(ascii: "0") + UInt8(ms % 10)
+                raw[24] = UInt8(ascii: "Z")
+                raw[25] = UInt8(ascii: "\"")
+                bytes.append(UnsafeBufferPointer(rebasing: raw.assumingMemoryBound(to: UInt8.self)[..<26]))
+            }
+            return
+        }
+        let parts = civil(second)
         let written = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { out -> Bool in
             guard fill(out, parts, ms) else { return false }
             bytes.append(UInt8(ascii: "\""))
             bytes.append(UnsafeBufferPointer(out))
             bytes.append(UInt8(ascii: "\""))
+            var text: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &text) { raw in
+                raw[0] = UInt8(ascii: "\"")
+                for i in 0..<20 { raw[1 + i] = out[i] }
+            }
+            lastSecond.withLock { $0 = (second, text) }
             return true
         }
         if !written { JSONValue.writeString(iso8601(seconds), to: &bytes) }
     }
+
+    /// The last second `appendQuotedISO8601` wrote (UNIX seconds), and its text: `"` and the 20
+    /// bytes up to the milliseconds, in 32 bytes (room for the rest).
+    private static let lastSecond = Mutex<(second: Int64, text: (UInt64, UInt64, UInt64, UInt64))?>(nil)
 
     /// The UTC calendar fields and the milliseconds of `seconds`, rounded to the nearest millisecond.
     private static func split(_ seconds: Double) -> (tm, Int) {

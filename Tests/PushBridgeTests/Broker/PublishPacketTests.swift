@@ -216,3 +216,28 @@ import Testing
         #expect(sent == [[0x31, 13, 0, 9] + Array("display/a".utf8) + [1, 2]])
     }
 }
+
+/// The topic → alias table of one connection (`AliasTable`).
+@Suite struct AliasTableTests {
+    @Test("lookups by the topic's bytes; at most the limit; forgotten on reset")
+    func table() {
+        var table = AliasTable()
+        #expect(table["a"] == nil && table.count == 0)
+        let topics = (0..<TopicAliases.limit).map { "display/room-\($0)/sensor" }
+        for (i, topic) in topics.enumerated() { table[topic] = UInt16(i + 1) }
+        #expect(table.count == TopicAliases.limit)
+        #expect(topics.enumerated().allSatisfy { table[$0.element] == UInt16($0.offset + 1) })
+        table["one/more"] = 9
+        #expect(table["one/more"] == nil && table.count == TopicAliases.limit, "past the limit: not kept")
+        table[topics[3]] = 77  // a topic held already may change
+        #expect(table[topics[3]] == 77 && table.count == TopicAliases.limit)
+        table.removeAll()
+        #expect(table.count == 0 && table[topics[0]] == nil)
+        // Canonically equivalent spellings are two topics (MQTT compares bytes).
+        table["caf\u{E9}"] = 1
+        table["cafe\u{301}"] = 2
+        #expect(table["caf\u{E9}"] == 1 && table["cafe\u{301}"] == 2 && table.count == 2)
+        table[""] = 5
+        #expect(table[""] == 5)
+    }
+}

@@ -130,6 +130,17 @@ struct HotPathSharingTests {
             JSONValue.writeString(Self.referenceISO8601(s), into: &viaString)
             #expect(direct == viaString, "\(s)")
         }
+        // Runs within one second and across its ends, before 1970 too: the kept text of the
+        // last second is used only for that second.
+        for base in [1_764_430_938.0, -3_600.0, 0, 253_402_300_799] {
+            for offset in [0, 0.0004, 0.0005, 0.001, 0.5, 0.9994, 0.9995, 0.9996, 1, 1.25, 0.25, -0.25, -0.0004, 0] {
+                let s = base + offset
+                var direct: [UInt8] = [], viaString: [UInt8] = []
+                Timestamp.appendQuotedISO8601(s, to: &direct)
+                JSONValue.writeString(Self.referenceISO8601(s), into: &viaString)
+                #expect(direct == viaString, "\(s)")
+            }
+        }
     }
 
     @Test("a route filter 2 000 levels deep builds and matches")
