@@ -28,6 +28,12 @@ final class FilterChain: Sendable {
         let timeZone: TimeZone?
         /// A `suppress` filter's condition (taken out of `config` once, not per message).
         private let suppressCondition: Expression?
+        /// The trace of a chain that ends with this filter as its only entry, for the usual
+        /// verdicts, made once: such a message's trace is then shared, not allocated.
+        let passedTrace: [FilterTrace]
+        let suppressedTrace: [FilterTrace]
+        let skippedForRouteTrace: [FilterTrace]
+        let skippedWhenFalseTrace: [FilterTrace]
 
         init(config: FilterConfig, windows: KeyedWindows? = nil, values: ChangedValues? = nil,
              timeZone: TimeZone? = nil) {
@@ -36,6 +42,17 @@ final class FilterChain: Sendable {
             self.values = values
             self.timeZone = timeZone
             if case .suppress(let condition) = config.action { suppressCondition = condition } else { suppressCondition = nil }
+            passedTrace = [FilterTrace(name: config.name, verdict: FilterChain.passed)]
+            suppressedTrace = [FilterTrace(name: config.name, verdict: FilterChain.suppressed)]
+            skippedForRouteTrace = [FilterTrace(name: config.name, verdict: FilterChain.skippedForRoute)]
+            skippedWhenFalseTrace = [FilterTrace(name: config.name, verdict: FilterChain.skippedWhenFalse)]
+        }
+
+        /// The shared one-entry trace for `verdict`, if it is one of the usual ones.
+        func sharedTrace(_ verdict: String) -> [FilterTrace]? {
+            if verdict == FilterChain.passed { return passedTrace }
+            if verdict == FilterChain.suppressed { return suppressedTrace }
+            return nil
         }
 
         /// For a `suppress` filter, whether its condition holds; `nil` for the other actions.
@@ -78,28 +95,44 @@ final class FilterChain: Sendable {
         }
     }
 
+    /// The usual verdicts (`FilterTrace.verdict`).
+    static let passed = "passed"
+    static let suppressed = "suppressed"
+    static let skippedForRoute = "skipped (route)"
+    static let skippedWhenFalse = "skipped (when false)"
+
     /// Runs every filter on `content` in order.
     func run(_ content: NotificationContent, context: MessageContext) -> Result {
         var context = context
         context.content = content
+        // A trace's first entry with a usual verdict is the filter's shared one-entry array (no
+        // allocation for a chain of one filter, or one that ends at its first); a second entry
+        // copies it, with room for the rest.
         var trace: [FilterTrace] = []
-        trace.reserveCapacity(filters.count)
+        func add(_ name: String, _ verdict: String, shared: [FilterTrace]?) {
+            if trace.isEmpty, let shared {
+                trace = shared
+                return
+            }
+            if trace.count == 1 { trace.reserveCapacity(filters.count) }
+            trace.append(FilterTrace(name: name, verdict: verdict))
+        }
         for filter in filters {
             let name = filter.config.name
             if let routes = filter.config.routes, !routes.contains(context.route) {
-                trace.append(FilterTrace(name: name, verdict: "skipped (route)"))
+                add(name, Self.skippedForRoute, shared: filter.skippedForRouteTrace)
                 continue
             }
             if context.madeByCondition, filter.config.hasMemory {
-                trace.append(FilterTrace(name: name, verdict: "skipped (a condition's own notification)"))
+                add(name, "skipped (a condition's own notification)", shared: nil)
                 continue
             }
             if let when = filter.config.when, !when.isTrue(in: context) {
-                trace.append(FilterTrace(name: name, verdict: "skipped (when false)"))
+                add(name, Self.skippedWhenFalse, shared: filter.skippedWhenFalseTrace)
                 continue
             }
             let (newContent, verdict) = apply(filter, to: context)
-            trace.append(FilterTrace(name: name, verdict: verdict))
+            add(name, verdict, shared: filter.sharedTrace(verdict))
             if !newContent.hasAlertText {
                 return Result(content: newContent, stoppedBy: name, trace: trace)
             }
@@ -111,7 +144,7 @@ final class FilterChain: Sendable {
     private func apply(_ filter: Compiled, to context: MessageContext) -> (NotificationContent, String) {
         let empty = NotificationContent()
         if let suppressed = filter.suppresses(in: context) {
-            return suppressed ? (empty, "suppressed") : (context.content, "passed")
+            return suppressed ? (empty, Self.suppressed) : (context.content, Self.passed)
         }
         switch filter.config.action {
         case .suppress(let condition):

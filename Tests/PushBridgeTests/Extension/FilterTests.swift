@@ -39,6 +39,29 @@ struct FilterTests {
         #expect(info.filterTrace == [FilterTrace(name: "debug", verdict: "passed")])
     }
 
+    /// The first entry of a trace is the filter's shared one-entry array when its verdict is a
+    /// usual one: what later messages add to or change in theirs never shows in another's.
+    @Test("traces that start alike stay apart across messages")
+    func sharedTraceEntries() {
+        let stage = Self.stage([
+            Self.filter("debug", .suppress(Self.expr(#"payload.level == "debug""#))),
+            Self.filter("hall", .suppress(Self.expr(#"payload.room == "hall""#)), when: "payload.count > 1"),
+        ])
+        let passedThenSuppressed = Self.run(stage, payload: .object(["level": .string("info"), "room": .string("hall"), "count": .int(4)]))
+        let passedThenSkipped = Self.run(stage, payload: .object(["level": .string("info"), "count": .int(0)]))
+        let suppressedFirst = Self.run(stage)
+        let passedTwice = Self.run(stage, payload: .object(["level": .string("info"), "room": .string("attic"), "count": .int(4)]))
+        let notApplied = Self.run(Self.stage([Self.filter("debug", .suppress(Self.expr("true")))], granted: false))
+        let suppressedAlone = Self.run(Self.stage([Self.filter("debug", .suppress(Self.expr("true")))]))
+        #expect(passedThenSuppressed.filterTrace == [FilterTrace(name: "debug", verdict: "passed"), FilterTrace(name: "hall", verdict: "suppressed")])
+        #expect(passedThenSkipped.filterTrace == [FilterTrace(name: "debug", verdict: "passed"), FilterTrace(name: "hall", verdict: "skipped (when false)")])
+        #expect(suppressedFirst.filterTrace == [FilterTrace(name: "debug", verdict: "suppressed")])
+        #expect(passedTwice.filterTrace == [FilterTrace(name: "debug", verdict: "passed"), FilterTrace(name: "hall", verdict: "passed")])
+        #expect(notApplied.filterTrace == [FilterTrace(name: "debug", verdict: "suppressed — not applied: entitlement missing")])
+        #expect(suppressedAlone.filterTrace == [FilterTrace(name: "debug", verdict: "suppressed")])
+        #expect(Self.run(stage).filterTrace == [FilterTrace(name: "debug", verdict: "suppressed")], "the shared entry as it was")
+    }
+
     @Test func suppressWithoutEntitlementIsNotApplied() {
         let stage = Self.stage([Self.filter("debug", .suppress(Self.expr("true")))], granted: false)
         let result = Self.run(stage)
