@@ -130,6 +130,12 @@ package struct Template: Sendable, Equatable {
         return Template(source: source, variables: variables, segments: segments, singleHole: single)
     }
 
+    /// `true` when the template is `{{ payload }}` alone: its value is the payload itself.
+    package var isPayload: Bool {
+        if case .variable(.payload)? = singleHole { return true }
+        return false
+    }
+
     /// `true` when the template contains at least one `{{ }}` hole.
     package var hasHoles: Bool {
         segments.contains { if case .hole = $0 { return true } else { return false } }

@@ -23,11 +23,20 @@ package struct RequestMapper: Sendable {
         var properties: [String: String] = [:]
         for p in message.userProperties { properties[p.name] = p.value }
         let payload: JSONValue
+        // How long the parsed payload's JSON text can be (`apnsBodySizeBound` reads it when the
+        // payload is the `user_info`); `nil` for a text payload.
+        var payloadSizeBound: Int?
         switch entry.route.input {
         case .text:
             payload = .string(String(decoding: message.payload, as: UTF8.self))
         case .json, .apns:
-            payload = (try? JSONValue.parse(message.payload)) ?? .string(String(decoding: message.payload, as: UTF8.self))
+            var bound = 0
+            if let parsed = try? JSONValue.parse(message.payload, serializedSizeBound: &bound) {
+                payload = parsed
+                payloadSizeBound = bound
+            } else {
+                payload = .string(String(decoding: message.payload, as: UTF8.self))
+            }
         }
         // `raw` is decoded from the payload bytes only if something reads it.
         var context = MessageContext(topic: message.topic, payload: payload, rawBytes: message.payload,
@@ -39,7 +48,7 @@ package struct RequestMapper: Sendable {
             context.madeByCondition = madeByCondition
         }
         do throws(Rejection) {
-            let request = try build(message, entry: entry, id: id, context: &context)
+            let request = try build(message, entry: entry, id: id, context: &context, payloadSizeBound: payloadSizeBound)
             try request.validate()
             return Mapped(context: context, request: .success(consume request))
         } catch {
@@ -48,7 +57,7 @@ package struct RequestMapper: Sendable {
     }
 
     private func build(_ message: InboundMessage, entry: RouteTable.Entry, id: String,
-                       context: inout MessageContext) throws(Rejection) -> NotificationRequest {
+                       context: inout MessageContext, payloadSizeBound: Int?) throws(Rejection) -> NotificationRequest {
         // An empty payload is the empty text for json and text routes (Zigbee2MQTT clears a
         // retained topic with one); only an APNs body can be empty (SPEC section 4).
         if message.payload.isEmpty && entry.route.input == .apns {
@@ -65,7 +74,7 @@ package struct RequestMapper: Sendable {
             request.contentAvailable = parsed.contentAvailable
             try applyHeaderProperties(context.properties, entry: entry, to: &request)
         } else {
-            request.content = try renderContent(entry, context)
+            request.content = try renderContent(entry, context, payloadSizeBound: payloadSizeBound)
             request.mutableContent = entry.route.mutableContent
             request.contentAvailable = entry.route.pushType == .background
         }
@@ -126,7 +135,8 @@ package struct RequestMapper: Sendable {
         }
     }
 
-    private func renderContent(_ entry: RouteTable.Entry, _ context: MessageContext) throws(Rejection) -> NotificationContent {
+    private func renderContent(_ entry: RouteTable.Entry, _ context: MessageContext,
+                               payloadSizeBound: Int?) throws(Rejection) -> NotificationContent {
         // A buffer of its own, filled in place.
         var c = NotificationContent.unshared()
         for field in ContentField.allCases {
@@ -162,7 +172,11 @@ package struct RequestMapper: Sendable {
         let info = entry.route.userInfo?.value(in: context) ?? context.payload
         switch info {
         case .null: c.userInfo = .object([:])
-        case .object: c.userInfo = info
+        case .object:
+            c.userInfo = info
+            // The payload itself (`user_info` left at its default, `{{ payload }}`): the parse
+            // knew how long its text can be.
+            if entry.route.userInfo?.isPayload ?? true, let payloadSizeBound { c.userInfoSizeBound = payloadSizeBound }
         default: c.userInfo = .object(["payload": info])
         }
         return c

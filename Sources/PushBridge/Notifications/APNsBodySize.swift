@@ -16,7 +16,10 @@ extension NotificationRequest {
         if c.relevanceScore != nil { total += member + 32 }
         if contentAvailable { total += member + 1 }
         if mutableContent { total += member + 1 }
-        if case .object(let custom) = c.userInfo {
+        if let bound = c.userInfoSizeBound {
+            // The whole object's text bounds its members beside `aps` (each with its comma).
+            total += bound
+        } else if case .object(let custom) = c.userInfo {
             // The members read in place (no copy of each key and value).
             custom.withMembers { members in
                 // The count first: `!=` on two different strings costs a comparison call.

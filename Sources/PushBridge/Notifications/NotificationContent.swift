@@ -14,6 +14,8 @@ public struct NotificationContent: Sendable, Equatable {
         var relevanceScore: Double?
         var attachments: [String] = []
         var userInfo: JSONValue = .object(JSONObject())
+        /// See `NotificationContent.userInfoSizeBound` (not compared: it describes `userInfo`).
+        var userInfoSizeBound: Int?
 
         static func == (a: Fields, b: Fields) -> Bool {
             a.texts.indices.allSatisfy { a.texts[$0] == b.texts[$0] } && a.soundCritical == b.soundCritical
@@ -98,7 +100,21 @@ public struct NotificationContent: Sendable, Equatable {
         set { uniqueStorage().fields.attachments = newValue }
     }
     /// Custom keys beside `aps` (an object), or any JSON value for non-apns inputs.
-    public var userInfo: JSONValue { get { storage.fields.userInfo } set { uniqueStorage().fields.userInfo = newValue } }
+    public var userInfo: JSONValue {
+        get { storage.fields.userInfo }
+        set {
+            let s = uniqueStorage()
+            s.fields.userInfo = newValue
+            s.fields.userInfoSizeBound = nil
+        }
+    }
+    /// An upper bound of the length of `userInfo`'s JSON text in bytes, when one is known
+    /// without serializing it (the mapper's, for the payload as parsed: `JSONValue.parse(_:
+    /// serializedSizeBound:)`); `nil` again whenever `userInfo` is set.
+    var userInfoSizeBound: Int? {
+        get { storage.fields.userInfoSizeBound }
+        set { uniqueStorage().fields.userInfoSizeBound = newValue }
+    }
 
     /// Empty content: no alert text, no sound, `userInfo` an empty object.
     public init() { storage = Self.emptyStorage }

@@ -26,6 +26,26 @@ extension JSONValue {
         return try copy.withUnsafeBufferPointer { parseResult($0) }.get()
     }
 
+    /// Parses one JSON text like `parse(_:)`, and sets `serializedSizeBound` to an upper bound
+    /// of the length of the value's `jsonText` in bytes, found without serializing: the input's
+    /// length (compact text, escapes as written or shorter, a repeated key dropped) plus 24
+    /// bytes for each number with a fraction or an exponent, which may come out longer
+    /// (`1e5` is written `100000`; no double takes more than 24 bytes).
+    package static func parse(_ bytes: [UInt8], serializedSizeBound: inout Int) throws(JSONParseError) -> JSONValue {
+        let result = bytes.withUnsafeBufferPointer { buffer -> Result<(JSONValue, Int), JSONParseError> in
+            var parser = JSONByteParser(buffer)
+            do throws(JSONParseError) {
+                let value = try parser.parseDocument()
+                return .success((value, buffer.count + 24 * parser.doubles))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let (value, bound) = try result.get()
+        serializedSizeBound = bound
+        return value
+    }
+
     /// Parses one JSON text (RFC 8259, strict) from a string.
     package static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         var text = text
@@ -50,6 +70,8 @@ struct JSONByteParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     private var depth = 0
+    /// Numbers parsed as `double` so far (`JSONValue.parse(_:serializedSizeBound:)`).
+    private(set) var doubles = 0
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -211,6 +233,7 @@ struct JSONByteParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger { return .bigInt(text) }  // beyond Int64: kept digit for digit
         guard let double = Double(text), double.isFinite else { throw fail("number out of range", at: start) }
+        doubles += 1
         return .double(double)
     }
 

@@ -69,6 +69,46 @@ struct HotPathTests {
         #expect(r.apnsBodySizeBound >= r.apnsBody.jsonText.utf8.count)
     }
 
+    /// The payload as `user_info` (the default `{{ payload }}`): its size bound comes from the
+    /// parse (`JSONValue.parse(_:serializedSizeBound:)`), and the decision at the 4 096-byte
+    /// limit is the exact size's, whatever the payload's white space and number spelling.
+    @Test("the payload's size bound decides nothing wrong at the APNs limit")
+    func payloadBoundAtTheLimit() throws {
+        let config = try loadConfig("routes:\n  - topic: a\n    alert:\n      body: x\n")
+        var accepted = 0, refused = 0
+        for length in stride(from: 3_950, through: 4_100, by: 3) {
+            let fill = String(repeating: "y", count: length)
+            for payload in ["{\"k\":\"\(fill)\"}", "{ \"k\" : \"\(fill)\" ,\n \"n\": 1e5 }",
+                            "{\"k\":\"\(fill.prefix(length - 600))\",\"s\":\"" + String(repeating: "\\u00e9", count: 100) + "\"}",
+                            "{\"k\":\"\(fill.prefix(3000))\"" + String(repeating: " ", count: 1_500) + "}"] {
+                let mapped = RequestMapper().map(InboundMessage(topic: "a", payload: Array(payload.utf8), receivedAt: 0),
+                                                 route: config.routes[0], id: "6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a", now: 0)
+                switch mapped.request {
+                case .success(let r):
+                    accepted += 1
+                    #expect(r.content.userInfoSizeBound != nil, "the bound was known")
+                    #expect(r.apnsBody.jsonText.utf8.count <= 4096, "accepted only when it fits: \(payload.prefix(40))")
+                case .failure(let e):
+                    refused += 1
+                    #expect(e.reason == .payloadTooLarge, "\(e)")
+                }
+            }
+        }
+        #expect(accepted > 0 && refused > 0, "both sides of the limit: \(accepted) accepted, \(refused) refused")
+        // A `user_info:` template of its own: no bound from the parse.
+        let own = try loadConfig("routes:\n  - topic: a\n    user_info: \"{{ payload.k }}\"\n    alert:\n      body: x\n")
+        let mapped = RequestMapper().map(InboundMessage(topic: "a", payload: Array(#"{"k":{"a":1}}"#.utf8), receivedAt: 0),
+                                         route: own.routes[0], id: "6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a", now: 0)
+        #expect(try mapped.request.get().content.userInfoSizeBound == nil)
+        // Set again (a filter's `set user_info`): the bound is gone with the value it described.
+        var content = try RequestMapper().map(InboundMessage(topic: "a", payload: Array(#"{"k":1}"#.utf8), receivedAt: 0),
+                                              route: config.routes[0], id: "6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a",
+                                              now: 0).request.get().content
+        #expect(content.userInfoSizeBound == 7)
+        content.userInfo = .object(["k": .string(String(repeating: "z", count: 5000))])
+        #expect(content.userInfoSizeBound == nil)
+    }
+
     @Test("validation still measures the exact size when the bound is over the limit")
     func exactSizeFallback() throws {
         // 1 000 quotes: the bound (6 bytes each) passes 4 096, the real body (2 each) does not.

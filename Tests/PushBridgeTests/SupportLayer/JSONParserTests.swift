@@ -170,4 +170,56 @@ struct JSONParserTests {
         #expect(o.count == 20 && o.keys == (0..<20).map { "k\($0)" })
         #expect(o["k3"] == .string("again") && o["k18"] == .string("late") && o["k0"] == .null && o["k19"] == .int(19))
     }
+    /// Random JSON texts written every way the grammar allows (white space, escapes, exponents,
+    /// big integers, repeated keys, nesting).
+    static func randomJSON(_ depth: Int, _ rng: inout some RandomNumberGenerator) -> String {
+        func ws() -> String { ["", " ", "\n\t ", "\r\n"].randomElement(using: &rng)! }
+        func string() -> String {
+            let pieces = ["a", "é", "✓", "😀", "\\\"", "\\\\", "\\/", "\\n", "\\u0001", "\\u00e9", "\\ud83d\\ude00",
+                          "\\ud800", "\\u007f", "x y", "key"]
+            return "\"" + (0..<Int.random(in: 0...5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined() + "\""
+        }
+        let numbers = ["0", "-0", "1", "-1", "42", "1e5", "1E+2", "-2.5e-3", "0.1", "1.0", "100.00", "9007199254740993",
+                       "123456789012345678901234567890", "-9223372036854775809", "1e300", "4.9e-324", "0.30000000000000004",
+                       "12345678901234567890.5", "1e22"]
+        switch depth <= 0 ? Int.random(in: 0..<4, using: &rng) : Int.random(in: 0..<6, using: &rng) {
+        case 0: return string()
+        case 1: return numbers.randomElement(using: &rng)!
+        case 2: return ["true", "false", "null"].randomElement(using: &rng)!
+        case 3: return numbers.randomElement(using: &rng)!
+        case 4:
+            let items = (0..<Int.random(in: 0...4, using: &rng)).map { _ in ws() + randomJSON(depth - 1, &rng) + ws() }
+            return "[" + items.joined(separator: ",") + "]"
+        default:
+            let keys = ["a", "b", "room", "é", "a"]  // "a" twice: a repeated key
+            let members = (0..<Int.random(in: 0...5, using: &rng)).map { _ in
+                ws() + "\"" + keys.randomElement(using: &rng)! + "\"" + ws() + ":" + ws() + randomJSON(depth - 1, &rng) + ws()
+            }
+            return "{" + members.joined(separator: ",") + "}"
+        }
+    }
+
+    @Test("the serialized size bound is never below the text the value writes")
+    func serializedSizeBound() throws {
+        var rng = SystemRandomNumberGenerator()
+        var checked = 0
+        for _ in 0..<3_000 {
+            let text = Self.randomJSON(3, &rng)
+            var bound = 0
+            let value = try JSONValue.parse(Array(text.utf8), serializedSizeBound: &bound)
+            #expect(value == (try JSONValue.parse(text)), "the same value as parse(_:)")
+            #expect(value.jsonText.utf8.count <= bound, "\(text) → \(value.jsonText)")
+            checked += 1
+        }
+        // The cases that grow: an exponent written out, a short double written long.
+        for text in ["1e5", "[1e5,1e5,1e5]", "1e22", "{\"a\":1e300}", "4.9e-324", "[0.1e1]"] {
+            var bound = 0
+            let value = try JSONValue.parse(Array(text.utf8), serializedSizeBound: &bound)
+            #expect(value.jsonText.utf8.count <= bound, "\(text) → \(value.jsonText)")
+        }
+        var bound = -1
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Array("{\"a\":".utf8), serializedSizeBound: &bound) }
+        #expect(bound == -1, "left as it was on an error")
+        #expect(checked == 3_000)
+    }
 }
