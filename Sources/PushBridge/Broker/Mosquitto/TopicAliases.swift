@@ -77,16 +77,7 @@ final class TopicAliases: Sendable {
     func publish(topic: String, userProperties: [(name: String, value: String)],
                  _ send: (String?, PropertyList?) -> MosquittoCode) throws(MQTTError) -> MosquittoCode {
         try state.withLock { s throws(MQTTError) -> MosquittoCode in
-            var alias: UInt16 = 0
-            var known = false
-            if enabled, s.maximum > 0, topic.utf8.count >= Self.shortestTopic {
-                if let a = s.aliases[topic] {
-                    alias = a
-                    known = true
-                } else if s.aliases.count < s.maximum {
-                    alias = UInt16(s.aliases.count + 1)
-                }
-            }
+            let (alias, known) = s.alias(for: topic, enabled: enabled)
             let list = try s.properties(alias: alias, userProperties: userProperties)
             let rc = send(known ? nil : topic, list)
             if alias != 0, !known, rc.isSuccess { s.aliases[topic] = alias }
@@ -105,16 +96,7 @@ final class TopicAliases: Sendable {
                          _ append: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         let written = state.withLock { s -> Bool in
             guard let limits = s.limits else { return false }
-            var alias: UInt16 = 0
-            var known = false
-            if enabled, s.maximum > 0, topic.utf8.count >= Self.shortestTopic {
-                if let a = s.aliases[topic] {
-                    alias = a
-                    known = true
-                } else if s.aliases.count < s.maximum {
-                    alias = UInt16(s.aliases.count + 1)
-                }
-            }
+            let (alias, known) = s.alias(for: topic, enabled: enabled)
             guard let properties = s.encodedUserProperties(userProperties) else { return false }
             let sent = topic.utf8.withContiguousStorageIfAvailable { name -> Bool in
                 // A topic named in the packet is checked as libmosquitto checks it (an alias alone
@@ -182,6 +164,15 @@ final class TopicAliases: Sendable {
         }
 
         var maximum = 0
+
+        /// The alias a publish to `topic` uses: `known` when the broker has it already (the alias
+        /// alone names the topic), else a new one while there is room (0: none; the topic is sent).
+        /// Set up in `aliases` only once its publish was queued or written.
+        func alias(for topic: String, enabled: Bool) -> (alias: UInt16, known: Bool) {
+            guard enabled, maximum > 0, topic.utf8.count >= TopicAliases.shortestTopic else { return (0, false) }
+            if let a = aliases[topic] { return (a, true) }
+            return aliases.count < maximum ? (UInt16(aliases.count + 1), false) : (0, false)
+        }
         /// topic -> alias, for the topics whose topic + alias publish was queued on this connection.
         var aliases = AliasTable()
         /// The property list last used with each alias, at the alias's position (0: none); an
