@@ -131,10 +131,7 @@ package enum Timestamp {
     /// kept: a display message's timestamp mostly falls in the same second as the one before,
     /// and copying those 20 bytes costs a fifth of computing them.
     static func appendQuotedISO8601(_ seconds: Double, to bytes: inout ByteBuffer) {
-        let milliseconds = Int64((seconds * 1000).rounded())
-        let (quotient, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        let second = remainder < 0 ? quotient - 1 : quotient
-        let ms = Int(milliseconds - second * 1000)
+        let (second, ms) = secondAndMilliseconds(seconds)
         // The kept text: `"` and the 20 bytes up to the milliseconds.
         let kept = lastSecond.withLock { last -> (UInt64, UInt64, UInt64, UInt64)? in
             guard let last, last.second == second else { return nil }
@@ -175,11 +172,17 @@ package enum Timestamp {
 
     /// The UTC calendar fields and the milliseconds of `seconds`, rounded to the nearest millisecond.
     private static func split(_ seconds: Double) -> (tm, Int) {
+        let (second, ms) = secondAndMilliseconds(seconds)
+        return (civil(second), ms)
+    }
+
+    /// The whole UNIX second of `seconds` (toward the past) and its milliseconds, 0…999,
+    /// rounded to the nearest millisecond.
+    private static func secondAndMilliseconds(_ seconds: Double) -> (Int64, Int) {
         let milliseconds = Int64((seconds * 1000).rounded())
-        let t = time_t(milliseconds.quotientAndRemainder(dividingBy: 1000).quotient
-                       - (milliseconds % 1000 < 0 ? 1 : 0))
-        let ms = Int(milliseconds - Int64(t) * 1000)
-        return (civil(Int64(t)), ms)
+        let (quotient, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        let second = remainder < 0 ? quotient - 1 : quotient
+        return (second, Int(milliseconds - second * 1000))
     }
 
     /// What `gmtime_r` gives for `t` (the proleptic Gregorian calendar, UTC), computed in a few

@@ -32,17 +32,9 @@ extension JSONValue {
     /// bytes for each number with a fraction or an exponent, which may come out longer
     /// (`1e5` is written `100000`; no double takes more than 24 bytes).
     package static func parse(_ bytes: [UInt8], serializedSizeBound: inout Int) throws(JSONParseError) -> JSONValue {
-        let result = bytes.withUnsafeBufferPointer { buffer -> Result<(JSONValue, Int), JSONParseError> in
-            var parser = JSONByteParser(buffer)
-            do throws(JSONParseError) {
-                let value = try parser.parseDocument()
-                return .success((value, buffer.count + 24 * parser.doubles))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let (value, bound) = try result.get()
-        serializedSizeBound = bound
+        var doubles = 0
+        let value = try bytes.withUnsafeBufferPointer { parseResult($0, doubles: &doubles) }.get()
+        serializedSizeBound = bytes.count + 24 * doubles
         return value
     }
 
@@ -53,7 +45,14 @@ extension JSONValue {
     }
 
     private static func parseResult(_ buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, JSONParseError> {
+        var doubles = 0
+        return parseResult(buffer, doubles: &doubles)
+    }
+
+    /// The parse of `buffer`; `doubles` gets how many numbers were parsed as `double`.
+    private static func parseResult(_ buffer: UnsafeBufferPointer<UInt8>, doubles: inout Int) -> Result<JSONValue, JSONParseError> {
         var parser = JSONByteParser(buffer)
+        defer { doubles = parser.doubles }
         do throws(JSONParseError) {
             return .success(try parser.parseDocument())
         } catch {
