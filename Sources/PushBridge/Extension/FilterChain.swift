@@ -52,6 +52,8 @@ final class FilterChain: Sendable {
         func sharedTrace(_ verdict: String) -> [FilterTrace]? {
             if verdict == FilterChain.passed { return passedTrace }
             if verdict == FilterChain.suppressed { return suppressedTrace }
+            if verdict == FilterChain.skippedWhenFalse { return skippedWhenFalseTrace }
+            if verdict == FilterChain.skippedForRoute { return skippedForRouteTrace }
             return nil
         }
 
@@ -109,30 +111,30 @@ final class FilterChain: Sendable {
         // allocation for a chain of one filter, or one that ends at its first); a second entry
         // copies it, with room for the rest.
         var trace: [FilterTrace] = []
-        func add(_ name: String, _ verdict: String, shared: [FilterTrace]?) {
-            if trace.isEmpty, let shared {
+        func add(_ filter: Compiled, _ verdict: String) {
+            if trace.isEmpty, let shared = filter.sharedTrace(verdict) {
                 trace = shared
                 return
             }
             if trace.count == 1 { trace.reserveCapacity(filters.count) }
-            trace.append(FilterTrace(name: name, verdict: verdict))
+            trace.append(FilterTrace(name: filter.config.name, verdict: verdict))
         }
         for filter in filters {
             let name = filter.config.name
             if let routes = filter.config.routes, !routes.contains(context.route) {
-                add(name, Self.skippedForRoute, shared: filter.skippedForRouteTrace)
+                add(filter, Self.skippedForRoute)
                 continue
             }
             if context.madeByCondition, filter.config.hasMemory {
-                add(name, "skipped (a condition's own notification)", shared: nil)
+                add(filter, "skipped (a condition's own notification)")
                 continue
             }
             if let when = filter.config.when, !when.isTrue(in: context) {
-                add(name, Self.skippedWhenFalse, shared: filter.skippedWhenFalseTrace)
+                add(filter, Self.skippedWhenFalse)
                 continue
             }
             let (newContent, verdict) = apply(filter, to: context)
-            add(name, verdict, shared: filter.sharedTrace(verdict))
+            add(filter, verdict)
             if !newContent.hasAlertText {
                 return Result(content: newContent, stoppedBy: name, trace: trace)
             }
