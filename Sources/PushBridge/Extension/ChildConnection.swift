@@ -1,58 +1,95 @@
 import Foundation
 import Synchronization
 
-/// One running child of `extension.command`: its process, its stdin (written on a serial
-/// queue, so no caller blocks on a full pipe) and one thread per output pipe doing blocking reads.
+/// One running child of `extension.command`: its pid, its stdin (written on a serial queue,
+/// so no caller blocks on a full pipe), one thread per output pipe doing blocking reads and
+/// one waiting for the exit.
 ///
-/// `@unchecked Sendable`: `Process` is not `Sendable`; once started this class only reads its
-/// `processIdentifier`, `isRunning` and exit status and calls `terminate()`, which Foundation
-/// guards internally; `stdin` and `inputOpen` are touched only on `writeQueue`.
-final class ChildConnection: @unchecked Sendable {
-    let process = Process()
+/// Started with `Spawn` (`posix_spawn`), not Foundation's `Process`, whose `run()` crashes
+/// now and then on Swift 6.3.1 (see `Spawn`).
+final class ChildConnection: Sendable {
+    let pid: pid_t
     let generation: UInt64
     let startedAt = ContinuousClock.now
-    private let stdin = Foundation.Pipe(), stdout = Foundation.Pipe(), stderr = Foundation.Pipe()
+    /// This side's ends of the child's three pipes.
+    private let stdin: Int32, stdout: Int32, stderr: Int32
     private let writeQueue = DispatchQueue(label: "pushbridge.extension.stdin")
-    private var inputOpen = true
+    /// Whether stdin is still open (touched on `writeQueue` and in `deinit`).
+    private let inputOpen = Mutex(true)
+    /// Whether `read` started the reading threads, which then own stdout and stderr.
+    private let reading = Mutex(false)
+    /// The wait status once the child is reaped. It is reaped with this lock held and
+    /// signalled only while it is `nil`, so a signal never reaches a pid that was reused.
+    private let reaped = Mutex<Int32?>(nil)
     /// Waiting for the exit and for stdout's end, then `read`'s `exited` (once).
     private let exit = Mutex<(waiting: Int, exited: (@Sendable (String) -> Void)?)>((2, nil))
     /// How long after the exit stdout's end is waited for: a process the child started may
     /// hold its stdout open for ever, and the bridge must not wait for that to restart.
     static let stdoutGrace: Duration = .seconds(2)
 
-    private init(generation: UInt64) { self.generation = generation }
+    private init(pid: pid_t, generation: UInt64, stdin: Int32, stdout: Int32, stderr: Int32) {
+        (self.pid, self.generation, self.stdin, self.stdout, self.stderr) = (pid, generation, stdin, stdout, stderr)
+    }
+
+    deinit {
+        inputOpen.withLock { open in if open { close(stdin) } }
+        if !reading.withLock({ $0 }) {
+            close(stdout)
+            close(stderr)
+        }
+    }
 
     /// Starts `command` (through `/usr/bin/env` unless its program is a path); throws when it cannot be started.
     static func spawn(_ command: [String], generation: UInt64) throws -> ChildConnection {
-        let child = ChildConnection(generation: generation)
-        let process = child.process
         let isPath = command.first?.contains("/") == true
-        process.executableURL = URL(fileURLWithPath: isPath ? command[0] : "/usr/bin/env")
-        process.arguments = isPath ? Array(command.dropFirst()) : command
-        (process.standardInput, process.standardOutput, process.standardError) = (child.stdin, child.stdout, child.stderr)
-        process.terminationHandler = { _ in child.terminated() }
-        do { try process.run() } catch {
-            process.terminationHandler = nil   // it holds the child
+        var opened: [Int32] = []
+        do {
+            let input = try Spawn.pipe()
+            opened += [input.read, input.write]
+            let output = try Spawn.pipe()
+            opened += [output.read, output.write]
+            let errors = try Spawn.pipe()
+            opened += [errors.read, errors.write]
+            let pid = try Spawn.start(isPath ? command[0] : "/usr/bin/env", isPath ? Array(command.dropFirst()) : command,
+                                      stdin: input.read, stdout: output.write, stderr: errors.write)
+            for fd in [input.read, output.write, errors.write] { close(fd) }
+            let child = ChildConnection(pid: pid, generation: generation,
+                                        stdin: input.write, stdout: output.read, stderr: errors.read)
+            Worker.run(name: "child wait") { child.waitForExit() }
+            return child
+        } catch {
+            for fd in opened { close(fd) }
             throw error
         }
-        return child
     }
 
     /// Starts the reading threads: `line` gets each stdout line, `log` each stderr line;
     /// `exited` runs once with how the child ended, when its stdout has ended and it has exited.
     func read(line: @escaping @Sendable (String) -> Void, log: @escaping @Sendable (String) -> Void,
               exited: @escaping @Sendable (String) -> Void) {
+        guard !reading.withLock({ started in defer { started = true }; return started }) else { return }
         exit.withLock { $0.exited = exited }
-        Self.thread("stdout", stdout.fileHandleForReading, line) { [self] in
+        Self.thread("stdout", stdout, line) { [self] in
             stop()   // a child that closed its stdout is done
             ended()
         }
-        Self.thread("stderr", stderr.fileHandleForReading, log) {}
+        Self.thread("stderr", stderr, log) {}
     }
 
-    /// The process has exited: one of the two ends, and stdout's end is waited for no longer
-    /// than `stdoutGrace`.
-    private func terminated() {
+    /// `true` until the child has exited and been reaped.
+    var isRunning: Bool { reaped.withLock { $0 == nil } }
+
+    /// Blocks until the child exits (leaving it a zombie, so its pid stays taken), then
+    /// reaps it under `reaped`'s lock: one of the two ends, and stdout's end is waited for no
+    /// longer than `stdoutGrace`.
+    private func waitForExit() {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR {}
+        reaped.withLock { status in
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            status = raw
+        }
         ended()
         DispatchQueue.global().asyncAfter(deadline: .now() + Self.stdoutGrace.dispatchInterval) { [self] in
             ended(force: true)
@@ -71,35 +108,45 @@ final class ChildConnection: @unchecked Sendable {
             e.waiting -= 1
             return e.waiting == 0 ? e.exited.map { ($0, false) } : nil
         }) else { return }
-        process.terminationHandler = nil   // it held this child
-        let status = process.terminationStatus
-        let how = process.terminationReason == .uncaughtSignal ? "signal \(status)" : "status \(status)"
+        let how = Spawn.describe(status: reaped.withLock { $0 } ?? 0)
         exited(forced ? how + "; its stdout is still open, held by a process it started" : how)
     }
 
     /// Writes `line` and a newline; errors (a dead child) are ignored: its exit fails the requests.
     func write(_ line: String) {
-        let bytes = Data((line + "\n").utf8)
+        let bytes = Array((line + "\n").utf8)
         writeQueue.async { [self] in
-            if inputOpen { try? stdin.fileHandleForWriting.write(contentsOf: bytes) }
+            inputOpen.withLock { open in
+                guard open else { return }
+                bytes.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let n = Foundation.write(stdin, raw.baseAddress! + offset, raw.count - offset)
+                        if n < 0, errno == EINTR { continue }
+                        guard n > 0 else { return }
+                        offset += n
+                    }
+                }
+            }
         }
     }
 
     /// Closes stdin (after the pending writes) and sends SIGTERM.
     func stop() {
         writeQueue.async { [self] in
-            if inputOpen { try? stdin.fileHandleForWriting.close() }
-            inputOpen = false
+            inputOpen.withLock { open in
+                if open { close(stdin) }
+                open = false
+            }
         }
-        if process.isRunning { process.terminate() }
+        reaped.withLock { status in if status == nil { kill(pid, SIGTERM) } }
     }
 
-    private static func thread(_ name: String, _ handle: FileHandle, _ line: @escaping @Sendable (String) -> Void,
+    private static func thread(_ name: String, _ fd: Int32, _ line: @escaping @Sendable (String) -> Void,
                                then: @escaping @Sendable () -> Void) {
-        // The job holds the handle: a FileHandle closes its descriptor when freed.
         Worker.run(name: "child \(name)") {
-            LineReader.read(fd: handle.fileDescriptor, line: line)
-            try? handle.close()
+            LineReader.read(fd: fd, line: line)
+            close(fd)
             then()
         }
     }

@@ -123,7 +123,7 @@ final class ExtensionProcess: Sendable {
         child.read(line: { [self] in received($0) }, log: { [logger] in logger.info("extension: \($0)") },
                    exited: { [self] in exited(child, how: $0) })
         guard let lines else { return child.stop() }
-        logger.info("extension: started \(command.joined(separator: " ")) (pid \(child.process.processIdentifier))")
+        logger.info("extension: started \(command.joined(separator: " ")) (pid \(child.pid))")
         for line in lines { child.write(line) }
     }
 

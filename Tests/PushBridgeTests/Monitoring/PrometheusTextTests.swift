@@ -119,19 +119,9 @@ struct PrometheusTextTests {
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/promtool")))
-    func promtoolAcceptsTheOutput() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/promtool")
-        process.arguments = ["check", "metrics"]
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        input.fileHandleForWriting.write(Data(prometheusText(busySnapshot(), perTopic: true).utf8))
-        try input.fileHandleForWriting.close()
-        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(report)")
+    func promtoolAcceptsTheOutput() async throws {
+        let r = try await ManagedProcess.run("/usr/bin/promtool", ["check", "metrics"],
+                                             stdin: Array(prometheusText(busySnapshot(), perTopic: true).utf8))
+        #expect(r.status == 0 && r.exitedNormally && !r.timedOut, "\(r.stdout)\(r.stderr)")
     }
 }

@@ -1,69 +1,36 @@
 import Foundation
+import PushBridge
 import Synchronization
 
-/// A child process started with `posix_spawn`, with every signal unblocked and at its default.
+/// A child process started with `Spawn` (`posix_spawn`), with every signal unblocked and at
+/// its default.
 ///
 /// Foundation's `Process` passes on the spawning thread's signal mask, and test threads
-/// block SIGTERM: a mosquitto (or pushbridge) started that way never sees SIGTERM. This
-/// spawns with an empty mask and default dispositions, so `signal(SIGTERM)` works.
+/// block SIGTERM: a mosquitto (or pushbridge) started that way never sees SIGTERM. `Spawn`
+/// starts with an empty mask and default dispositions, so `signal(SIGTERM)` works.
 final class ChildProcess: Sendable {
     let pid: pid_t
     /// The wait status once reaped.
     private let reaped = Mutex<Int32?>(nil)
 
     /// Starts `path` with `arguments`; `stdin`/`stdout`/`stderr` are descriptors given to the
-    /// child as 0/1/2 (`nil` = /dev/null).
+    /// child as 0/1/2 (`nil` = /dev/null). Nothing else is inherited: a pipe another test made
+    /// would stay open in a long-lived server and hold that test's child's stdout open.
     init(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
          currentDirectory: String? = nil, stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (fd, target) in [(stdin, Int32(0)), (stdout, 1), (stderr, 2)] {
-            if let fd {
-                posix_spawn_file_actions_adddup2(&actions, fd, target)
-            } else {
-                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-            }
-        }
-        // Nothing else inherited: a pipe another test made (Foundation's are not close-on-exec)
-        // would stay open in a long-lived server and hold that test's child's stdout open.
-        try Self.closeInherited(&actions)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         // No portable chdir file action in Swift's Glibc: `env --chdir` does it.
         let (path, arguments) = currentDirectory.map { ("/usr/bin/env", ["--chdir=\($0)", path] + arguments) }
             ?? (path, arguments)
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let env = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
-        defer { env?.forEach { free($0) } }
-        var child: pid_t = 0
-        let rc = env.map { e in posix_spawn(&child, path, &actions, &attributes, argv, e) }
-            ?? posix_spawn(&child, path, &actions, &attributes, argv, environ)
-        guard rc == 0 else {
-            throw ProcessError(description: "cannot start \(path): \(String(cString: strerror(rc)))")
+        do {
+            pid = try Spawn.start(path, arguments, environment: environment, stdin: stdin, stdout: stdout, stderr: stderr)
+        } catch {
+            throw ProcessError(description: error.description)
         }
-        pid = child
     }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+; Swift's Glibc module does not export it).
-    private static let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map { unsafeBitCast($0, to: (@convention(c) (
-            UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self) }
-    }()
 
     /// Adds the file action that closes every descriptor from 3 up in the child.
     static func closeInherited(_ actions: inout posix_spawn_file_actions_t) throws {
-        guard let closeFrom = addCloseFrom, closeFrom(&actions, 3) == 0 else {
-            throw ProcessError(description: "posix_spawn_file_actions_addclosefrom_np is unavailable (glibc < 2.34?)")
-        }
+        do { try Spawn.closeInherited(&actions) } catch { throw ProcessError(description: error.description) }
     }
 
     deinit {

@@ -25,7 +25,7 @@ struct WebPushHeadersTests {
         #expect(WebPushHeaders.urgency(interruptionLevel: "loud") == "normal")
     }
 
-    @Test func topic() {
+    @Test func topic() async throws {
         #expect(WebPushHeaders.topic(collapseID: nil) == nil)
         #expect(WebPushHeaders.topic(collapseID: "") == nil)
         #expect(WebPushHeaders.topic(collapseID: "doorbell-front") == "doorbell-front")
@@ -39,20 +39,15 @@ struct WebPushHeadersTests {
             #expect(topic == Base64URL.encode(Digests.sha256(Array(id.utf8)).prefix(24)))
         }
         // SHA-256("leak-zigbee2mqtt/kitchen") checked with `printf %s … | openssl dgst -sha256 -binary | head -c 24 | basenc --base64url`.
-        #expect(WebPushHeaders.topic(collapseID: "leak-zigbee2mqtt/kitchen") == Self.opensslTopic)
+        #expect(WebPushHeaders.topic(collapseID: "leak-zigbee2mqtt/kitchen") == (try await Self.opensslTopic()))
     }
 
-    static let opensslTopic: String = {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "printf %s leak-zigbee2mqtt/kitchen | openssl dgst -sha256 -binary | head -c 24 | basenc --base64url"]
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        try? p.run()
-        p.waitUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "=", with: "")
-    }()
+    static func opensslTopic() async throws -> String {
+        let r = try await ManagedProcess.run("/bin/sh", [
+            "-c", "printf %s leak-zigbee2mqtt/kitchen | openssl dgst -sha256 -binary | head -c 24 | basenc --base64url"])
+        #expect(r.status == 0 && r.exitedNormally, "\(r.stderr)")
+        return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "=", with: "")
+    }
 
     @Test func theRequest() throws {
         let userAgent = try P256Key.generate()
