@@ -60,7 +60,8 @@ package final class ExtensionStage: Sendable {
     private let filters: FilterChain
     private let steps: [Step]
     /// Rule 5's suppression text for each filter and step name, made once (not per message).
-    let suppressedRules: [String: String]
+    /// Looked up by the name's bytes (`ByteKeyIndex`): once per suppressed message.
+    let suppressedRules: (index: ByteKeyIndex, texts: [String])
     let admission: Admission
     /// Runs the Apple-style instances (one serial queue per request on it) and the time limits.
     private let queue = DispatchQueue(label: "pushbridge.extension", attributes: .concurrent)
@@ -79,9 +80,10 @@ package final class ExtensionStage: Sendable {
         self.logger = logger
         self.clock = clock
         filters = FilterChain(config.filters, clock: clock, memory: memory)
-        var rules: [String: String] = [:]
-        for name in config.filters.map(\.name) + ["extension", "command"] {
-            rules[name] = Self.suppressedRule(who: name)
+        var rules = (index: ByteKeyIndex(), texts: [String]())
+        for name in config.filters.map(\.name) + ["extension", "command"] where rules.index.value(for: name) == nil {
+            rules.index.set(rules.texts.count, for: name)
+            rules.texts.append(Self.suppressedRule(who: name))
         }
         suppressedRules = rules
         var steps: [Step] = []

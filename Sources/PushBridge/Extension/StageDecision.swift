@@ -37,7 +37,7 @@ extension ExtensionStage {
             let who = decidedBy ?? "extension"
             if content.isEmpty && filteringGranted && request.pushType == .alert {
                 return StageResult(verdict: .suppressed(decidedBy: who),
-                                   rule: suppressedRules[who] ?? Self.suppressedRule(who: who))
+                                   rule: suppressedRules.index.value(for: who).map { suppressedRules.texts[$0] } ?? Self.suppressedRule(who: who))
             }
             return StageResult(verdict: deliverOriginal,
                                rule: "content without alert text from \(who), \(Self.whyNotSuppressed(content, filteringGranted, request)); original delivered")

@@ -5,7 +5,8 @@
 struct CounterTable<Entry> {
     private(set) var names: [String] = []
     var entries: [Entry] = []
-    private var index: [String: Int] = [:]
+    /// Name → slot, by the name's bytes (`ByteKeyIndex`: a topic is counted per message).
+    private var index = ByteKeyIndex()
     /// Names added through `slot(for:make:)`: the ones that take capacity.
     private var counted = 0
     /// Most names accepted (not counting a reserved overflow slot, when the owner keeps one).
@@ -14,11 +15,11 @@ struct CounterTable<Entry> {
     init(capacity: Int) { self.capacity = capacity }
 
     /// The slot of `name`, or `nil` when it is not present.
-    func slot(of name: String) -> Int? { index[name] }
+    func slot(of name: String) -> Int? { index.value(for: name) }
 
     /// The slot of `name`, adding it with `make()` when absent and below capacity; `nil` when full.
     mutating func slot(for name: String, make: () -> Entry) -> Int? {
-        if let i = index[name] { return i }
+        if let i = index.value(for: name) { return i }
         guard counted < capacity else { return nil }
         counted += 1
         return insert(name, make())
@@ -33,13 +34,13 @@ struct CounterTable<Entry> {
     }
 
     /// Makes `name` an alias of slot `i` without taking capacity.
-    mutating func alias(_ name: String, to i: Int) { index[name] = i }
+    mutating func alias(_ name: String, to i: Int) { index.set(i, for: name) }
 
     private mutating func insert(_ name: String, _ entry: Entry) -> Int {
         let i = names.count
         names.append(name)
         entries.append(entry)
-        index[name] = i
+        index.set(i, for: name)
         return i
     }
 

@@ -197,91 +197,22 @@ final class TopicAliases: Sendable {
     }
 }
 
-/// Topic → alias for one connection, keyed by the topic's bytes (MQTT compares topics byte for
-/// byte; `String`'s `==` joins canonically equivalent spellings, which are two topics) in an
-/// open-addressing table with a seeded FNV-1a hash: ~150 instructions a lookup where a
-/// `[String: UInt16]` took ~500. It never holds more than `TopicAliases.limit` topics in twice
-/// as many slots, so even topics crafted to collide cost a bounded number of probes.
+/// Topic → alias for one connection, keyed by the topic's bytes (`ByteKeyIndex`), holding at
+/// most `TopicAliases.limit` topics.
 struct AliasTable {
-    private static let capacity = 2 * TopicAliases.limit
-    /// Per process, so that which topics collide cannot be known in advance.
-    private static let seed = UInt64.random(in: .min ... .max)
-    /// Each slot's topic hash (never 0), 0 for an empty slot: most probes end on it.
-    private var hashes: [UInt64] = []
-    private var topics: [[UInt8]] = []
-    private var aliases: [UInt16] = []
+    private var index = ByteKeyIndex()
     /// Topics held.
-    private(set) var count = 0
-
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
-        for i in 0..<bytes.count {
-            h ^= UInt64(bytes[i])
-            h = h &* 0x0000_0100_0000_01B3
-        }
-        return (h ^ (h >> 29)) | 1
-    }
-
-    /// The slot holding `bytes` (`found`), or the empty one where they would go; `nil`: none left.
-    private func slot(_ bytes: UnsafeBufferPointer<UInt8>, _ h: UInt64) -> (index: Int, found: Bool)? {
-        guard !hashes.isEmpty else { return nil }
-        var i = Int(truncatingIfNeeded: h >> 7) & (Self.capacity - 1)
-        for _ in 0..<Self.capacity {
-            let stored = hashes[i]
-            if stored == 0 { return (i, false) }
-            if stored == h, topics[i].withUnsafeBufferPointer({ Self.same($0, bytes) }) { return (i, true) }
-            i = (i + 1) & (Self.capacity - 1)
-        }
-        return nil
-    }
-
-    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        for i in 0..<a.count where a[i] != b[i] { return false }
-        return true
-    }
-
-    private func withBytes<R>(_ topic: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let r = topic.utf8.withContiguousStorageIfAvailable(body) { return r }
-        return Array(topic.utf8).withUnsafeBufferPointer(body)
-    }
+    var count: Int { index.count }
 
     /// The alias of `topic`; setting one adds the topic (at most `TopicAliases.limit` are kept).
     subscript(topic: String) -> UInt16? {
-        get {
-            withBytes(topic) { bytes in
-                guard let place = slot(bytes, Self.hash(bytes)), place.found else { return nil }
-                return aliases[place.index]
-            }
-        }
+        get { index.value(for: topic).map { UInt16(truncatingIfNeeded: $0) } }
         set {
-            guard let newValue else { return }
-            if hashes.isEmpty {
-                hashes = Array(repeating: 0, count: Self.capacity)
-                topics = Array(repeating: [], count: Self.capacity)
-                aliases = Array(repeating: 0, count: Self.capacity)
-            }
-            let (h, place) = withBytes(topic) { bytes in
-                let h = Self.hash(bytes)
-                return (h, slot(bytes, h))
-            }
-            guard let place, place.found || count < TopicAliases.limit else { return }
-            if !place.found {
-                count += 1
-                hashes[place.index] = h
-                topics[place.index] = Array(topic.utf8)
-            }
-            aliases[place.index] = newValue
+            guard let newValue, index.count < TopicAliases.limit || index.value(for: topic) != nil else { return }
+            index.set(Int(newValue), for: topic)
         }
     }
 
     /// Forgets every topic (a new connection); the slots are kept.
-    mutating func removeAll() {
-        guard count > 0 else { return }
-        for i in hashes.indices {
-            hashes[i] = 0
-            topics[i] = []
-        }
-        count = 0
-    }
+    mutating func removeAll() { index.removeAll() }
 }
