@@ -39,24 +39,24 @@ extension JSONValue {
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             if members.count <= 16 {
-                // Small objects: the members' positions sorted by key in a stack buffer
-                // (insertion sort), so writing allocates nothing.
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: members.count) { order in
-                    for i in 0..<members.count {
-                        let key = members[i].key
-                        var j = i
-                        while j > 0 && key < members[order[j - 1]].key {
-                            order[j] = order[j - 1]
-                            j -= 1
+                // Small objects: the members read in place, their positions sorted by key in
+                // a stack buffer (insertion sort), so writing allocates and copies nothing.
+                members.withMembers { m in
+                    withUnsafeTemporaryAllocation(of: Int.self, capacity: m.count) { order in
+                        for i in 0..<m.count {
+                            var j = i
+                            while j > 0 && m[i].key < m[order[j - 1]].key {
+                                order[j] = order[j - 1]
+                                j -= 1
+                            }
+                            order[j] = i
                         }
-                        order[j] = i
-                    }
-                    for k in 0..<members.count {
-                        if k > 0 { bytes.append(UInt8(ascii: ",")) }
-                        let member = members[order[k]]
-                        JSONValue.writeString(member.key, to: &bytes)
-                        bytes.append(UInt8(ascii: ":"))
-                        member.value.write(to: &bytes)
+                        for k in 0..<m.count {
+                            if k > 0 { bytes.append(UInt8(ascii: ",")) }
+                            JSONValue.writeString(m[order[k]].key, to: &bytes)
+                            bytes.append(UInt8(ascii: ":"))
+                            m[order[k]].value.write(to: &bytes)
+                        }
                     }
                 }
             } else {

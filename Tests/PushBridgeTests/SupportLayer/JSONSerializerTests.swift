@@ -77,4 +77,25 @@ struct JSONSerializerTests {
         JSONValue.writeString(String(repeating: "ab\n", count: 800), into: &text)
         #expect(text.count == 2 + 800 * 4)
     }
+
+    @Test("keys are written in String's order, in place (≤ 16 members) and through a sort (more)")
+    func keyOrder() {
+        let keys = ["", "a", "A", "ab", "aB", "b", "room", "room2", "roo", "who", "~", " ", "0", "9", "_x",
+                    "ae\u{301}", "af", "a\u{E9}", "caf\u{E8}", "cafe\u{301}", "cafe", "z\u{1F600}", "\u{FF}", "\u{7F}"]
+        for count in [2, 5, 16] {
+            for start in stride(from: 0, to: keys.count, by: 3) {
+                let some = (0..<count).map { keys[(start + $0 * 5) % keys.count] }
+                let object = JSONValue.object(JSONObject(Dictionary(some.map { ($0, JSONValue.null) }) { a, _ in a }))
+                let expected = Set(some).sorted().map { JSONValue.string($0).jsonText + ":null" }.joined(separator: ",")
+                #expect(object.jsonText == "{\(expected)}")
+            }
+        }
+        // Written sorted in either path (≤ 16 members in place, more through `sorted`).
+        for count in [5, 16, 17, 40] {
+            let members = (0..<count).map { ("k\(($0 * 7) % count)", JSONValue.int(Int64($0))) }
+            let object = JSONValue.object(JSONObject(Dictionary(uniqueKeysWithValues: members)))
+            let expected = members.sorted { $0.0 < $1.0 }.map { "\"\($0.0)\":\($0.1.jsonText)" }.joined(separator: ",")
+            #expect(object.jsonText == "{\(expected)}")
+        }
+    }
 }
