@@ -163,6 +163,11 @@ struct JSONParserTests {
         var built = JSONObject()
         for (key, value) in [("é", 1), ("e\u{301}", 2), ("x", 3), ("é", 4)] { built[key] = .int(Int64(value)) }
         #expect(o.keys == built.keys && o.values == built.values)
+        // Many keys of the same lengths and first bytes, one repeated at the end.
+        let crowdedKeys = (0..<70).map { String(repeating: "q", count: $0 % 9 + 1) + String(UnicodeScalar(UInt8(97 + $0 / 9))) }
+        o = try object("{" + crowdedKeys.enumerated().map { "\"\($0.element)\":\($0.offset)" }.joined(separator: ",")
+                       + ",\"\(crowdedKeys[5])\":\"again\"}")
+        #expect(o.keys == crowdedKeys && o[crowdedKeys[5]] == .string("again") && o[crowdedKeys[6]] == .int(6))
         o = try object(#"{"ab":1,"ba":2,"a":3,"b":4,"ab":5}"#)  // same lengths, other bytes
         #expect(o.keys == ["ab", "ba", "a", "b"] && o["ab"] == .int(5))
         let many = (0..<20).map { "\"k\($0)\":\($0)" } + [#""k3":"again""#, #""k18":"late""#, #""k0":null"#]
