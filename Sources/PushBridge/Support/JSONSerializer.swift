@@ -129,9 +129,7 @@ extension JSONValue {
         bytes.append(UInt8(ascii: "\""))
         // Fast path: most strings need no escape and go in with one copy.
         let copied = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                return false
-            }
+            if needsEscape(utf8) { return false }
             bytes.append(utf8)
             return true
         }
@@ -156,6 +154,30 @@ extension JSONValue {
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether `utf8` holds a byte a JSON string must escape (below 0x20, `"` or `\`), tested
+    /// eight bytes at a time: a byte below 0x20 is `(w - 0x20…20) & ~w & 0x80…80`, a byte equal
+    /// to `c` a zero byte in `w ^ c…c` (`(v - 0x01…01) & ~v & 0x80…80`); each is non-zero
+    /// exactly when some byte qualifies.
+    static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        if let base = UnsafeRawPointer(utf8.baseAddress) {
+            while i + 8 <= utf8.count {
+                let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+                let found = ((w &- ones &* 0x20) & ~w) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                if found & highs != 0 { return true }
+                i += 8
+            }
+        }
+        while i < utf8.count {
+            let byte = utf8[i]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return true }
+            i += 1
+        }
+        return false
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -98,4 +98,32 @@ struct JSONSerializerTests {
             #expect(object.jsonText == "{\(expected)}")
         }
     }
+
+    @Test("the eight-bytes-at-a-time escape test agrees with a byte-by-byte one")
+    func needsEscape() {
+        func naive(_ bytes: [UInt8]) -> Bool { bytes.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C } }
+        // Every byte value at every position of 0…24-byte buffers, among fillers next to the edges.
+        for filler: UInt8 in [0x61, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xC3, 0xFF] {
+            for length in 1...24 {
+                for position in 0..<length {
+                    for byte in 0...255 {
+                        var bytes = [UInt8](repeating: filler, count: length)
+                        bytes[position] = UInt8(byte)
+                        let fast = bytes.withUnsafeBufferPointer { JSONValue.needsEscape($0) }
+                        if fast != naive(bytes) { Issue.record("\(bytes)"); return }
+                    }
+                }
+            }
+            #expect(!(Array(repeating: filler, count: 0).withUnsafeBufferPointer { JSONValue.needsEscape($0) }))
+        }
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let bytes = (0..<Int.random(in: 0...40, using: &rng)).map { _ in
+                Bool.random(using: &rng) ? UInt8.random(in: 0x20...0x7E, using: &rng) : UInt8.random(in: 0...255, using: &rng)
+            }
+            #expect(bytes.withUnsafeBufferPointer { JSONValue.needsEscape($0) } == naive(bytes))
+        }
+        #expect(JSONValue.string("a\"b\\c\u{1}d".padding(toLength: 30, withPad: "x", startingAt: 0)).jsonText
+                == #""a\"b\\c\u0001dxxxxxxxxxxxxxxxxxxxxxxx""#)
+    }
 }
