@@ -6,6 +6,16 @@ extension JSONByteParser {
         let start = index
         // Fast path: no escapes.
         while index < bytes.count {
+            // Eight bytes at a time: past printable ASCII other than `"` and `\` (the usual
+            // run), straight to the first byte that is not.
+            if bytes.count - index >= 8 {
+                let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + index))
+                if special == 0 {
+                    index += 8
+                    continue
+                }
+                index += special.trailingZeroBitCount >> 3
+            }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
@@ -37,6 +47,18 @@ extension JSONByteParser {
             scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[from..<index]))
         }
         throw fail("unterminated string", at: start - 1)
+    }
+
+    /// The high bit of each of the eight bytes at `p` (in memory order from the lowest) that
+    /// is not printable ASCII other than `"` and `\`, exact up to the first such byte (borrows
+    /// can mark bytes after it): a high bit, a byte below 0x20 (`(w - 0x20…20) & ~w`), a byte
+    /// equal to the quote or the backslash (a zero byte in `w ^ c…c`). 0: all eight are plain.
+    @inline(__always)
+    static func specialBytes(_ p: UnsafeRawPointer) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let w = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
+        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+        return (w | ((w &- ones &* 0x20) & ~w) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
     }
 
     /// Checks the character starting at `index` (not a quote or backslash) and moves past it.

@@ -175,6 +175,40 @@ struct JSONParserTests {
         #expect(o.count == 20 && o.keys == (0..<20).map { "k\($0)" })
         #expect(o["k3"] == .string("again") && o["k18"] == .string("late") && o["k0"] == .null && o["k19"] == .int(19))
     }
+    @Test("the eight-byte test for plain string bytes finds what a byte-by-byte test finds, and where")
+    func specialBytes() throws {
+        func naive(_ bytes: [UInt8]) -> Bool { bytes.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != 0x22 && $0 != 0x5C } }
+        for filler: UInt8 in [0x61, 0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7F, 0x80, 0xC3, 0xFF, 0x00] {
+            for position in 0..<8 {
+                for byte in 0...255 {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[position] = UInt8(byte)
+                    let special = bytes.withUnsafeBytes { JSONByteParser.specialBytes($0.baseAddress!) }
+                    let first = bytes.firstIndex { !naive([$0]) }
+                    if (special == 0) != naive(bytes) || (first.map { special.trailingZeroBitCount >> 3 == $0 } ?? true) == false {
+                        Issue.record("\(bytes): \(String(special, radix: 16))"); return
+                    }
+                }
+            }
+        }
+        // Strings whose quote, escape, control or non-ASCII byte falls at each place of a word.
+        for length in 0...20 {
+            for position in 0...length {
+                for special in ["\\\"", "\\n", "é", "\\u00e9", "😀"] {
+                    let body = String(repeating: "k", count: position) + special + String(repeating: "v", count: length - position)
+                    let parsed = try JSONValue.parse("[\"\(body)\",1]")
+                    let expected = String(repeating: "k", count: position)
+                        + ["\\\"": "\"", "\\n": "\n", "é": "é", "\\u00e9": "é", "😀": "😀"][special]!
+                        + String(repeating: "v", count: length - position)
+                    #expect(parsed == .array([.string(expected), .int(1)]))
+                }
+                #expect(throws: JSONParseError.self) {
+                    try JSONValue.parse("\"" + String(repeating: "k", count: position) + "\u{1}" + String(repeating: "v", count: length - position) + "\"")
+                }
+            }
+        }
+    }
+
     /// Random JSON texts written every way the grammar allows (white space, escapes, exponents,
     /// big integers, repeated keys, nesting).
     static func randomJSON(_ depth: Int, _ rng: inout some RandomNumberGenerator) -> String {
