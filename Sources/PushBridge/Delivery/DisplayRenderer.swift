@@ -1,3 +1,4 @@
+import Synchronization
 /// Renders delivered requests and rejections into the messages of SPEC section 8.
 package struct DisplayRenderer: Sendable {
     package let display: DisplayConfig
@@ -11,6 +12,10 @@ package struct DisplayRenderer: Sendable {
     /// and shared (no list to allocate per display message).
     private let hopOnly: [(name: String, value: String)]
 
+    /// The display topics already rendered, by source topic, when the topic template reads
+    /// nothing but `topic` and `levels` (the usual `display/{{ topic }}`); `nil` otherwise.
+    private let topicMemo: TopicMemo?
+
     /// User property that marks a message published by a pushbridge.
     package static let hopProperty = "pushbridge-hop"
 
@@ -21,14 +26,20 @@ package struct DisplayRenderer: Sendable {
         self.userProperties = userProperties
         self.hop = hop
         self.hopOnly = hop.map { [$0] } ?? []
+        topicMemo = display.topic.variables.isSubset(of: [.topic, .levels]) ? TopicMemo() : nil
     }
 
     /// The display message for a delivered request.
     package func displayMessage(_ request: NotificationRequest, context: MessageContext,
                                modified: Bool, receivedAt: Double) -> OutboundMessage {
-        var ctx = context
-        ctx.content = request.content
-        let topic = display.topic.render(in: ctx)
+        let topic: String
+        if let topicMemo {
+            topic = topicMemo.rendered(for: context.topic) { display.topic.render(in: context) }
+        } else {
+            var ctx = context
+            ctx.content = request.content
+            topic = display.topic.render(in: ctx)
+        }
         var props: [(name: String, value: String)] = []
         let payload: [UInt8]
         switch display.format {
@@ -111,5 +122,28 @@ package struct DisplayRenderer: Sendable {
             m.userProperties.append(hop)
         }
         return m
+    }
+}
+
+/// Source topic → display topic, for a topic template that reads the topic alone: rendered
+/// once per source topic instead of once per message (~700 instructions and a string
+/// allocation each), the same string shared by every message of the topic. Holds at most
+/// `limit` topics of at most `longest` bytes; past either, topics are rendered as they come.
+final class TopicMemo: Sendable {
+    static let limit = 4_096
+    static let longest = 256
+    private let state = Mutex<(index: ByteKeyIndex, rendered: [String])>((ByteKeyIndex(), []))
+
+    /// The display topic for `source`: remembered, or `render()`'s, remembered when there is room.
+    func rendered(for source: String, _ render: () -> String) -> String {
+        state.withLock { s in
+            if let i = s.index.value(for: source) { return s.rendered[i] }
+            let topic = render()
+            if s.rendered.count < Self.limit && source.utf8.count <= Self.longest {
+                s.index.set(s.rendered.count, for: source)
+                s.rendered.append(topic)
+            }
+            return topic
+        }
     }
 }
