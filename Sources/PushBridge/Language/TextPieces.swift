@@ -31,6 +31,6 @@ struct TextPieces: ~Copyable {
 
     /// The text (the buffer's bytes are whole strings' UTF-8, so nothing is repaired).
     consuming func text() -> String {
-        overflow ?? String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+        overflow ?? String(copyingUTF8: UnsafeBufferPointer(rebasing: buffer[..<count]))
     }
 }

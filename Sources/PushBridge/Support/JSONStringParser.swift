@@ -18,7 +18,7 @@ extension JSONByteParser {
             }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let text = String(copyingUTF8: UnsafeBufferPointer(rebasing: bytes[start..<index]))
                 index += 1
                 return text
             }
@@ -36,7 +36,7 @@ extension JSONByteParser {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
-                return String(decoding: scratch, as: UTF8.self)
+                return scratch.withUnsafeBufferPointer { String(copyingUTF8: $0) }
             }
             if byte == UInt8(ascii: "\\") {
                 try parseEscape(into: &scratch)
