@@ -157,18 +157,12 @@ extension JSONValue {
     }
 
     /// Whether `utf8` holds a byte a JSON string must escape (below 0x20, `"` or `\`), tested
-    /// eight bytes at a time: a byte below 0x20 is `(w - 0x20…20) & ~w & 0x80…80`, a byte equal
-    /// to `c` a zero byte in `w ^ c…c` (`(v - 0x01…01) & ~v & 0x80…80`); each is non-zero
-    /// exactly when some byte qualifies.
+    /// eight bytes at a time with `escapeMask`.
     static func needsEscape(_ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         var i = 0
         if let base = UnsafeRawPointer(utf8.baseAddress) {
             while i + 8 <= utf8.count {
-                let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
-                let found = ((w &- ones &* 0x20) & ~w) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
-                if found & highs != 0 { return true }
+                if escapeMask(base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) != 0 { return true }
                 i += 8
             }
         }
@@ -178,6 +172,18 @@ extension JSONValue {
             i += 1
         }
         return false
+    }
+
+    /// The high bit of each byte of `w` (eight bytes, the lowest first) that a JSON string
+    /// escapes: below 0x20 (`(w - 0x20…20) & ~w`), `"` or `\` (a zero byte in `w ^ c…c`,
+    /// `(v - 0x01…01) & ~v`). Exact up to the first such byte (a borrow can mark bytes after
+    /// it), so zero exactly when there is none. The writer's escape test and the parser's run
+    /// of plain string bytes both read it.
+    @inline(__always)
+    static func escapeMask(_ w: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
+        return (((w &- ones &* 0x20) & ~w) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {

@@ -50,15 +50,12 @@ extension JSONByteParser {
     }
 
     /// The high bit of each of the eight bytes at `p` (in memory order from the lowest) that
-    /// is not printable ASCII other than `"` and `\`, exact up to the first such byte (borrows
-    /// can mark bytes after it): a high bit, a byte below 0x20 (`(w - 0x20…20) & ~w`), a byte
-    /// equal to the quote or the backslash (a zero byte in `w ^ c…c`). 0: all eight are plain.
+    /// is not printable ASCII other than `"` and `\`: `JSONValue.escapeMask` with the bytes'
+    /// own high bits (non-ASCII), exact up to the first such byte. 0: all eight are plain.
     @inline(__always)
     static func specialBytes(_ p: UnsafeRawPointer) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         let w = UInt64(littleEndian: p.loadUnaligned(as: UInt64.self))
-        let quote = w ^ (ones &* 0x22), backslash = w ^ (ones &* 0x5C)
-        return (w | ((w &- ones &* 0x20) & ~w) | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
+        return JSONValue.escapeMask(w) | (w & 0x8080_8080_8080_8080)
     }
 
     /// Checks the character starting at `index` (not a quote or backslash) and moves past it.
