@@ -153,9 +153,9 @@ struct MonitorCommandTests {
 
 /// A private tmux server (`tmux -L socket`), so tests never touch the user's sessions.
 ///
-/// tmux is started with `posix_spawn`, every descriptor above 2 closed: the server it
-/// forks would otherwise inherit this process's pipes, including the one Foundation's
-/// `Process` watches to learn that a child exited, and a wait would never end.
+/// tmux is started with `Spawn` (`posix_spawn`), every descriptor above 2 closed: the server it
+/// forks would otherwise inherit this process's pipes, other tests' children's output among
+/// them, and a wait for their end would never end.
 struct Tmux {
     let socket: String
 
@@ -185,27 +185,14 @@ struct Tmux {
     private static func spawn(_ args: [String]) throws -> (status: Int32, output: String) {
         let outFile = FileManager.default.temporaryDirectory.appendingPathComponent("tmux-\(UUID().uuidString)").path
         defer { unlink(outFile) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outFile, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        try ChildProcess.closeInherited(&actions)
-        let argv = (["/usr/bin/tmux"] + args).map { strdup($0) } + [nil]
-        let envp = PushbridgeBinary.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        // No signal blocked in the child (this thread, a libdispatch worker, blocks them all).
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/usr/bin/tmux", &actions, &attributes, argv, envp)
-        guard rc == 0 else { throw ProcessError(description: "posix_spawn tmux: \(String(cString: strerror(rc)))") }
+        let fd = open(outFile, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw ProcessError(description: "open \(outFile): \(String(cString: strerror(errno)))") }
+        // `Spawn`: no signal blocked in the child (this thread, a libdispatch worker, blocks
+        // them all), nothing inherited but 0, 1 and 2.
+        let started = Result { try Spawn.start("/usr/bin/tmux", args, environment: PushbridgeBinary.environment,
+                                               stdout: fd, stderr: fd) }
+        close(fd)
+        let pid = try started.mapError { ProcessError(description: "tmux: \($0)") }.get()
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let output = (try? String(contentsOfFile: outFile, encoding: .utf8)) ?? ""

@@ -28,11 +28,6 @@ final class ChildProcess: Sendable {
         }
     }
 
-    /// Adds the file action that closes every descriptor from 3 up in the child.
-    static func closeInherited(_ actions: inout posix_spawn_file_actions_t) throws {
-        do { try Spawn.closeInherited(&actions) } catch { throw ProcessError(description: error.description) }
-    }
-
     deinit {
         if isRunning {
             kill(pid, SIGKILL)
