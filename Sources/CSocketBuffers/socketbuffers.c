@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -48,6 +49,8 @@ void *pb_writebehind_share(void) { return NULL; }
 int pb_writebehind_guest_begin(void *shared, int fd) { (void)shared; (void)fd; return -1; }
 int pb_writebehind_guest_end(void) { return 0; }
 unsigned long pb_writebehind_guest_writes(void) { return 0; }
+void pb_readahead_publishes(int protocol) { (void)protocol; }
+int pb_readahead_take_publish(size_t out[5]) { (void)out; return 0; }
 
 #else
 
@@ -68,6 +71,16 @@ struct socketbuffers {
     // would almost always be EAGAIN too), and the loop's poll decides; one system call
     // fewer per loop turn.
     int drained;
+    // Where the bytes read() handed out stand in the MQTT stream (track()): at a packet's
+    // command byte, in its remaining length, in its body, or lost (a malformed length: the
+    // reader closes the connection). The stream starts at a packet when the socket is attached
+    // (right after CONNECT); packets counts the ones the reader (libmosquitto) completed.
+    int phase;
+    unsigned length_shift;
+    size_t body_left;
+    unsigned long packets;
+    // pb_readahead_publishes: 0 off, 4 MQTT 3.1.1, 5 MQTT 5.
+    int publishes;
     // write-behind
     int collecting;
     unsigned char *out;
@@ -92,6 +105,72 @@ static ssize_t kernel_read(int fd, void *buffer, size_t count) {
     return syscall(SYS_read, fd, buffer, count);
 }
 
+enum { at_command, in_length, in_body, lost };
+
+// Follows the MQTT packets (MQTT 3.1.1 and 5 section 2.1: a command byte, the remaining length
+// in one to four bytes of seven bits, that many bytes) through `n` bytes handed to the reader.
+// libmosquitto asks for the command byte and each length byte alone and for the body in one
+// read, so the loop turns once or twice per call.
+static void track(const unsigned char *p, size_t n) {
+    while (n > 0) {
+        switch (state.phase) {
+        case at_command:
+            state.phase = in_length;
+            state.length_shift = 0;
+            state.body_left = 0;
+            p++;
+            n--;
+            break;
+        case in_length: {
+            unsigned char b = *p++;
+            n--;
+            state.body_left |= (size_t)(b & 0x7F) << state.length_shift;
+            state.length_shift += 7;
+            if (b & 0x80) {
+                if (state.length_shift >= 28) state.phase = lost;
+            } else if (state.body_left == 0) {
+                state.phase = at_command;
+                state.packets++;
+            } else {
+                state.phase = in_body;
+            }
+            break;
+        }
+        case in_body: {
+            size_t take = n < state.body_left ? n : state.body_left;
+            state.body_left -= take;
+            p += take;
+            n -= take;
+            if (state.body_left == 0) {
+                state.phase = at_command;
+                state.packets++;
+            }
+            break;
+        }
+        default:
+            return;
+        }
+    }
+}
+
+// Fills the empty read-ahead buffer with one read(2) and returns what it returned; -1 with
+// EAGAIN without a system call when the last fill took less than it asked for (the socket was
+// empty then; the loop's poll decides whether more came).
+static ssize_t refill(void) {
+    if (state.drained) {
+        state.drained = 0;
+        errno = EAGAIN;
+        return -1;
+    }
+    counts[count_kernel_reads]++;
+    ssize_t got = kernel_read(state.fd, state.bytes, read_capacity);
+    if (got <= 0) return got;  // end of stream, or an error with errno set (EAGAIN)
+    state.start = 0;
+    state.end = (size_t)got;
+    state.drained = (size_t)got < read_capacity;
+    return got;
+}
+
 static ssize_t kernel_write(int fd, const void *buffer, size_t count) {
     return syscall(SYS_write, fd, buffer, count);
 }
@@ -100,23 +179,71 @@ ssize_t read(int fd, void *buffer, size_t count) {
     if (fd < 0 || fd != state.fd || count == 0) return kernel_read(fd, buffer, count);
     counts[count_reads]++;
     if (state.start == state.end) {
-        if (state.drained) {
-            state.drained = 0;
-            errno = EAGAIN;
-            return -1;
-        }
-        counts[count_kernel_reads]++;
-        ssize_t got = kernel_read(fd, state.bytes, read_capacity);
-        if (got <= 0) return got;  // end of stream, or an error with errno set (EAGAIN)
-        state.start = 0;
-        state.end = (size_t)got;
-        state.drained = (size_t)got < read_capacity;
+        ssize_t got = refill();
+        if (got <= 0) return got;
     }
     size_t n = state.end - state.start;
     if (n > count) n = count;
     memcpy(buffer, state.bytes + state.start, n);
+    track(state.bytes + state.start, n);
     state.start += n;
     return (ssize_t)n;
+}
+
+void pb_readahead_publishes(int protocol) {
+    if (state.fd >= 0) state.publishes = protocol == 4 || protocol == 5 ? protocol : 0;
+}
+
+// 1 when every byte of `p` is printable ASCII (0x20 to 0x7E), which libmosquitto's
+// mosquitto_validate_utf8 accepts as a topic; anything else is left to it.
+static int printable_ascii(const unsigned char *p, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] < 0x20 || p[i] > 0x7E) return 0;
+    }
+    return 1;
+}
+
+int pb_readahead_take_publish(size_t out[5]) {
+    if (state.fd < 0 || state.publishes == 0 || state.phase != at_command || state.packets == 0) return 0;
+    if (state.start == state.end) {
+        if (state.drained) return 0;  // the reader's next read answers EAGAIN without a read(2)
+        ssize_t got = refill();
+        if (got <= 0) {
+            // The socket is empty: so is the reader's next read, without a read(2). At the end
+            // of the stream or on an error the reader's next read(2) sees it.
+            if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) state.drained = 1;
+            return 0;
+        }
+    }
+    const unsigned char *p = state.bytes + state.start;
+    size_t available = state.end - state.start;
+    if ((p[0] & 0xFE) != 0x30) return 0;  // PUBLISH, QoS 0, no DUP; the retain bit either way
+    size_t remaining = 0, at = 1;
+    for (unsigned shift = 0;; shift += 7) {
+        if (at >= available || at > 4) return 0;  // not all here, or malformed
+        unsigned char b = p[at++];
+        remaining |= (size_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) break;
+    }
+    if (remaining > available - at || remaining < 2) return 0;
+    const unsigned char *body = p + at;
+    size_t topic_length = ((size_t)body[0] << 8) | body[1];
+    if (topic_length == 0 || topic_length > remaining - 2) return 0;
+    if (!printable_ascii(body + 2, topic_length)) return 0;
+    size_t payload_at = 2 + topic_length;
+    if (state.publishes == 5) {
+        // The properties' length: only a packet without properties is ours.
+        if (payload_at >= remaining || body[payload_at] != 0) return 0;
+        payload_at++;
+    }
+    out[0] = (size_t)(uintptr_t)(body + 2);
+    out[1] = topic_length;
+    out[2] = (size_t)(uintptr_t)(body + payload_at);
+    out[3] = remaining - payload_at;
+    out[4] = p[0] & 0x01;
+    state.start += at + remaining;
+    state.packets++;
+    return 1;
 }
 
 static size_t pending_of(const struct socketbuffers *s) {
@@ -318,6 +445,9 @@ void pb_readahead_detach(void) {
     state.fd = -1;
     state.start = state.end = 0;
     state.drained = 0;
+    state.phase = at_command;
+    state.packets = 0;
+    state.publishes = 0;
     free(state.bytes);
     state.bytes = NULL;
     state.collecting = 0;

@@ -16,7 +16,8 @@ if pb_socketbuffers_active() != 0 {
         counts: pb_socketbuffers_counts, mutedWrites: pb_muted_writes,
         pollNanoseconds: pb_poll_nanoseconds, share: pb_writebehind_share,
         guestBegin: pb_writebehind_guest_begin, guestEnd: pb_writebehind_guest_end,
-        guestWrites: pb_writebehind_guest_writes, append: pb_writebehind_append))
+        guestWrites: pb_writebehind_guest_writes, append: pb_writebehind_append,
+        readPublishes: pb_readahead_publishes, takePublish: pb_readahead_take_publish))
 }
 
 func printOut(_ s: String, newline: Bool = true) { FileHandle.standardOutput.write(Data((s + (newline ? "\n" : "")).utf8)) }

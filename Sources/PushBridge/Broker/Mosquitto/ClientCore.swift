@@ -43,6 +43,11 @@ final class ClientCore: Sendable {
     let readsPausedSignalled = Atomic<Bool>(false)
     /// The executable's socket buffers, for a client on our own loop (`nil`: packet by packet).
     let socketBuffers: SocketBufferHooks?
+    /// The network thread reads plain QoS 0 PUBLISH packets itself (`takePublish`): with the
+    /// socket buffers, unless libmosquitto's debug log is forwarded (it logs each PUBLISH it reads).
+    let readsPublishes: Bool
+    /// QoS 0 PUBLISH packets the network thread read itself, over the client's life.
+    let publishesRead = Atomic<UInt>(0)
     /// Another thread may write this connection's queued packets (`options.acceptsGuestWrites`
     /// and the socket buffers).
     let acceptsGuestWrites: Bool
@@ -81,6 +86,7 @@ final class ClientCore: Sendable {
         self.acknowledgementReadDelayMilliseconds = options.acknowledgementReadDelay.map(Self.pollMilliseconds)
         self.defersAcknowledgements = socketBuffers != nil && options.acknowledgementReadDelay == nil
         self.acceptsGuestWrites = socketBuffers != nil && options.acceptsGuestWrites
+        self.readsPublishes = socketBuffers != nil && (options.libraryLogLevel.map { $0 > .debug } ?? true)
         self.handleBox = HandleBox()
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
                                          context: Unmanaged.passUnretained(self).toOpaque(),
@@ -149,11 +155,18 @@ final class ClientCore: Sendable {
         let payload: [UInt8] = message.payload.map {
             Array(UnsafeRawBufferPointer(start: $0, count: count))
         } ?? []
+        deliver(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
+                mid: message.mid, properties: properties)
+    }
+
+    /// A received message to `handlers.onMessage`, stamped with the time now: from
+    /// libmosquitto's callback, or a QoS 0 PUBLISH we read ourselves (NetworkThread.swift).
+    func deliver(topic: String, payload: [UInt8], qos: Int, retain: Bool, mid: Int32, properties: OpaquePointer?) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let read = properties == nil ? (userProperties: [], subscriptionIdentifiers: []) : PropertyList.received(properties)
-        handlers.onMessage(topic, payload, Int(message.qos), message.retain, read.userProperties,
-                           Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, message.mid,
+        handlers.onMessage(topic, payload, qos, retain, read.userProperties,
+                           Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, mid,
                            read.subscriptionIdentifiers)
     }
 

@@ -29,6 +29,8 @@ package struct SocketBufferHooks: Sendable {
     package var guestEnd: @convention(c) () -> Int32
     package var guestWrites: @convention(c) () -> UInt
     package var append: @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int32
+    package var readPublishes: @convention(c) (Int32) -> Void
+    package var takePublish: @convention(c) (UnsafeMutablePointer<Int>?) -> Int32
 
     /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
     /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
@@ -36,7 +38,8 @@ package struct SocketBufferHooks: Sendable {
     /// `pb_socketbuffers_counts`, `pb_muted_writes`, `pb_poll_nanoseconds`, and for another
     /// thread's writes through a network thread's buffers `pb_writebehind_share`,
     /// `pb_writebehind_guest_begin`, `_end` and `pb_writebehind_guest_writes`; and for packets
-    /// we encode ourselves (`PublishPacket`) `pb_writebehind_append`.
+    /// we encode ourselves (`PublishPacket`) `pb_writebehind_append`, and for the QoS 0
+    /// PUBLISH packets we read ourselves `pb_readahead_publishes` and `pb_readahead_take_publish`.
     package init(attach: @convention(c) (Int32) -> Int32, detach: @convention(c) () -> Void,
                 buffered: @convention(c) () -> Int, beginWrites: @convention(c) () -> Void,
                 endWrites: @convention(c) () -> Int32, pending: @convention(c) () -> Int, captureBegin: @convention(c) () -> Void,
@@ -47,7 +50,9 @@ package struct SocketBufferHooks: Sendable {
                 share: @convention(c) () -> UnsafeMutableRawPointer?,
                 guestBegin: @convention(c) (UnsafeMutableRawPointer?, Int32) -> Int32,
                 guestEnd: @convention(c) () -> Int32, guestWrites: @convention(c) () -> UInt,
-                append: @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int32) {
+                append: @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int32,
+                readPublishes: @convention(c) (Int32) -> Void,
+                takePublish: @convention(c) (UnsafeMutablePointer<Int>?) -> Int32) {
         self.attach = attach
         self.detach = detach
         self.buffered = buffered
@@ -65,12 +70,15 @@ package struct SocketBufferHooks: Sendable {
         self.guestEnd = guestEnd
         self.guestWrites = guestWrites
         self.append = append
+        self.readPublishes = readPublishes
+        self.takePublish = takePublish
     }
 
     /// The libmosquitto versions whose read and write pattern the buffers were checked
-    /// against (lib/packet_mosq.c, lib/net_mosq.c, lib/loop.c of 2.0.11: three reads per
-    /// packet, one write per packet, one byte on the wake-up pair per queued packet, the pair
-    /// made in `mosquitto_new`).
+    /// against (lib/packet_mosq.c, lib/net_mosq.c, lib/loop.c, lib/handle_publish.c of 2.0.11:
+    /// three reads per packet, one write per packet, one byte on the wake-up pair per queued
+    /// packet, the pair made in `mosquitto_new`, a QoS 0 PUBLISH without properties handed to
+    /// the message callback and forgotten).
     static let checkedLibraryVersions: Set<String> = ["2.0.11"]
 
     private static let installed = Mutex<(hooks: SocketBufferHooks?, refusal: String?)>((nil, nil))

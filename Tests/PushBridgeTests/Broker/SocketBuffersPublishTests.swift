@@ -1,0 +1,243 @@
+import CMosquitto
+import CSocketBuffers
+import Foundation
+import Testing
+
+/// The QoS 0 PUBLISH packets the read-ahead buffer hands to the network thread itself
+/// (`pb_readahead_publishes`, `pb_readahead_take_publish`): which packets it takes, that it
+/// never takes a byte of a packet the reader (libmosquitto) has begun or must see, and what
+/// it does to the reader's next read.
+extension SocketBuffersTests {
+    /// A PUBLISH packet: `qos`, `dup` and `retain` in the command byte, the topic with its
+    /// two length bytes, a packet identifier above QoS 0, on MQTT 5 the properties' length
+    /// and `properties`, then the payload.
+    static func publish(_ topic: [UInt8], _ payload: [UInt8], qos: UInt8 = 0, retain: Bool = false, dup: Bool = false,
+                        v5: Bool = true, properties: [UInt8] = []) -> [UInt8] {
+        var body: [UInt8] = [UInt8(topic.count >> 8), UInt8(topic.count & 0xFF)] + topic
+        if qos > 0 { body += [0x12, 0x34] }
+        if v5 { body += [UInt8(properties.count)] + properties }
+        body += payload
+        var header: [UInt8] = [0x30 | (dup ? 0x08 : 0) | (qos << 1) | (retain ? 1 : 0)]
+        var n = body.count
+        repeat {
+            let digit = UInt8(n & 0x7F)
+            n >>= 7
+            header.append(n > 0 ? digit | 0x80 : digit)
+        } while n > 0
+        return header + body
+    }
+
+    static func publish(_ topic: String, _ payload: String, qos: UInt8 = 0, retain: Bool = false,
+                        v5: Bool = true, properties: [UInt8] = []) -> [UInt8] {
+        publish(Array(topic.utf8), Array(payload.utf8), qos: qos, retain: retain, v5: v5, properties: properties)
+    }
+
+    /// MQTT 5 CONNACK: no session, success, no properties.
+    static let connack: [UInt8] = [0x20, 0x03, 0x00, 0x00, 0x00]
+
+    /// Reads one packet from `fd` as libmosquitto 2.0.11 does (the command byte, each length
+    /// byte alone, then the body in one read); `nil` when a read comes back short or empty.
+    func readAsLibmosquitto(_ fd: Int32) -> [UInt8]? {
+        var packet: [UInt8] = []
+        guard case let (1, command, _) = readBytes(fd, 1) else { return nil }
+        packet += command
+        var remaining = 0, shift = 0
+        while true {
+            guard case let (1, byte, _) = readBytes(fd, 1) else { return nil }
+            packet += byte
+            remaining |= Int(byte[0] & 0x7F) << shift
+            shift += 7
+            if byte[0] & 0x80 == 0 { break }
+        }
+        if remaining == 0 { return packet }
+        let (n, body, _) = readBytes(fd, remaining)
+        guard n == remaining else { return nil }
+        return packet + body
+    }
+
+    /// What `pb_readahead_take_publish` took: topic, payload, retain; `nil` when it took nothing.
+    func take() -> (topic: [UInt8], payload: [UInt8], retain: Bool)? {
+        var out = [Int](repeating: 0, count: 5)
+        guard pb_readahead_take_publish(&out) == 1 else { return nil }
+        let topic = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: out[0]), count: out[1]))
+        let payload = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: out[2]), count: out[3]))
+        return (topic, payload, out[4] != 0)
+    }
+
+    /// Attaches `a` on the calling thread with publishes at `protocol`, and lets the reader
+    /// read the connection's first packet (a CONNACK) and then the EAGAIN of its short fill:
+    /// the next take asks the kernel.
+    func attachConnected(_ a: Int32, _ b: Int32, protocol: Int32 = 5) {
+        #expect(pb_readahead_attach(a) == 0)
+        pb_readahead_publishes(`protocol`)
+        send(b, Self.connack)
+        #expect(readAsLibmosquitto(a) == Self.connack)
+        #expect(readBytes(a, 1).0 == -1)
+    }
+
+    @Test("MQTT 5: plain QoS 0 PUBLISH packets are taken whole, every other packet is left to the reader, in order")
+    func takesPlainPublishesInOrder() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            #expect(pb_readahead_attach(a) == 0)
+            defer { pb_readahead_detach() }
+            pb_readahead_publishes(5)
+            let qos1 = Self.publish("q/1", "acknowledge me", qos: 1)
+            let withProperty = Self.publish("p/1", "tagged", properties: [0x26, 0, 1, 0x6B, 0, 1, 0x76])  // user property k=v
+            send(b, Self.connack + Self.publish("a/b", "hello", retain: true) + qos1 + Self.publish("c", "")
+                 + withProperty + Self.publish("d e/f", "x"))
+            // The connection's first packet is the reader's, whatever it is.
+            #expect(take() == nil)
+            #expect(readAsLibmosquitto(a) == Self.connack)
+            let before = counts()
+            let first = take()
+            #expect(first?.topic == Array("a/b".utf8) && first?.payload == Array("hello".utf8) && first?.retain == true)
+            #expect(take() == nil, "QoS 1: the reader's (it acknowledges)")
+            #expect(readAsLibmosquitto(a) == qos1)
+            let empty = take()
+            #expect(empty?.topic == Array("c".utf8) && empty?.payload == [] && empty?.retain == false)
+            #expect(take() == nil, "properties: the reader's")
+            #expect(readAsLibmosquitto(a) == withProperty)
+            let last = take()
+            #expect(last?.topic == Array("d e/f".utf8) && last?.payload == Array("x".utf8))
+            // All of it came with the first fill, which was short: the socket was empty then, so
+            // neither the next take nor the reader's next read asks the kernel.
+            #expect(take() == nil)
+            let (n, _, error) = readBytes(a, 1)
+            #expect(n == -1 && error == EAGAIN)
+            let after = counts()
+            #expect(after.kernelReads == before.kernelReads, "no read(2) after the first fill")
+        }
+    }
+
+    @Test("MQTT 3.1.1: no properties' length; a payload's leading zero byte is the payload's")
+    func takesMQTT311Publishes() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            attachConnected(a, b, protocol: 4)
+            defer { pb_readahead_detach() }
+            send(b, Self.publish(Array("t".utf8), [0, 1, 2], v5: false))
+            let taken = take()
+            #expect(taken?.topic == Array("t".utf8) && taken?.payload == [0, 1, 2])
+        }
+    }
+
+    @Test("an empty buffer is filled with one read(2); an empty socket leaves the reader's next read to answer EAGAIN without one")
+    func takeRefillsAnEmptyBuffer() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            attachConnected(a, b)
+            defer { pb_readahead_detach() }
+            // The take asks the kernel, which has nothing.
+            var before = counts()
+            #expect(take() == nil)
+            var after = counts()
+            #expect(after.kernelReads - before.kernelReads == 1)
+            // That empty answer is the reader's next read's too.
+            before = after
+            let (n, _, error) = readBytes(a, 1)
+            #expect(n == -1 && error == EAGAIN)
+            after = counts()
+            #expect(after.kernelReads == before.kernelReads)
+            // A PUBLISH arrives: one fill, one take.
+            send(b, Self.publish("s/t", "42"))
+            before = after
+            #expect(take()?.payload == Array("42".utf8))
+            after = counts()
+            #expect(after.kernelReads - before.kernelReads == 1)
+        }
+    }
+
+    @Test("never taken: a topic outside printable ASCII, an empty topic, DUP, QoS 2, another packet type; the reader gets it intact",
+          arguments: [
+              ("a topic with é", SocketBuffersTests.publish(Array("caf\u{E9}".utf8), Array("1".utf8))),
+              ("a topic with a control character", SocketBuffersTests.publish([0x61, 0x09, 0x62], Array("1".utf8))),
+              ("a topic with DEL", SocketBuffersTests.publish([0x61, 0x7F], Array("1".utf8))),
+              ("an empty topic (a topic alias would name it)", SocketBuffersTests.publish([], Array("1".utf8), properties: [0x23, 0, 1])),
+              ("an empty topic without properties", SocketBuffersTests.publish([], Array("1".utf8))),
+              ("DUP set", SocketBuffersTests.publish(Array("t".utf8), Array("1".utf8), dup: true)),
+              ("QoS 2", SocketBuffersTests.publish(Array("t".utf8), Array("1".utf8), qos: 2)),
+              ("a PINGRESP", [0xD0, 0x00]),
+              ("a SUBACK", [0x90, 0x04, 0x00, 0x01, 0x00, 0x00]),
+          ] as [(String, [UInt8])])
+    func leavesOtherPacketsToTheReader(_ what: String, _ packet: [UInt8]) throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            attachConnected(a, b)
+            defer { pb_readahead_detach() }
+            send(b, packet + Self.publish("after", "ok"))
+            #expect(take() == nil, "\(what)")
+            #expect(readAsLibmosquitto(a) == packet, "\(what)")
+            #expect(take()?.topic == Array("after".utf8), "the next plain one is taken again")
+        }
+    }
+
+    @Test("a packet not all here is the reader's, and so is everything until the reader has finished it")
+    func leavesAPartialPacketToTheReader() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            attachConnected(a, b)
+            defer { pb_readahead_detach() }
+            let long = Self.publish("long", String(repeating: "y", count: 300))
+            send(b, Array(long.prefix(100)))
+            #expect(take() == nil, "a third of it")
+            // The reader begins it (command, two length bytes, the 97 body bytes there are) ...
+            #expect(readBytes(a, 1).1 == [0x30])
+            #expect(readBytes(a, 1).0 == 1)
+            #expect(readBytes(a, 1).0 == 1)
+            #expect(readBytes(a, long.count - 3).0 == 97)
+            // ... and a whole plain one behind the rest of it is not taken while it is inside.
+            send(b, Array(long.dropFirst(100)) + Self.publish("next", "n"))
+            awaitReadable(a)
+            #expect(readBytes(a, 1).0 == -1, "the short fill's EAGAIN")
+            #expect(take() == nil, "the reader is inside a packet")
+            #expect(readBytes(a, long.count - 100).0 == long.count - 100)
+            #expect(take()?.topic == Array("next".utf8))
+        }
+    }
+
+    @Test("off until asked, off again after a new attach, and off for good after a malformed length")
+    func offUnlessAskedAndAfterAMalformedLength() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            #expect(pb_readahead_attach(a) == 0)
+            send(b, Self.connack + Self.publish("t", "1"))
+            #expect(readAsLibmosquitto(a) == Self.connack)
+            #expect(take() == nil, "not asked")
+            pb_readahead_publishes(5)
+            #expect(take()?.payload == Array("1".utf8))
+            #expect(pb_readahead_attach(a) == 0)  // a new connection: off, and at its start
+            send(b, Self.connack + Self.publish("t", "2"))
+            #expect(readAsLibmosquitto(a) == Self.connack)
+            #expect(take() == nil, "off after attach")
+            #expect(readAsLibmosquitto(a) == Self.publish("t", "2"))
+            #expect(readBytes(a, 1).0 == -1, "the short fill's EAGAIN")
+            pb_readahead_publishes(5)
+            // A length of five bytes is malformed (MQTT allows four): the reader closes the
+            // connection; until then nothing is taken.
+            send(b, [0x30, 0xFF, 0xFF, 0xFF, 0xFF, 0x01] + Self.publish("t", "3"))
+            #expect(take() == nil)
+            for _ in 0..<6 { #expect(readBytes(a, 1).0 == 1) }
+            #expect(take() == nil, "lost: the stream's packets are no longer known")
+            pb_readahead_detach()
+        }
+    }
+
+    @Test("each byte taken in a topic (printable ASCII) is one libmosquitto's UTF-8 check accepts; the control bytes around them it refuses")
+    func printableASCIIIsWhatLibmosquittoAccepts() {
+        for byte in UInt8(0x20)...UInt8(0x7E) {
+            var c = CChar(bitPattern: byte)
+            #expect(mosquitto_validate_utf8(&c, 1) == MOSQ_ERR_SUCCESS.rawValue, "byte \(byte)")
+        }
+        for byte in Array(UInt8(0x01)...UInt8(0x1F)) + [0x7F] {
+            var c = CChar(bitPattern: byte)
+            #expect(mosquitto_validate_utf8(&c, 1) != MOSQ_ERR_SUCCESS.rawValue, "byte \(byte)")
+        }
+    }
+}
