@@ -241,3 +241,105 @@ extension SocketBuffersTests {
         }
     }
 }
+
+/// libmosquitto 2.0.11's reading of one packet across calls (`packet__read`): the command
+/// byte, each length byte, then the body in reads of what is left, stopping at `EAGAIN` and
+/// going on where it stopped at the next call.
+struct LibmosquittoReader {
+    var packet: [UInt8] = []
+    var lengthDone = false
+    var remaining = 0
+    var shift = 0
+
+    /// Reads on from `fd`: the packet once it is whole, `nil` when a read had nothing more.
+    mutating func step(_ fd: Int32) -> [UInt8]? {
+        func readSome(_ count: Int) -> [UInt8]? {
+            var buffer = [UInt8](repeating: 0, count: count)
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
+            return n > 0 ? Array(buffer.prefix(n)) : nil
+        }
+        if packet.isEmpty {
+            guard let command = readSome(1) else { return nil }
+            packet = command
+        }
+        while !lengthDone {
+            guard let byte = readSome(1) else { return nil }
+            packet += byte
+            remaining |= Int(byte[0] & 0x7F) << shift
+            shift += 7
+            lengthDone = byte[0] & 0x80 == 0
+        }
+        while remaining > 0 {
+            guard let bytes = readSome(remaining) else { return nil }
+            packet += bytes
+            remaining -= bytes.count
+        }
+        defer { self = LibmosquittoReader() }
+        return packet
+    }
+}
+
+extension SocketBuffersTests {
+    /// One of the packets a broker sends a client, and whether a take may have it.
+    static func randomPacket(_ rng: inout some RandomNumberGenerator) -> (bytes: [UInt8], takeable: Bool) {
+        // Mostly small, sometimes past the 64 KiB buffer (never all there for a take).
+        let count = Int.random(in: 0..<8, using: &rng) == 0 ? Int.random(in: 0...90_000, using: &rng) : Int.random(in: 0...300, using: &rng)
+        // Made of plain PUBLISH packets: a take that looked inside a packet would find one.
+        let decoy = publish(Array("d".utf8), [UInt8.random(in: 0...255, using: &rng)])
+        let payload = (0..<count).map { decoy[$0 % decoy.count] }
+        switch Int.random(in: 0..<8, using: &rng) {
+        case 0, 1, 2: return (publish(Array("s/\(Int.random(in: 0...999, using: &rng))".utf8), payload), true)
+        case 3: return (publish(Array("s/t".utf8), payload, retain: true), true)
+        case 4: return (publish(Array("s/\u{E9}".utf8), payload), false)
+        case 5: return (publish(Array("s/p".utf8), payload, properties: [0x0B, 0x01]), false)  // a subscription identifier
+        case 6: return (publish(Array("s/q".utf8), payload, qos: 1), false)
+        default: return (Bool.random(using: &rng) ? [0xD0, 0x00] : [0x90, 0x03, 0x00, 0x01, 0x00], false)
+        }
+    }
+
+    @Test("a random stream of packets in random pieces: taken and read, each packet comes out once, whole, in order, and only takeable ones are taken",
+          arguments: [1, 2, 3, 4])
+    func randomStreamsComeOutWholeAndInOrder(seed: UInt64) throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            var rng = SeededGenerator(seed: seed)
+            let packets = (0..<400).map { _ in Self.randomPacket(&rng) }
+            let stream = Self.connack + packets.flatMap(\.bytes)
+            var sentUpTo = 0
+            #expect(pb_readahead_attach(a) == 0)
+            defer { pb_readahead_detach() }
+            pb_readahead_publishes(5)
+            var reader = LibmosquittoReader()
+            var out: [(bytes: [UInt8], taken: Bool)] = []
+            var rounds = 0
+            while out.count < packets.count + 1, rounds < 100_000 {
+                rounds += 1
+                if sentUpTo < stream.count, Int.random(in: 0..<3, using: &rng) == 0 {
+                    let piece = min(stream.count - sentUpTo, Int.random(in: 1...70_000, using: &rng))
+                    let sent = stream.withUnsafeBytes { write(b, $0.baseAddress! + sentUpTo, piece) }
+                    if sent > 0 { sentUpTo += sent }
+                }
+                if Bool.random(using: &rng), let taken = take() {
+                    var bytes = Self.publish(taken.topic, taken.payload, retain: taken.retain)
+                    if bytes != packets[out.count - 1].bytes { bytes = [] }  // shown as a mismatch below
+                    out.append((bytes, true))
+                } else if let packet = reader.step(a) {
+                    out.append((packet, false))
+                }
+            }
+            #expect(out.count == packets.count + 1, "all packets out within the rounds (\(out.count) of \(packets.count + 1))")
+            #expect(out.first?.bytes == Self.connack && out.first?.taken == false)
+            var takenCount = 0
+            for (i, (packet, came)) in zip(packets, out.dropFirst()).enumerated() {
+                let same = came.bytes == packet.bytes  // not in the expectation: it would print both
+                #expect(same, "packet \(i) (\(packet.bytes.count) bytes, \(Array(packet.bytes.prefix(4))) …) whole and in its place; came: \(came.bytes.count) bytes, \(Array(came.bytes.prefix(4))) …")
+                if came.taken {
+                    takenCount += 1
+                    #expect(packet.takeable, "packet \(i) taken, but it is the reader's")
+                }
+            }
+            #expect(takenCount > 0)
+        }
+    }
+}
