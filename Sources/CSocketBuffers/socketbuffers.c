@@ -50,7 +50,7 @@ int pb_writebehind_guest_begin(void *shared, int fd) { (void)shared; (void)fd; r
 int pb_writebehind_guest_end(void) { return 0; }
 unsigned long pb_writebehind_guest_writes(void) { return 0; }
 void pb_readahead_publishes(int protocol) { (void)protocol; }
-int pb_readahead_take_publish(size_t out[5]) { (void)out; return 0; }
+int pb_readahead_take_publish(size_t out[6], int acknowledge) { (void)out; (void)acknowledge; return 0; }
 
 #else
 
@@ -203,7 +203,9 @@ static int printable_ascii(const unsigned char *p, size_t n) {
     return 1;
 }
 
-int pb_readahead_take_publish(size_t out[5]) {
+static ssize_t collect(struct socketbuffers *s, const void *buffer, size_t count);
+
+int pb_readahead_take_publish(size_t out[6], int acknowledge) {
     if (state.fd < 0 || state.publishes == 0 || state.phase != at_command || state.packets == 0) return 0;
     if (state.start == state.end) {
         if (state.drained) return 0;  // the reader's next read answers EAGAIN without a read(2)
@@ -217,7 +219,9 @@ int pb_readahead_take_publish(size_t out[5]) {
     }
     const unsigned char *p = state.bytes + state.start;
     size_t available = state.end - state.start;
-    if ((p[0] & 0xFE) != 0x30) return 0;  // PUBLISH, QoS 0, no DUP; the retain bit either way
+    // PUBLISH without DUP, the retain bit either way: QoS 0, or QoS 1 when asked to acknowledge.
+    int qos1 = (p[0] & 0xFE) == 0x32;
+    if ((p[0] & 0xFE) != 0x30 && !(qos1 && acknowledge)) return 0;
     size_t remaining = 0, at = 1;
     for (unsigned shift = 0;; shift += 7) {
         if (at >= available || at > 4) return 0;  // not all here, or malformed
@@ -231,16 +235,31 @@ int pb_readahead_take_publish(size_t out[5]) {
     if (topic_length == 0 || topic_length > remaining - 2) return 0;
     if (!printable_ascii(body + 2, topic_length)) return 0;
     size_t payload_at = 2 + topic_length;
+    size_t mid = 0;
+    if (qos1) {
+        if (payload_at + 2 > remaining) return 0;
+        mid = ((size_t)body[payload_at] << 8) | body[payload_at + 1];
+        if (mid == 0) return 0;  // a protocol error: the reader's to refuse
+        payload_at += 2;
+    }
     if (state.publishes == 5) {
         // The properties' length: only a packet without properties is ours.
         if (payload_at >= remaining || body[payload_at] != 0) return 0;
         payload_at++;
+    }
+    if (qos1) {
+        // PUBACK (MQTT 3.1.1 and 5 section 3.4: reason Success, no properties: the packet
+        // identifier alone), after what is pending; it leaves with the next flush.
+        unsigned char puback[4] = { 0x40, 0x02, (unsigned char)(mid >> 8), (unsigned char)(mid & 0xFF) };
+        if (collect(&state, puback, sizeof puback) < 0) return 0;  // write-behind full: the reader's
+        counts[count_writes]++;
     }
     out[0] = (size_t)(uintptr_t)(body + 2);
     out[1] = topic_length;
     out[2] = (size_t)(uintptr_t)(body + payload_at);
     out[3] = remaining - payload_at;
     out[4] = p[0] & 0x01;
+    out[5] = mid;
     state.start += at + remaining;
     state.packets++;
     return 1;

@@ -45,24 +45,29 @@ void pb_readahead_detach(void);
 /// Bytes read from the kernel and not yet handed out, for the calling thread.
 size_t pb_readahead_buffered(void);
 
-/// From now on the calling thread's attached socket lends its QoS 0 PUBLISH packets to
+/// From now on the calling thread's attached socket lends its PUBLISH packets to
 /// pb_readahead_take_publish: `protocol` 4 for MQTT 3.1.1, 5 for MQTT 5, 0 (or anything else)
 /// for none. Attaching turns it off. Only for a plain-TCP MQTT client socket whose every byte
 /// its reader (libmosquitto) reads through read(2) above, attached at the start of the stream.
 void pb_readahead_publishes(int protocol);
 
-/// Takes the next packet of the calling thread's attached socket when it is a QoS 0 PUBLISH
-/// the reader has no need to see, filling the buffer with one read(2) when it is empty (and
-/// the last fill did not find the socket emptied). Returns 1 with
-/// out[0] the topic's address, out[1] its length, out[2] the payload's address, out[3] its
-/// length and out[4] the retain flag — the addresses in the buffer, valid until the calling
-/// thread's next read or take — or 0, leaving every byte to the reader's next read, when:
-/// publishes are off; the reader is inside a packet or has not completed the connection's
-/// first one (CONNACK); nothing is buffered and the socket has nothing; or the next packet is
-/// anything but a whole PUBLISH of QoS 0 without DUP whose topic is 1 to 65 535 bytes of
-/// printable ASCII (0x20 to 0x7E) and that, on MQTT 5, has no properties. The reader never
-/// sees a packet taken: it is as if its message callback had run for it.
-int pb_readahead_take_publish(size_t out[5]);
+/// Takes the next packet of the calling thread's attached socket when it is a PUBLISH the
+/// reader has no need to see, filling the buffer with one read(2) when it is empty (and the
+/// last fill did not find the socket emptied). Returns 1 with out[0] the topic's address,
+/// out[1] its length, out[2] the payload's address, out[3] its length, out[4] the retain flag
+/// and out[5] the packet identifier (0 at QoS 0) — the addresses in the buffer, valid until
+/// the calling thread's next read or take — or 0, leaving every byte to the reader's next
+/// read, when: publishes are off; the reader is inside a packet or has not completed the
+/// connection's first one (CONNACK); nothing is buffered and the socket has nothing; or the
+/// next packet is anything but a whole PUBLISH without DUP whose topic is 1 to 65 535 bytes of
+/// printable ASCII (0x20 to 0x7E) and that, on MQTT 5, has no properties, of QoS 0 or, when
+/// `acknowledge` is not 0, of QoS 1 with a packet identifier other than 0. For a QoS 1 packet
+/// its PUBACK (reason Success, 4 bytes) is added to the write-behind first, to leave with the
+/// next flush (not taken when the write-behind is past its limit): the caller passes
+/// `acknowledge` only while the reader has nothing queued to write, so that PUBACKs leave in
+/// the order of their PUBLISH packets. The reader never sees a packet taken: it is as if its
+/// message callback had run for it (and, at QoS 1, its PUBACK had been queued).
+int pb_readahead_take_publish(size_t out[6], int acknowledge);
 
 /// The calling thread's totals for the sockets it attached, over its whole life (for logs,
 /// tests and measurements): [0] reads asked, [1] read(2) calls they cost (failing ones

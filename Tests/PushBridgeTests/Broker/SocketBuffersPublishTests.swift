@@ -55,13 +55,14 @@ extension SocketBuffersTests {
         return packet + body
     }
 
-    /// What `pb_readahead_take_publish` took: topic, payload, retain; `nil` when it took nothing.
-    func take() -> (topic: [UInt8], payload: [UInt8], retain: Bool)? {
-        var out = [Int](repeating: 0, count: 5)
-        guard pb_readahead_take_publish(&out) == 1 else { return nil }
+    /// What `pb_readahead_take_publish` took: topic, payload, retain, packet identifier (0 at
+    /// QoS 0); `nil` when it took nothing. QoS 1 only when `acknowledge`.
+    func take(acknowledge: Bool = false) -> (topic: [UInt8], payload: [UInt8], retain: Bool, mid: Int)? {
+        var out = [Int](repeating: 0, count: 6)
+        guard pb_readahead_take_publish(&out, acknowledge ? 1 : 0) == 1 else { return nil }
         let topic = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: out[0]), count: out[1]))
         let payload = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: out[2]), count: out[3]))
-        return (topic, payload, out[4] != 0)
+        return (topic, payload, out[4] != 0, out[5])
     }
 
     /// Attaches `a` on the calling thread with publishes at `protocol`, and lets the reader
@@ -93,7 +94,7 @@ extension SocketBuffersTests {
             let before = counts()
             let first = take()
             #expect(first?.topic == Array("a/b".utf8) && first?.payload == Array("hello".utf8) && first?.retain == true)
-            #expect(take() == nil, "QoS 1: the reader's (it acknowledges)")
+            #expect(take() == nil, "QoS 1 without acknowledge: the reader's")
             #expect(readAsLibmosquitto(a) == qos1)
             let empty = take()
             #expect(empty?.topic == Array("c".utf8) && empty?.payload == [] && empty?.retain == false)
@@ -292,7 +293,7 @@ extension SocketBuffersTests {
         case 3: return (publish(Array("s/t".utf8), payload, retain: true), true)
         case 4: return (publish(Array("s/\u{E9}".utf8), payload), false)
         case 5: return (publish(Array("s/p".utf8), payload, properties: [0x0B, 0x01]), false)  // a subscription identifier
-        case 6: return (publish(Array("s/q".utf8), payload, qos: 1), false)
+        case 6: return (publish(Array("s/q".utf8), payload, qos: 1), true)  // when acknowledged
         default: return (Bool.random(using: &rng) ? [0xD0, 0x00] : [0x90, 0x03, 0x00, 0x01, 0x00], false)
         }
     }
@@ -311,6 +312,7 @@ extension SocketBuffersTests {
             defer { pb_readahead_detach() }
             pb_readahead_publishes(5)
             var reader = LibmosquittoReader()
+            var acknowledged: [Int] = []
             var out: [(bytes: [UInt8], taken: Bool)] = []
             var rounds = 0
             while out.count < packets.count + 1, rounds < 100_000 {
@@ -320,8 +322,9 @@ extension SocketBuffersTests {
                     let sent = stream.withUnsafeBytes { write(b, $0.baseAddress! + sentUpTo, piece) }
                     if sent > 0 { sentUpTo += sent }
                 }
-                if Bool.random(using: &rng), let taken = take() {
-                    var bytes = Self.publish(taken.topic, taken.payload, retain: taken.retain)
+                if Bool.random(using: &rng), let taken = take(acknowledge: Bool.random(using: &rng)) {
+                    if taken.mid != 0 { acknowledged.append(taken.mid) }
+                    var bytes = Self.publish(taken.topic, taken.payload, qos: taken.mid == 0 ? 0 : 1, retain: taken.retain)
                     if bytes != packets[out.count - 1].bytes { bytes = [] }  // shown as a mismatch below
                     out.append((bytes, true))
                 } else if let packet = reader.step(a) {
@@ -340,6 +343,47 @@ extension SocketBuffersTests {
                 }
             }
             #expect(takenCount > 0)
+            // A PUBACK in the write-behind for each QoS 1 packet taken, in their order.
+            #expect(pb_writebehind_pending() == 4 * acknowledged.count)
+            #expect(pb_writebehind_flush() == 0)
+            #expect(drain(b) == acknowledged.flatMap { [0x40, 0x02, UInt8($0 >> 8), UInt8($0 & 0xFF)] })
+        }
+    }
+}
+
+extension SocketBuffersTests {
+    @Test("QoS 1 when asked to acknowledge: taken with its packet identifier, its PUBACK added to the write-behind; never with DUP or identifier 0, nor past the write-behind's limit")
+    func takesQoS1WithItsAcknowledgement() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            attachConnected(a, b)
+            defer { pb_readahead_detach() }
+            let qos1 = Self.publish("q/1", "one", qos: 1, retain: true)
+            var dup = Self.publish("q/2", "two", qos: 1)
+            dup[0] |= 0x08
+            var zero = Self.publish("q/3", "three", qos: 1)
+            zero[7] = 0  // the identifier: after the command, the length, the topic's length and "q/3"
+            zero[8] = 0
+            send(b, qos1 + dup + zero + Self.publish("q/4", "four", qos: 1))
+            #expect(take() == nil, "not without acknowledge")
+            let first = take(acknowledge: true)
+            #expect(first?.topic == Array("q/1".utf8) && first?.payload == Array("one".utf8) && first?.retain == true && first?.mid == 0x1234)
+            #expect(pb_writebehind_pending() == 4, "its PUBACK waits for the flush")
+            #expect(drain(b).isEmpty)
+            #expect(take(acknowledge: true) == nil, "DUP: the reader's")
+            #expect(readAsLibmosquitto(a) == dup)
+            #expect(take(acknowledge: true) == nil, "identifier 0: the reader's to refuse")
+            #expect(readAsLibmosquitto(a) == zero)
+            // The write-behind near its limit: no room for a PUBACK, so not taken.
+            let filler = [UInt8](repeating: 0, count: 256 * 1024 - 4 - 2)
+            #expect(pb_writebehind_append(a, filler, filler.count) == 0)
+            #expect(take(acknowledge: true) == nil, "no room for the PUBACK")
+            while pb_writebehind_flush() == 1 { _ = drain(b) }
+            _ = drain(b)
+            #expect(take(acknowledge: true)?.payload == Array("four".utf8))
+            #expect(pb_writebehind_flush() == 0)
+            #expect(drain(b) == [0x40, 0x02, 0x12, 0x34])
         }
     }
 }

@@ -43,10 +43,10 @@ final class ClientCore: Sendable {
     let readsPausedSignalled = Atomic<Bool>(false)
     /// The executable's socket buffers, for a client on our own loop (`nil`: packet by packet).
     let socketBuffers: SocketBufferHooks?
-    /// The network thread reads plain QoS 0 PUBLISH packets itself (`takePublish`): with the
+    /// The network thread reads plain QoS 0 and QoS 1 PUBLISH packets itself (`takePublish`): with the
     /// socket buffers, unless libmosquitto's debug log is forwarded (it logs each PUBLISH it reads).
     let readsPublishes: Bool
-    /// QoS 0 PUBLISH packets the network thread read itself, over the client's life.
+    /// PUBLISH packets the network thread read itself, over the client's life.
     let publishesRead = Atomic<UInt>(0)
     /// Another thread may write this connection's queued packets (`options.acceptsGuestWrites`
     /// and the socket buffers).
@@ -160,7 +160,7 @@ final class ClientCore: Sendable {
     }
 
     /// A received message to `handlers.onMessage`, stamped with the time now: from
-    /// libmosquitto's callback, or a QoS 0 PUBLISH we read ourselves (NetworkThread.swift).
+    /// libmosquitto's callback, or a PUBLISH we read ourselves (NetworkThread.swift).
     func deliver(topic: String, payload: [UInt8], qos: Int, retain: Bool, mid: Int32, properties: OpaquePointer?) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)

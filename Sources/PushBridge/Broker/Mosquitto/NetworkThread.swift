@@ -120,7 +120,7 @@ extension ClientCore {
             let direct = topicAliases.directPackets
             if direct > 0 { log(.debug, "QoS 0 packets encoded by us: \(direct)") }
             let read = publishesRead.load(ordering: .relaxed)
-            if read > 0 { log(.debug, "QoS 0 packets read by us: \(read)") }
+            if read > 0 { log(.debug, "PUBLISH packets read by us: \(read)") }
         }
         finished.signal()
     }
@@ -245,7 +245,7 @@ extension ClientCore {
     /// holds part of a packet, or a PINGRESP was read; in the last case `poll` returns at once.
     /// That costs one failing `read` per batch instead of a `FIONREAD` per packet.
     ///
-    /// Before each, a plain QoS 0 PUBLISH at the head of the read-ahead buffer is taken by us
+    /// Before each, a plain QoS 0 or QoS 1 PUBLISH at the head of the read-ahead buffer is taken by us
     /// (`takePublish`); every other packet, and every byte of one libmosquitto has begun, is
     /// libmosquitto's.
     private func readUntilEmpty(_ fd: Int32) -> MosquittoCode {
@@ -263,19 +263,25 @@ extension ClientCore {
         return .success
     }
 
-    /// Takes the QoS 0 PUBLISH at the head of the read-ahead buffer, if that is what comes next
-    /// (`pb_readahead_take_publish`), and hands it on as libmosquitto's message callback would:
-    /// ~2 700 instructions a message fewer, its three allocations of the message, topic and
-    /// payload, the copy into a packet buffer, the UTF-8 check of the topic and three calls of
-    /// `read`. What it takes is what 2.0.11's `handle__publish` hands to the callback unchanged
-    /// and then forgets: QoS 0 (no acknowledgement, no state), no DUP, no properties (no
-    /// topic alias, no subscription identifier), a topic of printable ASCII (valid by
-    /// `mosquitto_validate_utf8`). libmosquitto no longer sees those packets arrive: while a
-    /// flood of them lasts it may send a PINGREQ each keepalive, as it does when we write alone.
+    /// Takes the PUBLISH at the head of the read-ahead buffer, if that is what comes next and
+    /// it is plain (`pb_readahead_take_publish`), and hands it on as libmosquitto's message
+    /// callback would: ~2 700 instructions a message fewer, its three allocations of the
+    /// message, topic and payload, the copy into a packet buffer, the UTF-8 check of the topic
+    /// and three calls of `read`. What it takes is what 2.0.11's `handle__publish` hands to
+    /// the callback unchanged: no DUP, no properties (no topic alias, no subscription
+    /// identifier), a topic of printable ASCII (valid by `mosquitto_validate_utf8`); QoS 0,
+    /// which it then forgets, or QoS 1, whose PUBACK it queues (and ~1 000 more instructions
+    /// for queueing and writing it). Our PUBACK is added to the write-behind before the
+    /// callback runs and, like libmosquitto's, leaves with the turn's write step, after
+    /// `onReadsDone`; a QoS 1 packet is only taken while libmosquitto has nothing queued, so
+    /// PUBACKs leave in the order of their packets. libmosquitto no longer sees those packets
+    /// arrive: while a flood of them lasts it may send a PINGREQ each keepalive, as it does
+    /// when we write alone.
     private func takePublish(_ buffers: SocketBufferHooks) -> Bool {
-        var parts: (Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0)
+        var parts: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
+        let acknowledge: Int32 = mosquitto_want_write(handle.raw) ? 0 : 1
         let taken = withUnsafeMutableBytes(of: &parts) {
-            buffers.takePublish($0.baseAddress!.assumingMemoryBound(to: Int.self))
+            buffers.takePublish($0.baseAddress!.assumingMemoryBound(to: Int.self), acknowledge)
         }
         guard taken == 1 else { return false }
         // Copied before anything runs: the bytes are the buffer's until the next read.
@@ -283,7 +289,8 @@ extension ClientCore {
         let payload = Array(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: parts.2), count: parts.3))
         callbacksRun.add(1, ordering: .relaxed)
         publishesRead.add(1, ordering: .relaxed)
-        deliver(topic: topic, payload: payload, qos: 0, retain: parts.4 != 0, mid: 0, properties: nil)
+        let mid = Int32(parts.5)
+        deliver(topic: topic, payload: payload, qos: mid == 0 ? 0 : 1, retain: parts.4 != 0, mid: mid, properties: nil)
         return true
     }
 

@@ -30,7 +30,7 @@ package struct SocketBufferHooks: Sendable {
     package var guestWrites: @convention(c) () -> UInt
     package var append: @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int32
     package var readPublishes: @convention(c) (Int32) -> Void
-    package var takePublish: @convention(c) (UnsafeMutablePointer<Int>?) -> Int32
+    package var takePublish: @convention(c) (UnsafeMutablePointer<Int>?, Int32) -> Int32
 
     /// The hooks from `pb_readahead_attach`, `pb_readahead_detach`, `pb_readahead_buffered`,
     /// `pb_writebehind_begin`, `_end` (also the flush: outside a collection they are the
@@ -52,7 +52,7 @@ package struct SocketBufferHooks: Sendable {
                 guestEnd: @convention(c) () -> Int32, guestWrites: @convention(c) () -> UInt,
                 append: @convention(c) (Int32, UnsafeRawPointer?, Int) -> Int32,
                 readPublishes: @convention(c) (Int32) -> Void,
-                takePublish: @convention(c) (UnsafeMutablePointer<Int>?) -> Int32) {
+                takePublish: @convention(c) (UnsafeMutablePointer<Int>?, Int32) -> Int32) {
         self.attach = attach
         self.detach = detach
         self.buffered = buffered
@@ -78,7 +78,7 @@ package struct SocketBufferHooks: Sendable {
     /// against (lib/packet_mosq.c, lib/net_mosq.c, lib/loop.c, lib/handle_publish.c of 2.0.11:
     /// three reads per packet, one write per packet, one byte on the wake-up pair per queued
     /// packet, the pair made in `mosquitto_new`, a QoS 0 PUBLISH without properties handed to
-    /// the message callback and forgotten).
+    /// the message callback and forgotten, a QoS 1 one acknowledged with a queued PUBACK).
     static let checkedLibraryVersions: Set<String> = ["2.0.11"]
 
     private static let installed = Mutex<(hooks: SocketBufferHooks?, refusal: String?)>((nil, nil))
