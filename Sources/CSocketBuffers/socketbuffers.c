@@ -81,6 +81,12 @@ struct socketbuffers {
     unsigned long packets;
     // pb_readahead_publishes: 0 off, 4 MQTT 3.1.1, 5 MQTT 5.
     int publishes;
+    // The PUBACKs of the QoS 1 packets taken since the last write step, moved to the front of
+    // the write-behind's next collection or flush (move_acks): never sent by close(), which
+    // may come between a take and the callbacks' commit (libmosquitto drops its queued PUBACKs
+    // with the connection too; the broker sends those messages again).
+    unsigned char acks[4 * 128];
+    size_t acks_length;
     // write-behind
     int collecting;
     unsigned char *out;
@@ -205,6 +211,31 @@ static int printable_ascii(const unsigned char *p, size_t n) {
 
 static ssize_t collect(struct socketbuffers *s, const void *buffer, size_t count);
 
+// Moves the calling thread's waiting PUBACKs into its write-behind, after what is pending (past
+// its limit too: they are at most 512 bytes).
+static void move_acks(void) {
+    if (state.acks_length == 0) return;
+    size_t length = state.acks_length;
+    state.acks_length = 0;
+    size_t pending = state.out_end - state.out_start;
+    if (pending > 0 && pending + length > write_limit) {
+        // collect() refuses past the limit: make room for these few bytes.
+        if (state.out_end + length > state.out_capacity) {
+            unsigned char *grown = realloc(state.out, state.out_end + length);
+            if (grown == NULL) {
+                state.acks_length = length;  // no memory now: kept for the next flush
+                return;
+            }
+            state.out = grown;
+            state.out_capacity = state.out_end + length;
+        }
+        memcpy(state.out + state.out_end, state.acks, length);
+        state.out_end += length;
+        return;
+    }
+    (void)collect(&state, state.acks, length);
+}
+
 int pb_readahead_take_publish(size_t out[6], int acknowledge) {
     if (state.fd < 0 || state.publishes == 0 || state.phase != at_command || state.packets == 0) return 0;
     if (state.start == state.end) {
@@ -249,9 +280,14 @@ int pb_readahead_take_publish(size_t out[6], int acknowledge) {
     }
     if (qos1) {
         // PUBACK (MQTT 3.1.1 and 5 section 3.4: reason Success, no properties: the packet
-        // identifier alone), after what is pending; it leaves with the next flush.
-        unsigned char puback[4] = { 0x40, 0x02, (unsigned char)(mid >> 8), (unsigned char)(mid & 0xFF) };
-        if (collect(&state, puback, sizeof puback) < 0) return 0;  // write-behind full: the reader's
+        // identifier alone), kept for the next write step.
+        if (state.acks_length + 4 > sizeof state.acks) return 0;  // too many since it: the reader's
+        unsigned char *ack = state.acks + state.acks_length;
+        ack[0] = 0x40;
+        ack[1] = 0x02;
+        ack[2] = (unsigned char)(mid >> 8);
+        ack[3] = (unsigned char)(mid & 0xFF);
+        state.acks_length += 4;
         counts[count_writes]++;
     }
     out[0] = (size_t)(uintptr_t)(body + 2);
@@ -390,11 +426,14 @@ static int flush(struct socketbuffers *s, unsigned long *kernel_writes) {
 }
 
 int pb_writebehind_flush(void) {
+    move_acks();
     return flush(&state, &counts[count_kernel_writes]);
 }
 
 void pb_writebehind_begin(void) {
-    if (state.fd >= 0) state.collecting = 1;
+    if (state.fd < 0) return;
+    move_acks();
+    state.collecting = 1;
 }
 
 int pb_writebehind_end(void) {
@@ -403,7 +442,7 @@ int pb_writebehind_end(void) {
 }
 
 size_t pb_writebehind_pending(void) {
-    return state.fd < 0 ? 0 : pending();
+    return state.fd < 0 ? 0 : pending() + state.acks_length;
 }
 
 int pb_writebehind_append(int fd, const void *bytes, size_t count) {
@@ -446,6 +485,7 @@ int close(int fd) {
     if (is_muted(fd)) atomic_store_explicit(&muted[fd], 0, memory_order_relaxed);
     if (fd >= 0 && fd == state.fd) {
         state.collecting = 0;
+        state.acks_length = 0;  // not sent: see acks
         (void)pb_writebehind_flush();  // best effort: the socket is going away
         pb_readahead_detach();
     }
@@ -467,6 +507,7 @@ void pb_readahead_detach(void) {
     state.phase = at_command;
     state.packets = 0;
     state.publishes = 0;
+    state.acks_length = 0;
     free(state.bytes);
     state.bytes = NULL;
     state.collecting = 0;

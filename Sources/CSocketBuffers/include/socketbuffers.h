@@ -62,11 +62,13 @@ void pb_readahead_publishes(int protocol);
 /// next packet is anything but a whole PUBLISH without DUP whose topic is 1 to 65 535 bytes of
 /// printable ASCII (0x20 to 0x7E) and that, on MQTT 5, has no properties, of QoS 0 or, when
 /// `acknowledge` is not 0, of QoS 1 with a packet identifier other than 0. For a QoS 1 packet
-/// its PUBACK (reason Success, 4 bytes) is added to the write-behind first, to leave with the
-/// next flush (not taken when the write-behind is past its limit): the caller passes
+/// its PUBACK (reason Success, 4 bytes) is kept and goes to the front of the write-behind at
+/// the next pb_writebehind_begin or flush (the write step, after the batch's callbacks), never
+/// with close(); at most 128 wait (then a QoS 1 packet is the reader's). The caller passes
 /// `acknowledge` only while the reader has nothing queued to write, so that PUBACKs leave in
-/// the order of their PUBLISH packets. The reader never sees a packet taken: it is as if its
-/// message callback had run for it (and, at QoS 1, its PUBACK had been queued).
+/// the order of their PUBLISH packets. pb_writebehind_pending counts the waiting PUBACKs. The
+/// reader never sees a packet taken: it is as if its message callback had run for it (and, at
+/// QoS 1, its PUBACK had been queued).
 int pb_readahead_take_publish(size_t out[6], int acknowledge);
 
 /// The calling thread's totals for the sockets it attached, over its whole life (for logs,

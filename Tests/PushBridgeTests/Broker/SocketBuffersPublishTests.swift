@@ -369,21 +369,44 @@ extension SocketBuffersTests {
             #expect(take() == nil, "not without acknowledge")
             let first = take(acknowledge: true)
             #expect(first?.topic == Array("q/1".utf8) && first?.payload == Array("one".utf8) && first?.retain == true && first?.mid == 0x1234)
-            #expect(pb_writebehind_pending() == 4, "its PUBACK waits for the flush")
+            #expect(pb_writebehind_pending() == 4, "its PUBACK waits for the write step")
             #expect(drain(b).isEmpty)
             #expect(take(acknowledge: true) == nil, "DUP: the reader's")
             #expect(readAsLibmosquitto(a) == dup)
             #expect(take(acknowledge: true) == nil, "identifier 0: the reader's to refuse")
             #expect(readAsLibmosquitto(a) == zero)
-            // The write-behind near its limit: no room for a PUBACK, so not taken.
-            let filler = [UInt8](repeating: 0, count: 256 * 1024 - 4 - 2)
-            #expect(pb_writebehind_append(a, filler, filler.count) == 0)
-            #expect(take(acknowledge: true) == nil, "no room for the PUBACK")
-            while pb_writebehind_flush() == 1 { _ = drain(b) }
-            _ = drain(b)
+            // The write step: the PUBACK goes first, before what the reader writes then.
+            pb_writebehind_begin()
+            send(a, [0xC0, 0x00])  // the reader's PINGREQ
+            #expect(pb_writebehind_end() == 0)
+            #expect(drain(b) == [0x40, 0x02, 0x12, 0x34, 0xC0, 0x00])
             #expect(take(acknowledge: true)?.payload == Array("four".utf8))
             #expect(pb_writebehind_flush() == 0)
             #expect(drain(b) == [0x40, 0x02, 0x12, 0x34])
+        }
+    }
+
+    @Test("at most 128 PUBACKs wait for the write step; close sends none of them (the broker sends those messages again)")
+    func waitingAcknowledgementsAreBoundedAndNotSentByClose() throws {
+        let (a, b) = try socketPair()
+        defer { close(b) }
+        onOwnThread { [self] in
+            attachConnected(a, b)
+            send(b, (0..<129).flatMap { _ in Self.publish("q", "x", qos: 1) })
+            for n in 0..<128 { #expect(take(acknowledge: true) != nil, "take \(n)") }
+            #expect(take(acknowledge: true) == nil, "the 129th: the reader's")
+            #expect(pb_writebehind_pending() == 128 * 4)
+            pb_writebehind_begin()
+            send(a, [0xC0, 0x00])  // a DISCONNECT-like last packet of the reader's, collected
+            pb_writebehind_end()
+            #expect(drain(b).count == 128 * 4 + 2, "the write step sends them")
+            #expect(take(acknowledge: true) != nil, "room again")
+            // Still in the read phase (the batch's callbacks have not committed): the connection
+            // ends. What is pending goes (a packet we encoded), the waiting PUBACK does not.
+            let packet: [UInt8] = [0xE0, 0x00]
+            #expect(pb_writebehind_append(a, packet, packet.count) == 0)
+            close(a)
+            #expect(drain(b) == packet)
         }
     }
 }

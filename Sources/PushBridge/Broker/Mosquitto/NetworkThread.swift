@@ -271,10 +271,11 @@ extension ClientCore {
     /// the callback unchanged: no DUP, no properties (no topic alias, no subscription
     /// identifier), a topic of printable ASCII (valid by `mosquitto_validate_utf8`); QoS 0,
     /// which it then forgets, or QoS 1, whose PUBACK it queues (and ~1 000 more instructions
-    /// for queueing and writing it). Our PUBACK is added to the write-behind before the
-    /// callback runs and, like libmosquitto's, leaves with the turn's write step, after
-    /// `onReadsDone`; a QoS 1 packet is only taken while libmosquitto has nothing queued, so
-    /// PUBACKs leave in the order of their packets. libmosquitto no longer sees those packets
+    /// for queueing and writing it). Our PUBACK is kept by the buffer and, like libmosquitto's,
+    /// leaves with the turn's write step, after `onReadsDone` (a connection that ends first
+    /// drops it, as libmosquitto drops its queue: the broker sends the message again); a QoS 1
+    /// packet is only taken while libmosquitto has nothing queued, so PUBACKs leave in the
+    /// order of their packets. libmosquitto no longer sees those packets
     /// arrive: while a flood of them lasts it may send a PINGREQ each keepalive, as it does
     /// when we write alone.
     private func takePublish(_ buffers: SocketBufferHooks) -> Bool {
