@@ -280,7 +280,10 @@ extension ClientCore {
     /// when we write alone.
     private func takePublish(_ buffers: SocketBufferHooks) -> Bool {
         var parts: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
-        let acknowledge: Int32 = mosquitto_want_write(handle.raw) ? 0 : 1
+        // QoS 1 only while libmosquitto has nothing queued, and not on a connection another
+        // thread writes as a guest: its write would send libmosquitto's later PUBACKs ahead of
+        // ours, which wait for this thread's write step.
+        let acknowledge: Int32 = acceptsGuestWrites || mosquitto_want_write(handle.raw) ? 0 : 1
         let taken = withUnsafeMutableBytes(of: &parts) {
             buffers.takePublish($0.baseAddress!.assumingMemoryBound(to: Int.self), acknowledge)
         }
