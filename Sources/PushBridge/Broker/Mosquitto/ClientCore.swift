@@ -160,7 +160,7 @@ final class ClientCore: Sendable {
     }
 
     /// A received message to `handlers.onMessage`, stamped with the time now: from
-    /// libmosquitto's callback, or a PUBLISH we read ourselves (NetworkThread.swift).
+    /// libmosquitto's callback, or a PUBLISH we read ourselves (ReadStep.swift).
     func deliver(topic: String, payload: [UInt8], qos: Int, retain: Bool, mid: Int32, properties: OpaquePointer?) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
