@@ -209,31 +209,15 @@ static int printable_ascii(const unsigned char *p, size_t n) {
     return 1;
 }
 
-static ssize_t collect(struct socketbuffers *s, const void *buffer, size_t count);
+static ssize_t collect_within(struct socketbuffers *s, const void *buffer, size_t count, size_t limit);
 
 // Moves the calling thread's waiting PUBACKs into its write-behind, after what is pending (past
-// its limit too: they are at most 512 bytes).
+// its limit too: they are at most 512 bytes); without memory they wait for the next flush.
 static void move_acks(void) {
     if (state.acks_length == 0) return;
     size_t length = state.acks_length;
     state.acks_length = 0;
-    size_t pending = state.out_end - state.out_start;
-    if (pending > 0 && pending + length > write_limit) {
-        // collect() refuses past the limit: make room for these few bytes.
-        if (state.out_end + length > state.out_capacity) {
-            unsigned char *grown = realloc(state.out, state.out_end + length);
-            if (grown == NULL) {
-                state.acks_length = length;  // no memory now: kept for the next flush
-                return;
-            }
-            state.out = grown;
-            state.out_capacity = state.out_end + length;
-        }
-        memcpy(state.out + state.out_end, state.acks, length);
-        state.out_end += length;
-        return;
-    }
-    (void)collect(&state, state.acks, length);
+    if (collect_within(&state, state.acks, length, SIZE_MAX) < 0) state.acks_length = length;
 }
 
 int pb_readahead_take_publish(size_t out[6], int acknowledge) {
@@ -352,10 +336,10 @@ int pb_socketpair_capture_end(void) {
     return fd;
 }
 
-// Appends to `s`'s write-behind: EAGAIN past the limit or without memory.
-static ssize_t collect(struct socketbuffers *s, const void *buffer, size_t count) {
+// Appends to `s`'s write-behind: EAGAIN past `limit` pending bytes or without memory.
+static ssize_t collect_within(struct socketbuffers *s, const void *buffer, size_t count, size_t limit) {
     if (count == 0) return 0;
-    if (pending_of(s) > 0 && pending_of(s) + count > write_limit) {
+    if (pending_of(s) > 0 && pending_of(s) + count > limit) {
         errno = EAGAIN;
         return -1;
     }
@@ -380,6 +364,11 @@ static ssize_t collect(struct socketbuffers *s, const void *buffer, size_t count
     memcpy(s->out + s->out_end, buffer, count);
     s->out_end += count;
     return (ssize_t)count;
+}
+
+// collect_within at the write-behind's limit: past it, libmosquitto takes EAGAIN as "socket full".
+static ssize_t collect(struct socketbuffers *s, const void *buffer, size_t count) {
+    return collect_within(s, buffer, count, write_limit);
 }
 
 ssize_t write(int fd, const void *buffer, size_t count) {

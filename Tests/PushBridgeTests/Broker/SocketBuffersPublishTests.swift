@@ -410,3 +410,25 @@ extension SocketBuffersTests {
         }
     }
 }
+
+extension SocketBuffersTests {
+    @Test("waiting PUBACKs join a write-behind already at its limit, after what is pending")
+    func acknowledgementsPastTheWriteBehindLimit() throws {
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        onOwnThread { [self] in
+            attachConnected(a, b)
+            defer { pb_readahead_detach() }
+            let filler = [UInt8](repeating: 7, count: 256 * 1024)
+            #expect(pb_writebehind_append(a, filler, filler.count) == 0)
+            #expect(pb_writebehind_append(a, [1], 1) == -1, "the write-behind is at its limit")
+            send(b, Self.publish("q", "x", qos: 1))
+            #expect(take(acknowledge: true) != nil)
+            var sent: [UInt8] = []
+            while pb_writebehind_flush() == 1 { sent += drain(b) }
+            sent += drain(b)
+            #expect(sent.count == filler.count + 4)
+            #expect(Array(sent.suffix(4)) == [0x40, 0x02, 0x12, 0x34])
+        }
+    }
+}
