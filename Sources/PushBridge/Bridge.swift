@@ -74,6 +74,7 @@ public final class Bridge: Sendable {
         var options = MQTTClientOptions(config: config.broker, will: status.will,
                                         subscriptions: Self.subscriptions(for: config))
         options.receiveMaximum = Intake.receiveMaximum
+        options.readCoalescing = Self.intakeReadCoalescing
         // Nothing published on the intake connection is tracked (status, stats, QoS 0
         // displays): only the output connection's mids are (mids are per connection).
         let handlers = MQTTClientHandlers(

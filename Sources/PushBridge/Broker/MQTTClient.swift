@@ -159,6 +159,9 @@ package final class MQTTClient: Sendable {
     /// e.g. 0x87 not authorized for a topic its ACL refuses); each is also logged.
     package var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
 
+    /// Turns of the network thread that paused for the next batch (`MQTTClientOptions.readCoalescing`).
+    package var readPauseCount: UInt { core.readPauses.load(ordering: .relaxed) }
+
     /// Stops the client: waits up to `flushTimeout` for our QoS>0 publishes to be
     /// acknowledged, sends DISCONNECT (normal: the broker drops the will), and joins the
     /// network thread. Blocks the caller; call it off the cooperative pool.

@@ -22,13 +22,19 @@ final class TestClient: Sendable {
     private let record: Watched<Record>
 
     /// A client (not started) for `broker`, with a unique client id unless one is given.
-    init(broker: TestBroker? = nil, options: MQTTClientOptions) throws {
+    /// `beforeRecording` runs for each message on the network thread, inside its callback,
+    /// before the message is recorded (a test that holds that thread).
+    init(broker: TestBroker? = nil, options: MQTTClientOptions,
+         beforeRecording: @escaping @Sendable (InboundMessage) -> Void = { _ in }) throws {
         let record = Watched(Record())
         self.record = record
         var options = options
         if let broker, options.port == 1883 { options.port = broker.port }
         client = try MQTTClient(options: options, handlers: MQTTClientHandlers(
-            onMessage: { m in record.update { $0.messages.append(m) } },
+            onMessage: { m in
+                beforeRecording(m)
+                record.update { $0.messages.append(m) }
+            },
             onPublished: { mid in record.update { $0.published.append(mid) } },
             onConnection: { e in record.update { $0.events.append(e) } },
             log: { level, line in record.update { $0.logs.append((level, line)) } }))

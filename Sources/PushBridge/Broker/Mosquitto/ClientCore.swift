@@ -56,6 +56,10 @@ final class ClientCore: Sendable {
     /// its write-behind buffer. The value is the network thread's buffers
     /// (`SocketBufferHooks.share`, as a bit pattern), 0 until that thread has them.
     let writeStep = Mutex<UInt>(0)
+    /// Packets the last turn read (network thread only), for `options.readCoalescing`.
+    let lastBatch = Atomic<UInt>(0)
+    /// Turns that paused before their `poll` (`options.readCoalescing`), over the client's life.
+    let readPauses = Atomic<UInt>(0)
     /// Set once in `init`; `nil` only while `init` runs.
     private let handleBox: HandleBox
     private let minimumLibraryLevel: LogLevel
@@ -72,6 +76,7 @@ final class ClientCore: Sendable {
         if let r = options.receiveMaximum, !(1...65_535).contains(r) {
             throw .invalidOption("receive maximum \(r) (1...65535)")
         }
+        if let problem = options.readCoalescing?.problem { throw .invalidOption(problem) }
         self.options = options
         self.handlers = handlers
         self.state = Mutex(ClientState(desired: options.subscriptions))

@@ -96,6 +96,10 @@ package struct MQTTClientOptions: Sendable {
     /// instead of waking it (`ClientCore.writeQueuedAsGuest`). Plain TCP with the socket buffers
     /// only; otherwise, and whenever the network thread is busy, the thread is woken as before.
     package var acceptsGuestWrites = false
+    /// For a connection that receives floods (the intake connection): after a turn that read a
+    /// batch, the network thread sleeps a little before its next `poll`, so that one turn
+    /// serves more packets (`ReadCoalescing`). `nil`: every turn polls at once.
+    package var readCoalescing: ReadCoalescing?
 
     /// Options with the SPEC defaults; only the host, port and client id usually change.
     package init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",

@@ -122,6 +122,8 @@ extension ClientCore {
             let read = publishesRead.load(ordering: .relaxed)
             if read > 0 { log(.debug, "PUBLISH packets read by us: \(read)") }
         }
+        let pauses = readPauses.load(ordering: .relaxed)
+        if pauses > 0 { log(.debug, "turns that paused for the next batch: \(pauses)") }
         finished.signal()
     }
 
@@ -153,6 +155,12 @@ extension ClientCore {
                    pollfd(fd: wakeup.fd, events: Int16(POLLIN), revents: 0)]
         // Bytes already in the read-ahead buffer are invisible to poll: do not wait then.
         let buffered = bufferedReads > 0
+        if let coalescing = options.readCoalescing,
+           coalescing.pauses(afterBatch: lastBatch.load(ordering: .relaxed), buffered: buffered) {
+            // A flood: let the next batch gather (outside `writeStep`: guests may write meanwhile).
+            readPauses.add(1, ordering: .relaxed)
+            usleep(coalescing.microseconds)
+        }
         var timeout = buffered ? 0 : Self.loopTimeoutMilliseconds
         if !buffered, let delay = acknowledgementReadDelayMilliseconds, awaitsAcknowledgements {
             // Sleep through the PUBACKs (POLLERR/POLLHUP still wake us) until a wake-up, room
@@ -188,9 +196,11 @@ extension ClientCore {
         let raw = handle.raw
         if fds[1].revents != 0 { wakeup.drain() }
         let readable = buffered || fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
+        lastBatch.store(0, ordering: .relaxed)
         if readable {
             let before = callbacksRun.load(ordering: .relaxed)
             let rc = readUntilEmpty(fd)
+            lastBatch.store(callbacksRun.load(ordering: .relaxed) &- before, ordering: .relaxed)
             // Before any write: what the batch's messages need committed goes first.
             if callbacksRun.load(ordering: .relaxed) != before { handlers.onReadsDone() }
             if !rc.isSuccess { return rc }
