@@ -63,7 +63,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "pushbridge",
-            dependencies: ["PushBridge", "PushBridgeCLI", "CSocketBuffers", "COpenSSL"]
+            dependencies: ["PushBridge", "PushBridgeCLI", "CSocketBuffers", "COpenSSL", "CMalloc"]
         ),
         .executableTarget(
             name: "pushbridge-example-extension",
