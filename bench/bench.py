@@ -358,23 +358,9 @@ def fmt(value, spec):
     return "-" if value is None else format(value, spec)
 
 
-def evict_from_page_cache(path):
-    """Drops `path`'s pages from the page cache (POSIX_FADV_DONTNEED), so that the bridge's
-    peak RSS counts its binary as read from disk, as an installed one is. A binary the linker
-    has just written sits in the cache in large folios, which a fault maps whole: ~1.2 MB more
-    resident text at idle (bench/README, "Issue 27, eleventh round")."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fdatasync(fd)  # dirty pages (a binary linked seconds ago) are not dropped
-        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
-    finally:
-        os.close(fd)
-
-
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: bench.py MQTTBENCH PUSHBRIDGE")
-    evict_from_page_cache(sys.argv[2])
     workdir = tempfile.mkdtemp(prefix="pushbridge-bench-")
     bench = Bench(workdir, sys.argv[1], sys.argv[2])
     rows = []  # (label, row, relay row for the ratio)
