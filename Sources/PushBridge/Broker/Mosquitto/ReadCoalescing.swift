@@ -1,5 +1,3 @@
-import Foundation
-
 /// A short pause before a receiving connection's next `poll`, after a turn that read a batch,
 /// so that the next batch gathers while the network thread sleeps
 /// (`MQTTClientOptions.readCoalescing`).
