@@ -32,9 +32,10 @@ COPY Plugins ./Plugins
 COPY dashboard ./dashboard
 COPY examples/swift-extension ./examples/swift-extension
 COPY Tests ./Tests
-# The release flags (static Swift runtime and Foundation, lld, packed relocations) live in
+# The release flags (static Swift runtime and Foundation, lld, packed relocations, the function
+# order of scripts/pushbridge.order) live in
 # this script, shared with `make release` and the benchmark.
-COPY scripts/swift-release.sh ./scripts/
+COPY scripts/swift-release.sh scripts/pushbridge.order ./scripts/
 RUN scripts/swift-release.sh --product pushbridge \
     && install -D -m 0755 "$(scripts/swift-release.sh --show-bin-path)/pushbridge" \
         /staging/usr/local/bin/pushbridge
