@@ -16,7 +16,7 @@
 #   -function-sections      each function in a section of its own, so that lld can order them:
 #   --symbol-ordering-file  scripts/pushbridge.order (made by scripts/symbol-order.py from a
 #                           profile of a start and two floods) puts the functions a running bridge
-#                           uses together: its resident text fell from ~8 MB to ~4 MB (peak RSS
+#                           uses together: its resident text fell from ~8 MB to ~5 MB (peak RSS
 #                           of the QoS 1 flood with the journal -4 MB). A name the code no longer
 #                           has is ignored (--no-warn-symbol-ordering).
 set -euo pipefail
