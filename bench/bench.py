@@ -206,13 +206,16 @@ class Bench:
     def config_loads(self, path):
         return subprocess.run([self.pushbridge, "check", "-c", path], capture_output=True).returncode == 0
 
-    def start_bridge(self, name, broker, qos, routes=1, journal=None, condition=False):
+    def start_bridge(self, name, broker, qos, routes=1, journal=None, condition=False, wrapper=(), ready_within=20):
+        """`pushbridge run` with the benchmark's config, once /readyz answers; `wrapper` is a
+        command to run it under (scripts/symbol-order.py: valgrind), `ready_within` seconds."""
         http = free_port()
         self.http_port = http
         path = self.config(name, broker, qos, routes, journal, http, condition)
         logf = open(os.path.join(self.workdir, f"{name}.log"), "w")
-        proc = subprocess.Popen([self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 20
+        proc = subprocess.Popen([*wrapper, self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
+        logf.close()  # the child has its own descriptor
+        deadline = time.monotonic() + ready_within
         while time.monotonic() < deadline:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{http}/readyz", timeout=1) as r:
@@ -227,12 +230,13 @@ class Bench:
         raise RuntimeError(f"pushbridge ({name}) did not become ready; see {logf.name}")
 
     @staticmethod
-    def stop_bridge(proc):
+    def stop_bridge(proc, within=40):
         proc.send_signal(signal.SIGTERM)
         try:
-            proc.wait(timeout=40)
+            proc.wait(timeout=within)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
 
     def flood(self, broker, qos, n, bridge=None, topics=16, routes=1, expected=None):
         """RUNS floods; medians of rate and of CPU per message for the bridge and the broker."""

@@ -18,11 +18,9 @@ keeps its place in the text (a little more resident text, nothing else).
 """
 import os
 import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -60,37 +58,19 @@ def profile(binary, tool, workdir, qos, journal, n):
     """One callgrind profile of `pushbridge run` through a flood of `n` messages at `qos`."""
     broker = B.Broker(workdir, tuned=True)
     bench = B.Bench(workdir, tool, binary)
-    http = B.free_port()
-    config = bench.config(f"order{qos}", broker, qos, 1, os.path.join(workdir, f"journal{qos}") if journal else None, http)
     out = os.path.join(workdir, f"callgrind.{qos}.out")
-    log = open(os.path.join(workdir, f"callgrind.{qos}.log"), "w")
-    proc = subprocess.Popen(["valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=no",
-                             f"--callgrind-out-file={out}", binary, "run", "-c", config],
-                            stdout=log, stderr=subprocess.STDOUT)
+    callgrind = ("valgrind", "--tool=callgrind", "--demangle=no", "--dump-instr=no", f"--callgrind-out-file={out}")
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                sys.exit(f"symbol-order: pushbridge under callgrind ended early; see {log.name}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{http}/readyz", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            sys.exit(f"symbol-order: pushbridge under callgrind not ready in 120 s; see {log.name}")
-        bench.gen(broker, "flood", "-q", qos, "-Q", qos, "-n", n, "-e", B.delivered(n, 16), "-T", 16,
-                  "-R", 1, "-s", "display/#", "-w", 500, timeout=300)
-        with urllib.request.urlopen(f"http://127.0.0.1:{http}/metrics", timeout=10) as r:
-            r.read()
-    finally:
-        proc.send_signal(signal.SIGTERM)
+        proc = bench.start_bridge(f"order{qos}", broker, qos, journal=os.path.join(workdir, f"journal{qos}") if journal else None,
+                                  wrapper=callgrind, ready_within=120)
         try:
-            proc.wait(timeout=120)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            bench.gen(broker, "flood", "-q", qos, "-Q", qos, "-n", n, "-e", B.delivered(n, 16), "-T", 16,
+                      "-R", 1, "-s", "display/#", "-w", 500, timeout=300)
+            with urllib.request.urlopen(f"http://127.0.0.1:{bench.http_port}/metrics", timeout=10) as r:
+                r.read()
+        finally:
+            bench.stop_bridge(proc, within=120)  # callgrind writes its profile as the bridge ends
+    finally:
         broker.stop()
     return functions(out, binary)
 
