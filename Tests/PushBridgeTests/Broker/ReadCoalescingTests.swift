@@ -58,8 +58,8 @@ import Testing
     }
 
     /// Messages one at a time (each received, and the receiver's turn over, before the next is
-    /// sent): every turn reads one packet, none pauses. Then the receiving thread is held inside the first message's
-    /// callback while 30 more wait in its socket (at QoS 1 the broker's in-flight limit lets
+    /// sent): every turn reads one packet, none pauses. Then the receiving thread is held inside
+    /// the first message's callback while 30 more wait in its socket (at QoS 1 the broker's in-flight limit lets
     /// 19 of them through): that turn reads them, and the next one pauses. Every message
     /// arrives once, in order, at QoS 0 and QoS 1.
     @Test(.timeLimit(.minutes(1)), arguments: [0, 1])
