@@ -19,7 +19,7 @@ public final class Bridge: Sendable {
     let statsSources: StatsSources
     /// Decisions for `/api/events` readers and `monitoring.trace_topic` (DecisionFeed.swift).
     let feed: DecisionFeed
-    /// Admission, the journal and replay (SPEC section 9).
+    /// Admission, the journal and replay after a restart.
     let intake: Intake
     /// The two connections and the publishes' acknowledgements.
     let publisher: Publisher

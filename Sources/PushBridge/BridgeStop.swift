@@ -1,14 +1,14 @@
 import Foundation
 
-/// The graceful stop (SPEC section 9): SIGTERM/SIGINT, `requestStop()` or cancelling the
-/// task that runs `run()`.
+/// The graceful stop: SIGTERM/SIGINT, `requestStop()` or cancelling the task that runs `run()`
+/// (docs/operations.md, "Delivery guarantees and the journal": "Graceful stop").
 extension Bridge {
     /// Asks `run()` to drain and return (what SIGTERM does).
     public func requestStop() {
         stopRequested.fire()
     }
 
-    /// SIGTERM/SIGINT (SPEC section 9): stop taking new messages, finish those in flight
+    /// SIGTERM/SIGINT: stop taking new messages, finish those in flight
     /// (bounded by `time_limit` + `expire_grace`), publish the last stats and `offline`, stop.
     ///
     /// The intake connection stops *reading* first: a message the broker sends after that is

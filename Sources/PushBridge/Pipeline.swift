@@ -1,6 +1,6 @@
 import Foundation
 
-/// The decision for each message (SPEC section 2), without a broker: mapping,
+/// The decision for each message (docs/decisions.md), without a broker: mapping,
 /// validation, expiry, display rules, the extension stage, and rendering.
 ///
 /// `pushbridge run` feeds it broker messages; `pushbridge try` feeds it one message offline.
@@ -10,7 +10,7 @@ package final class Pipeline: Sendable {
     let mapper = RequestMapper()
     let renderer: DisplayRenderer
     let stage: ExtensionStage
-    /// The remembering filters' state; hand it to the next pipeline to keep it (SPEC section 4).
+    /// The remembering filters' state; hand it to the next pipeline to keep it across a reload.
     package let filterMemory: FilterMemory
     /// The condition routes' conditions; hand it to the next pipeline to keep them.
     package let conditions: ConditionEngine
@@ -112,7 +112,7 @@ package final class Pipeline: Sendable {
             return decideCondition(message, entry: entry, condition: condition, mapped: mapped, id: id, now: now)
         }
         if message.retain && entry.route.retained == .skip {
-            // Stored state the broker replays, not news (SPEC section 2): it only teaches
+            // Stored state the broker replays, not news (`retained: skip`): it only teaches
             // the `changed` filters its value; not validated, not dead-lettered.
             stage.teach(mapped.context)
             var d = Decision(outcome: .notDisplayed, route: entry.route.name,

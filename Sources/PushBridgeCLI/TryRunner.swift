@@ -47,7 +47,7 @@ package enum TryRunner {
         }
     }
 
-    /// The decision as one JSON object (SPEC section 8, `try --json`).
+    /// The decision as one JSON object, `try --json` (docs/formats.md, "pushbridge try --json").
     package static func json(_ d: Decision, message: InboundMessage) -> JSONValue {
         var o: JSONObject = [
             "outcome": .string(d.outcome.rawValue),

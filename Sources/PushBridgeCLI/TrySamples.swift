@@ -29,7 +29,7 @@ package struct TrySampleError: Error, CustomStringConvertible, Sendable {
 }
 
 /// `pushbridge try --samples` and `--at`: samples through ONE pipeline in file order, with
-/// the `#@ at`, `#@ env` and `#@ retain` directives (SPEC section 3). The recipe tests use
+/// the `#@ at`, `#@ env` and `#@ retain` directives (docs/cli.md, "pushbridge try"). The recipe tests use
 /// the same code, so a user and the tests see the same outcomes.
 package enum TrySamples {
     /// The samples of `text`: `topic<TAB>payload` lines; blank lines and `#` comments are

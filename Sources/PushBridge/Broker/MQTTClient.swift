@@ -127,7 +127,7 @@ package final class MQTTClient: Sendable {
     /// Stops reading from the broker for good, while writing goes on: a message the broker
     /// sends from now on is not read, so it is not acknowledged and stays the broker's (in
     /// a persistent session it is delivered again on the next connect). What a stop uses to
-    /// stop taking new messages before it finishes those in flight (SPEC section 9).
+    /// stop taking new messages before it finishes those in flight (the graceful stop).
     /// Publishes made after this are written, but their acknowledgements are not read.
     /// Returns when the read batch in progress is over (bounded): call it off the cooperative pool.
     package func pauseReads() {

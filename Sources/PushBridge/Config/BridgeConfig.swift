@@ -1,7 +1,7 @@
-/// The typed form of `bridge.yml` (SPEC section 4), produced by `ConfigLoader`.
+/// The typed form of `bridge.yml` (docs/configuration.md), produced by `ConfigLoader`.
 ///
-/// Every field has the default the SPEC documents. Templates and expressions are
-/// compiled at load time, so a config that loads has no syntax errors left.
+/// Every field has its documented default (docs/configuration.md, "Key reference"). Templates and
+/// expressions are compiled at load time, so a config that loads has no syntax errors left.
 public struct BridgeConfig: Sendable {
     package var broker = BrokerConfig()
     /// Granted entitlements, e.g. `com.apple.developer.usernotifications.filtering`.
@@ -14,11 +14,11 @@ public struct BridgeConfig: Sendable {
     package var journal: JournalConfig? = nil
     /// `monitoring:`: status and stats topics, logs, the HTTP endpoint.
     public var monitoring = MonitoringConfig()
-    /// `partition:`: this replica's share of the topics (SPEC section 10); `nil` = all topics.
+    /// `partition:`: this replica's share of the topics (docs/operations.md, "Scaling out"); `nil` = all topics.
     package var partition: PartitionConfig? = nil
     /// What the loader warns about (positioned; `check` prints them, `run` logs them).
     public var warnings: [ConfigWarning] = []
-    /// `homeassistant:`; `nil` = off (SPEC section 11).
+    /// `homeassistant:`: MQTT discovery for Home Assistant; `nil` = off.
     package var homeAssistant: HomeAssistantConfig? = nil
     /// `outputs:`: services that receive the delivered alerts besides the display topic.
     package var outputs: [OutputConfig] = []
@@ -91,7 +91,7 @@ package enum ExpirationSpec: Sendable {
     case template(Template)
 }
 
-/// What a route does with a message that arrives with the retain flag (SPEC section 2).
+/// What a route does with a message that arrives with the retain flag (docs/decisions.md, "Retained state").
 package enum RetainedPolicy: String, Sendable, CaseIterable {
     /// Stored state, not news: counted `not_displayed`, teaches `changed` filters its value.
     case skip

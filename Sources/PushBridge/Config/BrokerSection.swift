@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads `broker:` (SPEC section 4).
+/// Reads `broker:` (docs/configuration.md, "broker").
 extension ConfigReader {
     static let brokerKeys = ConfigReference.keys(in: "broker")
 

@@ -12,7 +12,7 @@ extension RouteConfig {
         return pushTypeExplicit ? "\(pushType?.rawValue ?? "none") (unless apns-push-type)" : "from apns-push-type (absent: legacy)"
     }
 
-    /// Where each APNs header of an `input: apns` route comes from (SPEC section 4).
+    /// Where each APNs header of an `input: apns` route comes from (a user property, else the route's key or default).
     var apnsHeaderSources: String {
         func t(_ x: Template?) -> String? { x.map { "\"\($0.source)\"" } }
         var parts: [String] = []

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Loads and validates `bridge.yml` (SPEC section 4) into a `BridgeConfig`.
+/// Loads and validates `bridge.yml` (docs/configuration.md) into a `BridgeConfig`.
 ///
 /// Every problem in the file is reported in one run, each positioned
 /// (`bridge.yml:12:9: error: …`) and sorted by line and column.

@@ -1,4 +1,4 @@
-/// `${NAME}` and `${NAME:-default}` substitution in scalars (SPEC section 4).
+/// `${NAME}` and `${NAME:-default}` substitution in scalars (docs/configuration.md, "How the file is read").
 ///
 /// Rules: `NAME` is `[A-Za-z_][A-Za-z0-9_]*`. `${NAME:-default}` uses `default` when the
 /// variable is unset or empty (as in the shell). `$${` is an escape that yields a literal

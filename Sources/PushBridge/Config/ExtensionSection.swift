@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads `extension:` and its declarative filters (SPEC section 4).
+/// Reads `extension:` and its declarative filters (docs/configuration.md, "extension").
 extension ConfigReader {
     static let extensionKeys = ConfigReference.keys(in: "extension")
     static let filterKeys = ConfigReference.keys(in: "extension.filters[]")

@@ -1,4 +1,4 @@
-/// `homeassistant:` section (SPEC section 11): MQTT discovery for Home Assistant.
+/// `homeassistant:` section: MQTT discovery for Home Assistant (docs/configuration.md, "homeassistant").
 ///
 /// Also the naming of everything the bridge announces (ids and topics), so that the loop
 /// check here and the announcer in `HomeAssistant/` agree on it.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads `homeassistant:` (SPEC section 11) and checks it against the other sections.
+/// Reads `homeassistant:` (MQTT discovery for Home Assistant) and checks it against the other sections.
 extension ConfigReader {
     static let homeAssistantKeys = ConfigReference.keys(in: "homeassistant")
 

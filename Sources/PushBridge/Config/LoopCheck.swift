@@ -1,4 +1,4 @@
-/// Finds routes that would subscribe to the bridge's own output (SPEC section 4, "Loops").
+/// Finds routes that would subscribe to the bridge's own output: a loop, and a configuration error.
 ///
 /// A template is read as a pattern in which every `{{ }}` hole is "any string, possibly
 /// containing `/`". A filter and a pattern overlap when some topic is both matched by the

@@ -1,4 +1,4 @@
-/// Reads `display:`, `dead_letter:`, `journal:` and `monitoring:` (SPEC section 4).
+/// Reads `display:`, `dead_letter:`, `journal:` and `monitoring:` (docs/configuration.md).
 extension ConfigReader {
     func readDisplay(_ node: YAMLNode) -> DisplayConfig {
         var display = DisplayConfig()

@@ -1,4 +1,4 @@
-/// `partition: {index: I, count: N}` (SPEC section 10): this replica's share of the topics.
+/// `partition: {index: I, count: N}` (docs/operations.md, "Scaling out"): this replica's share of the topics.
 package struct PartitionConfig: Sendable, Equatable {
     /// This replica, from 0 to `count` - 1.
     package var index: Int

@@ -1,4 +1,4 @@
-/// Reads one entry of `routes:` (SPEC section 4).
+/// Reads one entry of `routes:` (docs/configuration.md, "routes").
 extension ConfigReader {
     static let routeKeys = ConfigReference.keys(in: "routes[]")
     static let alertKeys = ConfigReference.keys(in: "routes[].alert")
@@ -25,7 +25,7 @@ extension ConfigReader {
         }
         var route = RouteConfig(name: name, topic: topic)
         route.location = "\(path):\(f.mark.line + 1):\(f.mark.column + 1)"
-        route.mutableContent = true  // SPEC section 4 default
+        route.mutableContent = true  // the documented default of `mutable_content`
         if let n = f["qos"], let v = choice(n, key: "qos", allowed: [0, 1, 2]) { route.qos = v }
         if let n = f["share"], let v = string(n, key: "share") {
             if v.isEmpty || v.contains(where: { "/+#\u{0}".contains($0) }) {

@@ -1,4 +1,4 @@
-/// The scale-out checks of SPEC section 10, run on the root mapping after the sections:
+/// The scale-out checks (docs/operations.md, "Scaling out"), run on the root mapping after the sections:
 ///
 /// - reads `partition:`;
 /// - `partition:` together with `share:` on any route is an error, at the partition key;
@@ -11,7 +11,7 @@
 struct ScaleOutCheck {
     let reader: ConfigReader
 
-    /// Filter actions whose memory is per process (SPEC section 4), by their YAML key.
+    /// Filter actions whose memory is per process (each replica has its own), by their YAML key.
     static let statefulActions = ["dedupe", "rate_limit", "changed"]
 
     /// A route with a non-null `share:`.

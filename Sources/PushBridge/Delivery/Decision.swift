@@ -1,4 +1,4 @@
-/// The outcomes of SPEC section 7: every message ends in exactly one.
+/// The outcomes (docs/metrics.md, "Outcomes"): every message ends in exactly one.
 package enum Outcome: String, Sendable, CaseIterable {
     case delivered, suppressed
     case notDisplayed = "not_displayed"

@@ -19,8 +19,8 @@ protocol BridgeEvents: Sendable {
 
 /// Why a message never reached the pipeline.
 enum SkipReason: Sendable {
-    /// It carries this bridge's hop property: one of its own displays (SPEC section 6).
+    /// It carries this bridge's hop property: one of its own displays (loop protection).
     case loop
-    /// Its topic belongs to another replica (`partition:`, SPEC section 10).
+    /// Its topic belongs to another replica (`partition:`).
     case partition
 }

@@ -1,11 +1,11 @@
-/// The display JSON of SPEC section 8 (`format: json`), written straight into bytes.
+/// The display message's JSON (`format: json`, docs/formats.md), written straight into bytes.
 ///
 /// The keys never change: each one, with its quotes, its colon and the comma before it, is
-/// a constant (`,"title":`), so a message writes only its values. The key order is SPEC
-/// section 8's; `DisplayJSONTests` holds the result byte for byte against the general
+/// a constant (`,"title":`), so a message writes only its values. The key order is the one
+/// docs/formats.md shows; `DisplayJSONTests` holds the result byte for byte against the general
 /// `JSONWriter` writing the same members.
 extension DisplayRenderer {
-    /// The display JSON of SPEC section 8 for `r`, keys in the documented order.
+    /// The display message's JSON for `r`, keys in the documented order.
     package static func displayJSON(_ r: NotificationRequest, source: String, route: String,
                                    modified: Bool, receivedAt: Double, condition: JSONValue = .null) -> [UInt8] {
         var b: [UInt8] = []
@@ -37,7 +37,7 @@ extension DisplayRenderer {
                     b.append(field.displayMember)
                     JSONValue.writeString(text, to: &b)
                 } else if field == .title || field == .body {
-                    // Always there (SPEC section 8), `""` when absent.
+                    // Always in the display message, `""` when absent.
                     b.append(field.displayMember)
                     b.append("\"\"")
                 }

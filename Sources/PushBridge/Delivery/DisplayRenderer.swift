@@ -1,5 +1,5 @@
 import Synchronization
-/// Renders delivered requests and rejections into the messages of SPEC section 8.
+/// Renders delivered requests and rejections into display and dead-letter messages (docs/formats.md).
 package struct DisplayRenderer: Sendable {
     package let display: DisplayConfig
     package let deadLetter: DeadLetterConfig?

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// What enters the bridge (SPEC section 9): the bound on messages in flight, and — with
+/// What enters the bridge: the bound on messages in flight, and — with
 /// `journal:` — the record made on arrival, the broker's redeliveries recognised, and the
 /// replay at start. It decides and records; publishing is `Publisher`'s.
 final class Intake: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Publishes decisions (SPEC section 9) and owns the two broker connections: the intake
+/// Publishes decisions and owns the two broker connections: the intake
 /// connection (subscriptions, status, stats, QoS 0 displays) and the output connection
 /// (QoS>0 display and dead-letter publishes, whose PUBACKs finish journal rows and give
 /// intake places back on that connection's own network thread — the intake thread may be

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The memory of one `changed` filter: the last value recorded for each key (SPEC section 4).
+/// The memory of one `changed` filter: the last value recorded for each key.
 ///
 /// Bounded (`BoundedKeys`): at most ``capacity`` keys; recording a new key beyond that
 /// forgets the key recorded least recently, and counts the eviction.

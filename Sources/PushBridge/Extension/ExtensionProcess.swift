@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// The long-lived child process of `extension.command` (SPEC section 6), made by `make`.
+/// The long-lived child process of `extension.command`, made by `make` (docs/formats.md,
+/// "External extension process").
 ///
 /// Requests go out as JSON lines on the child's stdin; answers come back on its stdout in
 /// any order. Stderr lines are logged at info with an `extension:` prefix. When the child

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The notification service extension stage: filters, Swift extension, external process,
-/// then SPEC section 2 rule 5.
+/// then rule 5 of docs/decisions.md (what the end of the chain means, by entitlement and push type).
 ///
 /// Chain order: the declarative filters in order, then the in-process extension (if any),
 /// then the external process (if any). Each step sees the content as left by the one

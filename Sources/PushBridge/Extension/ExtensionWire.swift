@@ -1,4 +1,4 @@
-/// The external extension's newline-delimited JSON protocol (SPEC section 6).
+/// The external extension's newline-delimited JSON protocol (docs/formats.md, "External extension process").
 ///
 /// ```
 /// bridge -> child  {"id":"…","topic":"…","route":"…","push_type":"alert","priority":10,"content":{…}}

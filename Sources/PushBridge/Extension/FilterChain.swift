@@ -1,6 +1,6 @@
 import Foundation
 
-/// The declarative filters of `extension.filters`, run synchronously in order (SPEC section 4).
+/// The declarative filters of `extension.filters` (docs/configuration.md), run synchronously in order.
 ///
 /// Each filter sees the content as left by the one before (`context.content` is kept up to
 /// date). The chain stops at the first filter that leaves content without alert text —
@@ -86,8 +86,9 @@ final class FilterChain: Sendable {
         hasChangedFilters = filters.contains { $0.values != nil }
     }
 
-    /// Retained state (SPEC section 2): each `changed` filter that applies to the message's
-    /// route (and whose `when` holds) records the message's value, deciding nothing.
+    /// Retained state (a retained message on a `retained: skip` route): each `changed` filter
+    /// that applies to the message's route (and whose `when` holds) records the message's value,
+    /// deciding nothing.
     func teach(_ context: MessageContext) {
         for filter in filters {
             guard let values = filter.values, case .changed(let key, let value, _, _) = filter.config.action else { continue }

@@ -8,7 +8,7 @@ import Synchronization
 /// for an unnamed filter its position — and its definition): a reload that leaves a filter
 /// unchanged hands the new pipeline the same store; a changed or removed filter starts
 /// afresh. With `persistent`, each store notes what changed so that ``takeChanges(_:)`` can
-/// give the journal a batch of rows (SPEC section 4).
+/// give the journal a batch of rows (so that the memory survives a restart when `journal` is set).
 package final class FilterMemory: Sendable {
     /// Whether stores note their changes for the journal.
     package let persistent: Bool
@@ -177,8 +177,8 @@ protocol FilterMemoryStore: AnyObject, Sendable {
     func restore(_ rows: [(key: String, value: String)], _ clocks: ClockReading)
 }
 
-/// Counts a store's evictions and reports the first one (SPEC section 4: "the first one of
-/// each filter is logged").
+/// Counts a store's evictions and reports the first one: each filter's first eviction is
+/// logged, once.
 final class EvictionEvents: Sendable {
     private let total = Atomic<Int>(0)
     private let onFirst: (@Sendable (String, Int) -> Void)?

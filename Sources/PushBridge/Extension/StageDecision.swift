@@ -1,4 +1,4 @@
-/// SPEC section 2 rule 5: how the end of the chain becomes the stage's result.
+/// How the end of the chain becomes the stage's result: rule 5 of docs/decisions.md (the extension stage's table).
 extension ExtensionStage {
     /// The stage's result for `request` ending in `end`; leaves the admission place it held.
     func result(_ request: NotificationRequest, start: Duration, trace: [FilterTrace], admitted: Bool,

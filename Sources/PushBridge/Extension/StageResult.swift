@@ -1,4 +1,4 @@
-/// What the extension stage decided for one request (SPEC section 2, rule 5).
+/// What the extension stage decided for one request (rule 5 of docs/decisions.md).
 package struct StageResult: Sendable, Equatable {
     /// The outcome.
     package enum Verdict: Sendable, Equatable {

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// It wraps the value type `NotificationContent` (``notificationContent``); the properties
 /// read through to it. `UNNotificationContent()` is Apple's "empty content": handing it to
-/// the content handler asks for suppression (SPEC section 2, rule 5).
+/// the content handler asks for suppression (granted with the filtering entitlement and push type `alert`).
 /// `mutableCopy()` gives a ``UNMutableNotificationContent``; `copy()` an immutable copy.
 open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying {
     /// The wrapped value. Subclasses change it through the mutable properties.

@@ -1,4 +1,4 @@
-/// The message a route's event entity receives for each delivered alert (SPEC section 11).
+/// The message a route's Home Assistant event entity receives for each delivered alert.
 ///
 /// `{"event_type":"delivered","id":…,"title":…,"subtitle":…,"body":…,
 /// "interruption_level":…,"thread_id":…,"collapse_id":…,"sound_critical":…,

@@ -1,4 +1,4 @@
-/// Builds the discovery configs a bridge announces (SPEC section 11) from its config: pure.
+/// Builds the Home Assistant MQTT discovery configs a bridge announces from its config: pure.
 ///
 /// One device, identified by `broker.client_id`; per bridge a connectivity binary sensor,
 /// two diagnostic sensors and the notify entity; per route four counter sensors and an
@@ -74,7 +74,7 @@ package struct DiscoveryBuilder: Sendable {
         let id = HomeAssistantConfig.routeID(route)
         var out: [DiscoveryEntity] = []
         for counter in RouteCounter.allCases {
-            // A route's zero counters are left out of the stats (SPEC section 7): 0 then.
+            // A route's zero counters are left out of the stats snapshot: 0 then.
             out.append(statsSensor(
                 objectID: "\(nodeID)_\(id)_\(counter.rawValue)", name: "\(route) \(counter.rawValue)",
                 uniqueID: "route:\(route):\(counter.rawValue)",

@@ -1,4 +1,4 @@
-/// One entity announced to Home Assistant: its retained discovery config (SPEC section 11).
+/// One entity announced to Home Assistant: its retained discovery config.
 package struct DiscoveryEntity: Sendable, Equatable {
     /// Home Assistant's platform: `sensor`, `binary_sensor`, `event` or `notify`.
     package var component: String

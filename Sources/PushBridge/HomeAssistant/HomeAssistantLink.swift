@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The running bridge's side of Home Assistant's MQTT discovery (SPEC section 11).
+/// The running bridge's side of Home Assistant's MQTT discovery.
 ///
 /// Announces the retained discovery configs on every connect and whenever Home Assistant's
 /// birth message (`<prefix>/status` = `online`) arrives, removes the entities of routes a

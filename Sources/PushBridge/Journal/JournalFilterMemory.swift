@@ -1,5 +1,5 @@
-/// The filter memory's rows in the journal's database (SPEC section 4: `dedupe`,
-/// `rate_limit` and `changed` remember across a restart when `journal` is set).
+/// The filter memory's rows in the journal's database: `dedupe`, `rate_limit` and `changed`
+/// remember across a restart when `journal` is set.
 ///
 /// One table, `filter_memory(filter, key, value)`, keyed by the filter's memory identity
 /// and the key; written in batches by `FilterMemoryWriter`, read once at start. Plain

@@ -1,4 +1,4 @@
-/// A name an expression can refer to (SPEC section 4, "Templates and expressions").
+/// A name an expression can refer to (docs/configuration.md, "Templates and expressions").
 package enum Variable: String, CaseIterable, Sendable {
     case topic, levels, payload, raw, properties, route, qos, retain
     case pushType = "push_type"

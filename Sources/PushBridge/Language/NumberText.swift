@@ -1,7 +1,7 @@
 import Foundation
 
 /// Numbers read from text and written with a fixed number of decimals: the `number` and
-/// `fixed(n)` pipes (SPEC section 4).
+/// `fixed(n)` pipes (docs/configuration.md, "Templates and expressions").
 ///
 /// Device payloads carry numbers as text (`"15.00"`, `" 242.10\n"`); which texts hold a
 /// number, and which number, is the one numeric coercion's rule (`JSONValue(numberText:)`).

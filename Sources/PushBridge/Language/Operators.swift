@@ -1,4 +1,4 @@
-/// The run-time semantics of the language's operators (SPEC section 4).
+/// The run-time semantics of the language's operators (docs/configuration.md, "Templates and expressions").
 ///
 /// Nothing here fails: values of different types are never equal nor ordered, and an
 /// operator applied to types it does not support yields `null`. Integers and doubles

@@ -1,4 +1,4 @@
-/// A recursive-descent parser for the expression language (SPEC section 4).
+/// A recursive-descent parser for the expression language (docs/configuration.md, "Templates and expressions").
 ///
 /// Precedence, loosest first:
 /// `|` pipes < `||`/`or` < `&&`/`and` < `==` `!=` < `<` `<=` `>` `>=` `in` `not in` `=~`

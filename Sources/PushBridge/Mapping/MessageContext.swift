@@ -1,6 +1,7 @@
 import Foundation
 
-/// Everything an expression can see about one message (SPEC section 4 names).
+/// Everything an expression can see about one message (the names of docs/configuration.md,
+/// "Templates and expressions").
 ///
 /// Built once per message by the mapper; the extension stage updates `content`
 /// as filters rewrite it. The fields live in one shared buffer that is copied on the

@@ -1,4 +1,4 @@
-/// Topic partitioning (SPEC section 10): which topics this replica handles.
+/// Topic partitioning (`partition:`, docs/operations.md, "Scaling out"): which topics this replica handles.
 ///
 /// Replica `index` of `count` handles a topic when the topic's FNV-1a hash modulo `count`
 /// is `index`. The hash is the 32-bit FNV-1a of the topic's UTF-8 bytes: start from the

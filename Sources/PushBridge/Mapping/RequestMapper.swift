@@ -1,6 +1,7 @@
 import Foundation
 
-/// Turns one broker message into a notification request for its route (SPEC sections 2 and 4).
+/// Turns one broker message into a notification request for its route, as the route's keys say
+/// (docs/configuration.md, "routes"), or into why it is rejected (rule 2 of docs/decisions.md).
 package struct RequestMapper: Sendable {
     /// The result of mapping: the context expressions see, and the request or why it was rejected.
     package struct Mapped: Sendable {
@@ -59,7 +60,7 @@ package struct RequestMapper: Sendable {
     private func build(_ message: InboundMessage, entry: RouteTable.Entry, id: String,
                        context: inout MessageContext, payloadSizeBound: Int?) throws(Rejection) -> NotificationRequest {
         // An empty payload is the empty text for json and text routes (Zigbee2MQTT clears a
-        // retained topic with one); only an APNs body can be empty (SPEC section 4).
+        // retained topic with one); only an empty APNs body is rejected, as PayloadEmpty.
         if message.payload.isEmpty && entry.route.input == .apns {
             throw Rejection(.payloadEmpty, "the message payload is empty")
         }

@@ -1,6 +1,6 @@
-/// One set of SPEC section 7 counters: for a topic, a route, or the totals.
+/// One set of the stats counters (docs/metrics.md): for a topic, a route, or the totals.
 ///
-/// Invariant (SPEC section 7): `received == delivered + suppressed + notDisplayed
+/// Invariant: `received == delivered + suppressed + notDisplayed
 /// + rejected + expired + unrouted + inFlight`. `modified`, `timeout`,
 /// `extensionFailed`, `loopDropped` and `partitionSkipped` are side counters outside that sum.
 package struct Counters: Sendable, Equatable {
@@ -114,7 +114,7 @@ package enum StatsCounter: String, Sendable, CaseIterable {
     case partitionSkipped = "partition_skipped"
     case inFlight = "in_flight"
 
-    /// The counters every counter object of the stats JSON holds, in SPEC order: all but
+    /// The counters every counter object of the stats JSON holds, in the documented order: all but
     /// `inFlight`, which is written apart (at the top level, and per topic when not 0).
     package static let written: [StatsCounter] = allCases.filter { $0 != .inFlight }
 }

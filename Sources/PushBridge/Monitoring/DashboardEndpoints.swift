@@ -1,6 +1,6 @@
 import Foundation
 
-/// The dashboard side of the monitoring HTTP server (SPEC section 7): `/` (the page),
+/// The dashboard side of the monitoring HTTP server: `/` (the page),
 /// `/api/stats` (the stats snapshot, computed per request) and `/api/events` (Server-Sent
 /// Events, served by `EventStreams`).
 package struct DashboardEndpoints: Sendable {

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Where each message's final decision goes for people watching (SPEC section 7): the
-/// dashboard's Server-Sent-Events readers (`/api/events`) and `monitoring.trace_topic`.
+/// Where each message's final decision goes for people watching: the dashboard's
+/// Server-Sent-Events readers (`/api/events`) and `monitoring.trace_topic` (docs/formats.md,
+/// "Decision events: SSE and the trace topic").
 ///
 /// The bridge offers every decision (`offer`); with no reader and no trace topic the offer
 /// is one relaxed atomic load and returns, so a bridge nobody watches pays nothing else.

@@ -1,4 +1,4 @@
-/// One message's final decision as the dashboard and the trace topic see it (SPEC section 7).
+/// One message's final decision as the dashboard and the trace topic see it.
 ///
 /// The JSON object has exactly the keys `at`, `id`, `topic`, `route`, `outcome`,
 /// `decided_by`, `rule` and `reason`, in that order (`null` where there is no value). It
@@ -13,7 +13,7 @@ package struct DecisionRecord: Sendable, Equatable {
     package var topic: String
     /// The matched route (`nil` when unrouted).
     package var route: String?
-    /// One of the outcome names of SPEC section 7.
+    /// One of the outcomes (docs/metrics.md, "Outcomes").
     package var outcome: Outcome
     /// The filter or extension that suppressed it.
     package var decidedBy: String?

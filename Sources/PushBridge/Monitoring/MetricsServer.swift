@@ -29,7 +29,7 @@ package enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// The HTTP monitoring endpoint (SPEC section 7), served by libmicrohttpd on its own thread.
+/// The HTTP monitoring endpoint (`monitoring.http`), served by libmicrohttpd on its own thread.
 ///
 /// Routes (GET and HEAD; other methods get 405): `/metrics` (Prometheus text, version
 /// 0.0.4), `/healthz` (200 `ok` while the process runs), `/readyz` (200 `ready` while

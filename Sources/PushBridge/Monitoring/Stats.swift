@@ -170,7 +170,7 @@ package final class Stats: Sendable {
         }
     }
 
-    /// A message on a topic another partition handles was dropped (SPEC section 10).
+    /// A message on a topic another partition handles was dropped (`partition:`).
     ///
     /// Counted in the totals only (`partition_skipped`): not as `received`, so the
     /// invariant is unaffected, and not per topic, so the topics of the other partitions

@@ -12,7 +12,7 @@ package struct TopicStats: Sendable, Equatable {
     }
 }
 
-/// A consistent copy of `Stats` at one moment: what the stats topic publishes (SPEC section 7).
+/// A consistent copy of `Stats` at one moment: what the stats topic publishes (docs/formats.md, "Stats snapshot").
 ///
 /// The JSON form (`json()`) carries everything but the histograms: `latency_ms` holds
 /// p50 and p99 of the end-to-end latency since start, in milliseconds (0 before any
@@ -80,7 +80,7 @@ package struct StatsSnapshot: Sendable, Equatable {
         self.latencyP99Milliseconds = (latency.quantile(0.99) ?? 0) * 1000
     }
 
-    /// The stats-topic JSON, keys in SPEC order, maps sorted by name, fractions to 3 decimals.
+    /// The stats-topic JSON, keys in the order docs/formats.md shows, maps sorted by name, fractions to 3 decimals.
     package func json() -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()

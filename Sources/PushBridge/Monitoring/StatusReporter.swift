@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The bridge's reports about itself on the broker (SPEC section 7): `online`/`offline` on
+/// The bridge's reports about itself on the broker: `online`/`offline` on
 /// the status topic and the retained stats snapshot every `monitoring.interval`.
 final class StatusReporter: Sendable {
     private let monitoring: MonitoringConfig

@@ -1,4 +1,4 @@
-/// The APNs push types (`apns-push-type`), SPEC section 1.
+/// The APNs push types (`apns-push-type`).
 public enum PushType: String, Sendable, CaseIterable {
     case alert, background, location, voip, complication, fileprovider, mdm
     case liveactivity, pushtotalk, widgets, controls

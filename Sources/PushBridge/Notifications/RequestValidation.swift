@@ -1,4 +1,4 @@
-/// APNs' checks on a request, with the reasons of SPEC section 1.
+/// APNs' checks on a request, with APNs' rejection reasons (`BadCollapseId`, `PayloadTooLarge`, …).
 extension NotificationRequest {
     /// Largest `apns-collapse-id` in bytes.
     package static let maxCollapseIDBytes = 64

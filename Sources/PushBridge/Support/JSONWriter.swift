@@ -1,7 +1,7 @@
 /// A minimal streaming JSON writer that keeps keys in the order they are written.
 ///
 /// The wire formats (display and dead-letter messages, the stats document) list their
-/// keys in SPEC order for people reading them with `mosquitto_sub`; `JSONValue`
+/// keys in the documented order (docs/formats.md) for people reading them with `mosquitto_sub`; `JSONValue`
 /// serialization sorts keys, so this writer exists for that. Strings are escaped by the
 /// same code as `JSONValue`'s serializer.
 struct JSONWriter {

@@ -24,7 +24,7 @@ import Testing
         #expect(text.contains("broker: mqtt:1883 client_id=pushbridge protocol=5"))
         #expect(text.contains("1. door: $share/g1/home/+/door qos=1 retained=skip input=json push_type=alert priority=5 mutable_content=true"))
         #expect(text.contains("2. bg/#: bg/# qos=1 retained=skip input=apns push_type=none (unless apns-push-type) priority=10 mutable_content=from aps.mutable-content"))
-        // input: apns prints where each header comes from (SPEC section 4).
+        // input: apns prints where each header comes from (a user property, else the route).
         #expect(text.contains("3. ha: ha/# qos=1 retained=deliver input=apns push_type=alert (unless apns-push-type)"))
         #expect(text.contains("headers: apns-push-type=property, else alert (route); apns-priority=property, else 10, 5 for background (default); apns-collapse-id=property, else \"ha-{{ topic }}\" (route); apns-expiration=property, else 1h after arrival (route); apns-id=property, else a UUID fixed at arrival"))
         #expect(text.contains("4. ha-legacy: legacy/# qos=1 retained=skip input=apns push_type=from apns-push-type (absent: legacy)"))

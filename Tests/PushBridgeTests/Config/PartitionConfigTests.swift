@@ -1,7 +1,7 @@
 import Testing
 @testable import PushBridge
 
-/// `partition:` and the `share:` checks of SPEC section 10.
+/// `partition:` and the `share:` checks (docs/operations.md, "Scaling out").
 @Suite struct PartitionConfigTests {
     @Test func readsIndexAndCount() throws {
         let c = try loadConfig("routes: [{topic: a/#}]\npartition: {index: 2, count: 3}\n")

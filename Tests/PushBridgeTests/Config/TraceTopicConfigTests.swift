@@ -1,7 +1,7 @@
 import Testing
 @testable import PushBridge
 
-/// `monitoring.trace_topic` (SPEC section 7): off by default, a publish topic, printed by `check`,
+/// `monitoring.trace_topic`: off by default, a publish topic, printed by `check`,
 /// and, like the other outputs, never readable by a route.
 @Suite("Config: monitoring.trace_topic")
 struct TraceTopicConfigTests {

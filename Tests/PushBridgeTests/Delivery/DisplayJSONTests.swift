@@ -2,7 +2,7 @@ import Testing
 @testable import PushBridge
 
 /// The display JSON written from constant key fragments is, byte for byte, what the general
-/// `JSONWriter` writes for the same members in SPEC section 8's order.
+/// `JSONWriter` writes for the same members in the documented order (docs/formats.md, "Display message").
 @Suite struct DisplayJSONTests {
     /// The members written one by one with `JSONWriter` (how the display JSON was written
     /// before its keys became constants).

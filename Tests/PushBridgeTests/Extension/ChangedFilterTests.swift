@@ -4,7 +4,7 @@ import Testing
 @testable import PushBridge
 
 /// The `changed` filter (report by exception), bounded filter memory and what survives a
-/// reload (SPEC section 4).
+/// reload.
 @Suite("Filters: changed, max_keys and memory")
 struct ChangedFilterTests {
     static func changed(_ name: String = "once", key: String = "{{ topic }}", value: String = "{{ payload.state }}",

@@ -107,7 +107,7 @@ struct ThrowingExtension: NotificationServiceExtension {
     func didReceive(_ request: NotificationRequest) async throws -> NotificationContent { throw Boom() }
 }
 
-/// SPEC section 2 rule 5, the whole table: a 100 ms time limit, a 1 s grace (generous, so a
+/// Rule 5 of docs/decisions.md, the whole table: a 100 ms time limit, a 1 s grace (generous, so a
 /// loaded machine cannot turn an answer within the grace into a timeout).
 @Suite("Rule 5 decision table")
 struct DecisionTableTests {

@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// SPEC section 6 with `FakeExtensionChild --retitle --jitter` (its table: the default answer
-/// has the title `ext:<body>` and comes after a random delay up to 30 ms, out of order).
+/// The external extension process's protocol, with `FakeExtensionChild --retitle --jitter` (its
+/// table: the default answer has the title `ext:<body>` and comes after a random delay up to 30 ms,
+/// out of order).
 @Suite("External extension process")
 struct ExtensionProcessTests {
     /// A stage running the scripted child, once the child has said it is ready (so a

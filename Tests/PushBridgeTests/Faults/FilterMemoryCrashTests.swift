@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The memory of `changed` survives a crash when the journal is set (SPEC section 4).
+/// The memory of `changed` survives a crash when the journal is set.
 @Suite("Faults: filter memory across SIGKILL", .serialized)
 struct FilterMemoryCrashTests {
     @Test("SIGKILL between two identical reports: the second is still suppressed by changed after the restart",

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The bridge's Home Assistant side on a real broker (SPEC section 11); the checks against a
+/// The bridge's Home Assistant side (MQTT discovery, events) on a real broker; the checks against a
 /// real Home Assistant are in tests/homeassistant/ (`make test` runs them).
 @Suite("Integration: Home Assistant discovery and events")
 struct HomeAssistantFlowTests {

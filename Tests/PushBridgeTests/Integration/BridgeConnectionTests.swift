@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// Authentication, TLS, broker restarts and persistent sessions (SPEC sections 4 and 9).
+/// Authentication, TLS, broker restarts and persistent sessions.
 @Suite("Integration: connection")
 struct BridgeConnectionTests {
     static func routes(_ s: Scenario, qos: Int = 1) -> String {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The external extension child end to end (SPEC sections 2, 5 and 6), and per-topic ordering,
+/// The external extension child end to end, and per-topic ordering,
 /// with `FakeExtensionChild --retitle` (its table: every answer of the default kind has the
 /// title `ext:<body>`; `crash-held` leaves a `sleep` holding its stdout, `held-pid N` on stderr).
 @Suite("Integration: extension child")

@@ -2,8 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The real `pushbridge` binary: status topic and will, signals and exit codes, `check`, `try --json`
-/// (SPEC sections 3, 4, 8 and 9).
+/// The real `pushbridge` binary: status topic and will, signals and exit codes, `check`, `try --json`.
 @Suite("Integration: command line")
 struct CommandLineTests {
     static let door = """
@@ -139,7 +138,7 @@ struct CommandLineTests {
         #expect(rejected["reason"] == .string("TemplateError"))
         #expect(rejected["display"] == nil)
 
-        // An empty payload on a json route is the empty text, not PayloadEmpty (SPEC section 4).
+        // An empty payload on a json route is the empty text, not PayloadEmpty.
         let empty = try await run("")
         #expect(empty["outcome"] == .string("delivered"))
         #expect(empty["display"]?["payload"]?["body"] == .string(" is here"))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// Every rejection reason produced end to end lands on the dead-letter topic (SPEC sections 1, 2 and 8).
+/// Every rejection reason produced end to end lands on the dead-letter topic (docs/formats.md, "Dead-letter message").
 @Suite("Integration: dead letter")
 struct DeadLetterTests {
     /// One way to get each reason: the input topic's last level, the payload and user properties.

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// Declarative filters end to end, with and without the filtering entitlement (SPEC sections 2 and 4).
+/// Declarative filters end to end, with and without the filtering entitlement.
 @Suite("Integration: declarative filters")
 struct FilterFlowTests {
     static let entitlement = "entitlements: [com.apple.developer.usernotifications.filtering]"

@@ -3,7 +3,7 @@ import Testing
 @testable import PushBridge
 
 /// Bounded filter memory on a running bridge (issue 17: the eviction counter, the metric,
-/// one log line) and memory kept across a reload (SPEC section 4).
+/// one log line) and memory kept across a reload.
 @Suite("Integration: filter memory")
 struct FilterMemoryFlowTests {
     @Test("a rate_limit past max_keys: evictions in the stats topic and /metrics, one warning in the log")

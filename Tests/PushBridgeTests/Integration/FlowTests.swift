@@ -3,7 +3,7 @@ import Testing
 @testable import PushBridge
 
 /// Messages through a real broker and an in-process bridge: protocols, input modes,
-/// display formats and user properties both ways (SPEC sections 2, 4 and 8).
+/// display formats and user properties both ways.
 @Suite("Integration: message flow")
 struct FlowTests {
     @Test("a message flows to the display topic", arguments: [MQTTProtocolVersion.v5, .v311])
@@ -30,7 +30,7 @@ struct FlowTests {
         try await bridge.stop()
     }
 
-    @Test("format json: every key of SPEC section 8, in the documented order")
+    @Test("format json: every key of the display message, in the documented order")
     func displayJSONKeys() async throws {
         let s = try await Scenario.start()
         let bridge = try InProcessBridge.start(yaml: s.yaml("""

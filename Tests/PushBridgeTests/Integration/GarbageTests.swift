@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// No input crashes the bridge, and later messages still flow (SPEC section 9); loop protection (section 4).
+/// No input crashes the bridge, and later messages still flow; loop protection.
 @Suite("Integration: garbage in, loops")
 struct GarbageTests {
     @Test("invalid UTF-8, non-JSON, 10 MB, 100 000-deep JSON and empty payloads; then a normal message")
@@ -39,7 +39,7 @@ struct GarbageTests {
             total($0, "received") >= 10 && $0["in_flight"] == .int(0)
                 && total($0, "delivered") + total($0, "rejected") == total($0, "received")
         }
-        // Empty payloads on json and text routes are the empty text (SPEC section 4), not PayloadEmpty.
+        // Empty payloads on json and text routes are the empty text, not PayloadEmpty.
         #expect(total(stats, "delivered") >= 9)
         guard case .object(let reasons)? = stats["totals"]?["rejected_by_reason"] else {
             Issue.record("no rejected_by_reason in \(stats)"); return
@@ -49,7 +49,7 @@ struct GarbageTests {
 
         // The 10 MB message takes seconds to decide in a debug build under a loaded suite; a
         // connection lost meanwhile resends what the broker had not acknowledged, with the same
-        // id (at least once, SPEC section 9). So each display is taken once per id, and a
+        // id (delivery is at least once). So each display is taken once per id, and a
         // repeated id is allowed only when the bridge says a connection was lost.
         let text = try await bodiesByID(s.waitFor(s.display("text"), count: 3), s, bridge)
         #expect(Set(text) == [.string("a\u{FFFD}\u{FFFD}\u{FFFD}b"), .string(""), .string("after")])

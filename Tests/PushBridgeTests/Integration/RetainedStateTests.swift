@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// Retained messages are stored state, not news (SPEC section 2), on a real mosquitto.
+/// Retained messages are stored state, not news, on a real mosquitto.
 @Suite("Integration: retained state")
 struct RetainedStateTests {
     static func routes(_ s: Scenario) -> String {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// `pushbridge try --retain`, `--at` and `--samples` with `#@` directives (SPEC section 3).
+/// `pushbridge try --retain`, `--at` and `--samples` with `#@` directives (docs/cli.md, "pushbridge try").
 @Suite("Integration: try directives")
 struct TryDirectivesTests {
     static let config = """

@@ -3,7 +3,7 @@ import Testing
 @testable import PushBridge
 
 /// Filter memory in the journal's database: written in batches, restored on start, dropped
-/// with the filter (SPEC section 4).
+/// with the filter.
 @Suite("Journal: filter memory")
 struct FilterMemoryJournalTests {
     static func journal() throws -> Journal {

@@ -1,7 +1,7 @@
 import Testing
 @testable import PushBridge
 
-/// `fixed(n)`, `number`, `trim` and integers beyond Int64 (SPEC section 4), on the shapes
+/// `fixed(n)`, `number`, `trim` and integers beyond Int64, on the shapes
 /// device payloads really have: ESPHome's `242.10`, Zigbee2MQTT's `"15.00"`, trailing newlines.
 @Suite("Language: number pipes and exact integers")
 struct NumberPipeTests {

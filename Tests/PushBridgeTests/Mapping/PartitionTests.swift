@@ -1,7 +1,7 @@
 import Testing
 @testable import PushBridge
 
-/// The FNV-1a 32-bit hash and the partition decision (SPEC section 10).
+/// The FNV-1a 32-bit hash and the partition decision (docs/operations.md, "Scaling out").
 @Suite struct PartitionTests {
     /// Published FNV-1a 32-bit test vectors (Fowler/Noll/Vo reference test suite).
     @Test(arguments: [

@@ -43,7 +43,7 @@ struct EventStreamTests {
         return (decisions, stats, raw)
     }
 
-    @Test("a reader gets the snapshot every second and one decision object per message, with exactly the SPEC keys and no text")
+    @Test("a reader gets the snapshot every second and one decision object per message, with exactly the documented keys and no text")
     func decisionsAndStats() async throws {
         let broker = try TestBroker()
         let p = uniqueName("sse")

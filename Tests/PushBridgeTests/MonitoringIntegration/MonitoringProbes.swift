@@ -2,7 +2,7 @@ import Foundation
 @testable import PushBridge
 
 /// What tests read from a running bridge's monitoring: the stats topic (`StatsWatcher`),
-/// counters in a snapshot, the invariant of SPEC section 7, and the HTTP endpoint.
+/// counters in a snapshot, the invariant `received == Σ outcomes + in_flight`, and the HTTP endpoint.
 
 /// Collects every snapshot the bridge publishes on its stats topic.
 final class StatsWatcher: Sendable {
@@ -50,7 +50,7 @@ func count(_ value: JSONValue?, _ path: String...) -> Int {
     }
 }
 
-/// The outcome names of SPEC section 7 whose sum, with `in_flight`, equals `received`.
+/// The outcome names (docs/metrics.md, "Outcomes"), whose sum, with `in_flight`, equals `received`.
 let outcomeNames = ["delivered", "suppressed", "not_displayed", "rejected", "expired", "unrouted"]
 
 /// Problems with the invariant `received == Σ outcomes + in_flight` in one snapshot:

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The stats topic on a real broker: every outcome and side counter of SPEC section 7,
+/// The stats topic on a real broker: every outcome and side counter of docs/metrics.md,
 /// per topic, per route and in total, for messages sent by the test; and the invariant
 /// `received == Σ outcomes + in_flight` in every snapshot the bridge publishes.
 @Suite("Monitoring integration: stats topic counts")

@@ -2,7 +2,7 @@ import Testing
 @testable import PushBridge
 
 /// SIGHUP and `partition:`: the running partition stays until a restart, and a reload that
-/// would combine it with `share:` is refused (SPEC section 10).
+/// would combine it with `share:` is refused.
 @Suite struct PartitionReloadTests {
     static let base = "routes:\n  - {name: a, topic: a/#}\nmonitoring: {status_topic: null, stats_topic: null}\n"
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// Three real `pushbridge run` replicas on one mosquitto (SPEC section 10): what `partition:`
+/// Three real `pushbridge run` replicas on one mosquitto (docs/operations.md, "Scaling out"): what `partition:`
 /// keeps (per-topic order, topic-keyed filter memory, a replica's topics across its crash)
 /// and, on the same traffic, what `share:` loses on a round-robin broker.
 @Suite("Scale-out: three replicas", .serialized)

@@ -1,4 +1,4 @@
-/// The one scripted external extension child of the tests (SPEC sections 2, 5 and 6): a
+/// The one scripted external extension child of the tests (`extension.command`): a
 /// Python script whose behaviour depends on the request, plus a few switches on its
 /// command line for what differs between tests.
 ///

@@ -48,7 +48,7 @@ struct SubscriptionTests {
         #expect(WebPushSubscription.endpointProblem(long) != nil)
     }
 
-    /// The display message of SPEC-style section 8 (the README's example) as the service worker payload.
+    /// A display message like the example of docs/formats.md ("Display message") as the service worker payload.
     @Test func theAlertPayload() throws {
         let display = """
             {"id":"6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a","source_topic":"home/front/doorbell","route":"doorbell",

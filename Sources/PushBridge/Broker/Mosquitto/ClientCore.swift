@@ -216,7 +216,7 @@ final class ClientCore: Sendable {
         }
         for group in plan.subscribe {
             // MQTT 5: Retain Handling 1 on every subscription, so resubscribing to an existing
-            // subscription does not make the broker replay its retained store (SPEC section 2).
+            // subscription does not make the broker replay its retained store (docs/decisions.md, "Retained state").
             var options: Int32 = 0
             if self.options.protocolVersion == .v5 {
                 options |= Int32(MQTT_SUB_OPT_SEND_RETAIN_NEW.rawValue)

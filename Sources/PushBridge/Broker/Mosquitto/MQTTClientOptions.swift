@@ -101,7 +101,7 @@ package struct MQTTClientOptions: Sendable {
     /// serves more packets (`ReadCoalescing`). `nil`: every turn polls at once.
     package var readCoalescing: ReadCoalescing?
 
-    /// Options with the SPEC defaults; only the host, port and client id usually change.
+    /// Options with the documented `broker:` defaults; only the host, port and client id usually change.
     package init(host: String = "localhost", port: Int = 1883, clientID: String = "pushbridge",
                 protocolVersion: MQTTProtocolVersion = .v5, keepalive: Duration = .seconds(30),
                 cleanStart: Bool = false, sessionExpiry: Duration = .seconds(86_400),
