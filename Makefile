@@ -43,8 +43,8 @@ monitoring-test-deps:
 	fi
 
 ## container-test-deps: podman (netavark + aardvark-dns: compose service names resolve; runc for machines whose
-## cgroups crun refuses, see tests/containers/lib.sh), podman-compose,
-## and debootstrap, which makes the stand-in base images of tests/containers (no registry is reachable)
+## cgroups crun refuses, see integration/containers/lib.sh), podman-compose,
+## and debootstrap, which makes the stand-in base images of integration/containers (no registry is reachable)
 CONTAINER_PACKAGES := podman podman-compose netavark aardvark-dns uidmap slirp4netns fuse-overlayfs iptables debootstrap curl runc
 container-test-deps:
 	@missing=$$(for p in $(CONTAINER_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
@@ -53,10 +53,10 @@ container-test-deps:
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-## webpush-test-deps: the Web Push receiver's Python (tests/webpush/receiver.py): http-ece and
+## webpush-test-deps: the Web Push receiver's Python (integration/webpush/receiver.py): http-ece and
 ## cryptography from PyPI in a virtualenv cached outside the repository
 webpush-test-deps:
-	tests/webpush/install.sh
+	integration/webpush/install.sh
 
 build: deps
 	$(SWIFT) build
@@ -90,16 +90,16 @@ run: release broker
 	@echo
 	$$(SWIFT=$(SWIFT) scripts/swift-release.sh --show-bin-path)/pushbridge run -c $(CONFIG)
 
-## ha-deps: a real Home Assistant core for tests/homeassistant (cached in /var/cache/pushbridge-test)
+## ha-deps: a real Home Assistant core for integration/homeassistant (cached in /var/cache/pushbridge-test)
 ha-deps:
-	tests/homeassistant/install.sh
+	integration/homeassistant/install.sh
 
 ## test: install, check the layers, build and pass the whole suite, the Home Assistant checks, smoke-run every
 ## fuzz target (its seeds + FUZZ_SMOKE_SECONDS), then the container checks (test-containers)
 FUZZ_SMOKE_SECONDS ?= 4
 ## ntfy-deps: Debian's ntfy (trixie's .deb, through a private apt configuration) for the outputs tests
 ntfy-deps:
-	tests/ntfy/install.sh >/dev/null
+	integration/ntfy/install.sh >/dev/null
 
 TEST_CONFIGS := $(RUN_DIR)/test-configs
 test: deps test-deps ha-deps ntfy-deps
@@ -111,14 +111,14 @@ test: deps test-deps ha-deps ntfy-deps
 	PUSHBRIDGE_TEST_CONFIGS=$(CURDIR)/$(TEST_CONFIGS) $(SWIFT) test --skip-build
 	python3 scripts/schema-check.py --collected $(TEST_CONFIGS) --typo $$($(SWIFT) build --show-bin-path)/pushbridge
 	python3 scripts/docs-generate.py $$($(SWIFT) build --show-bin-path)/pushbridge --check
-	SWIFT=$(SWIFT) tests/homeassistant/run.sh
+	SWIFT=$(SWIFT) integration/homeassistant/run.sh
 	SWIFT=$(SWIFT) fuzz/run.sh -s -t $(FUZZ_SMOKE_SECONDS)
-	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) tests/containers/run.sh
+	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) integration/containers/run.sh
 
 ## test-containers: the image (podman build of the Dockerfile) and compose/compose.yml's setups run
-## with podman-compose (tests/containers/run.sh; base images made locally and cached)
+## with podman-compose (integration/containers/run.sh; base images made locally and cached)
 test-containers: container-test-deps
-	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) tests/containers/run.sh
+	$(SUDO) env PATH="$$PATH" SWIFT=$(SWIFT) integration/containers/run.sh
 
 ## docs: rewrite what docs/ shows of pushbridge's own output: docs/bridge.schema.json (`pushbridge schema`),
 ## the key reference of docs/configuration.md (`pushbridge help config --markdown`) and every `<!-- run: … -->` block
@@ -140,7 +140,7 @@ layers:
 ## test-homeassistant: only the checks against a real Home Assistant (after a build)
 test-homeassistant: ha-deps
 	$(SWIFT) build
-	tests/homeassistant/run.sh
+	integration/homeassistant/run.sh
 
 ## fuzz: build the libFuzzer targets (swiftc -sanitize=fuzzer) and run each for FUZZ_SECONDS (see fuzz/README.md)
 FUZZ_SECONDS ?= 60

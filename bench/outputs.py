@@ -4,7 +4,7 @@
 
 Reuses bench.py's broker, bridge and mqttbench harness. Rows, in one run on this machine:
   * 1 000 alerts/s (2 000 msg/s in, half suppressed) for FIXED_SECONDS to a loopback webhook
-    (a threaded HTTP server in this process) and to a real ntfy (tests/ntfy/install.sh):
+    (a threaded HTTP server in this process) and to a real ntfy (integration/ntfy/install.sh):
     delivered/s, the added latency p50/p99 (hand-off to the service's 2xx, from the bridge's
     own stats), and the bridge CPU per delivery beyond the same run with no output;
   * the display topic's QoS 1 flood rate with a dead output (a closed port) and with no
@@ -59,7 +59,7 @@ class Sink:
 
 class Ntfy:
     def __init__(self, workdir):
-        binary = subprocess.run([os.path.join(ROOT, "tests/ntfy/install.sh")], capture_output=True, text=True,
+        binary = subprocess.run([os.path.join(ROOT, "integration/ntfy/install.sh")], capture_output=True, text=True,
                                 check=True, timeout=300).stdout.split()[-1]
         self.port = B.free_port()
         conf = os.path.join(workdir, "ntfy.yml")

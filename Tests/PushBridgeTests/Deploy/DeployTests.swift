@@ -8,10 +8,10 @@ import Testing
     /// on the shipped configs, the health command, the compose services run natively (one
     /// message through), and three `partition:` replicas handling 3 000 QoS 1 messages exactly once, in order per room.
     @Test func deploymentChecksPass() async throws {
-        let p = try ManagedProcess("/bin/bash", [repositoryRoot + "/tests/deploy/run.sh", PushbridgeBinary.path])
+        let p = try ManagedProcess("/bin/bash", [repositoryRoot + "/integration/deploy/run.sh", PushbridgeBinary.path])
         let result = await p.waitForExit(timeout: .seconds(300))
-        let r = try #require(result, "tests/deploy/run.sh did not finish in 300 s")
-        #expect(r.status == 0, "tests/deploy/run.sh failed:\n\(r.stdout.suffix(4000))\n\(r.stderr.suffix(4000))")
+        let r = try #require(result, "integration/deploy/run.sh did not finish in 300 s")
+        #expect(r.status == 0, "integration/deploy/run.sh failed:\n\(r.stdout.suffix(4000))\n\(r.stderr.suffix(4000))")
         #expect(r.stdout.contains("deploy: 7 passed, 0 failed"), "\(r.stdout.suffix(2000))")
     }
 }

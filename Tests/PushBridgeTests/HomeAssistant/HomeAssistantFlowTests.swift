@@ -3,7 +3,7 @@ import Testing
 @testable import PushBridge
 
 /// The bridge's Home Assistant side (MQTT discovery, events) on a real broker; the checks against a
-/// real Home Assistant are in tests/homeassistant/ (`make test` runs them).
+/// real Home Assistant are in integration/homeassistant/ (`make test` runs them).
 @Suite("Integration: Home Assistant discovery and events")
 struct HomeAssistantFlowTests {
     static let entitlement = "entitlements: [com.apple.developer.usernotifications.filtering]"

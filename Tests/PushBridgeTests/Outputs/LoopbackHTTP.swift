@@ -30,7 +30,7 @@ func loopbackJSON(_ url: String, headers: [(name: String, value: String)] = []) 
     return try JSONValue.parse(r.body)
 }
 
-/// `tests/outputs/hook_server.py` on a free loopback port: the webhook tests' endpoint.
+/// `integration/outputs/hook_server.py` on a free loopback port: the webhook tests' endpoint.
 final class HookServer: Sendable {
     let port: Int
     let process: ManagedProcess
@@ -42,7 +42,7 @@ final class HookServer: Sendable {
 
     static func start() async throws -> HookServer {
         let port = try LoopbackPorts.free()
-        let p = try ManagedProcess("/usr/bin/python3", ["-u", repositoryRoot + "/tests/outputs/hook_server.py", String(port)])
+        let p = try ManagedProcess("/usr/bin/python3", ["-u", repositoryRoot + "/integration/outputs/hook_server.py", String(port)])
         try await eventually("hook server on \(port)") { LoopbackPorts.isAccepting(port) }
         return HookServer(port: port, process: p)
     }

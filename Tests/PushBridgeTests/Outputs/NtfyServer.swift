@@ -6,7 +6,8 @@ import Synchronization
 /// `protected` an auth file with `auth-default-access: deny-all`, one user and its token).
 ///
 /// The binary is Debian's `ntfy` package (trixie and later), fetched and unpacked by
-/// `tests/ntfy/install.sh` into /var/cache/pushbridge-test/ntfy (never the machine's apt sources).
+/// `integration/ntfy/install.sh` into /var/cache/pushbridge-test/ntfy (never the machine's apt
+/// sources).
 final class NtfyServer: Sendable {
     let port: Int
     let directory: String
@@ -18,9 +19,9 @@ final class NtfyServer: Sendable {
 
     /// `ntfy` from the cache, installing it first when missing.
     static func binaryPath() async throws -> String {
-        let r = try await ManagedProcess.run(repositoryRoot + "/tests/ntfy/install.sh", [], timeout: .seconds(300))
+        let r = try await ManagedProcess.run(repositoryRoot + "/integration/ntfy/install.sh", [], timeout: .seconds(300))
         guard r.status == 0, let path = r.stdout.split(separator: "\n").last.map(String.init) else {
-            throw ProcessError(description: "tests/ntfy/install.sh failed: \(r.stderr)")
+            throw ProcessError(description: "integration/ntfy/install.sh failed: \(r.stderr)")
         }
         return path
     }

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The ntfy output against a real ntfy server (Debian's package, tests/ntfy/install.sh),
+/// The ntfy output against a real ntfy server (Debian's package, integration/ntfy/install.sh),
 /// read back through ntfy's own JSON API.
 @Suite("Integration: ntfy output", .serialized)
 struct OutputNtfyTests {

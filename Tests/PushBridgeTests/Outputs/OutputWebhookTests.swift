@@ -3,7 +3,7 @@ import Testing
 @testable import PushBridge
 @testable import PushBridgeCLI
 
-/// The webhook output against a real HTTP server on loopback (tests/outputs/hook_server.py).
+/// The webhook output against a real HTTP server on loopback (integration/outputs/hook_server.py).
 @Suite("Integration: webhook output")
 struct OutputWebhookTests {
     @Test("body template and headers; 503 retried; 400 dead-lettered; 429 waits for Retry-After")

@@ -2,10 +2,10 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The /subscribe page in headless Chromium (tests/browser/subscribe_test.py, selenium), served
-/// by a real `MetricsServer` with the Web Push endpoints on a free loopback port. The browser's
-/// own push service cannot be reached from here, so the script expects the page's error state
-/// after the button; see the script.
+/// The /subscribe page in headless Chromium (integration/browser/subscribe_test.py, selenium),
+/// served by a real `MetricsServer` with the Web Push endpoints on a free loopback port. The
+/// browser's own push service cannot be reached from here, so the script expects the page's
+/// error state after the button; see the script.
 @Suite("Web Push subscribe page in a browser", .serialized)
 struct WebPushBrowserTests {
     @Test func theSubscribePageInHeadlessChromium() async throws {
@@ -21,11 +21,11 @@ struct WebPushBrowserTests {
                                        webPush: WebPushEndpoints(store: store, publicKey: vapid.publicKey, token: token))
         defer { server.stop() }
         let artifacts = repositoryRoot + "/.build/test-artifacts"
-        let p = try ManagedProcess("/usr/bin/nice", ["-n", "10", python, repositoryRoot + "/tests/browser/subscribe_test.py",
+        let p = try ManagedProcess("/usr/bin/nice", ["-n", "10", python, repositoryRoot + "/integration/browser/subscribe_test.py",
                                                      "http://127.0.0.1:\(server.port)", token, artifacts])
         guard let r = await p.waitForExit(timeout: .seconds(240)) else {
             _ = await p.terminate()
-            Issue.record("tests/browser/subscribe_test.py did not finish in 240 s:\n\(p.stdout.suffix(3000))")
+            Issue.record("integration/browser/subscribe_test.py did not finish in 240 s:\n\(p.stdout.suffix(3000))")
             return
         }
         #expect(r.status == 0, "subscribe_test.py failed:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(4000))")

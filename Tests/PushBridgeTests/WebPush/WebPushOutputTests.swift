@@ -3,7 +3,7 @@ import Testing
 @testable import PushBridge
 
 /// The `webpush` output end to end: a real mosquitto, the bridge in process with the monitoring
-/// server, and tests/webpush/receiver.py as the push service with its browsers (it checks the
+/// server, and integration/webpush/receiver.py as the push service with its browsers (it checks the
 /// VAPID JWT with PyPI's `cryptography` and decrypts with PyPI's `http-ece`). Browsers subscribe
 /// through the bridge's subscription API with the token, as the /subscribe page does.
 @Suite("Integration: webpush output", .serialized)

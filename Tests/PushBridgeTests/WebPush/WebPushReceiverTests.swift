@@ -2,13 +2,13 @@ import Foundation
 import Testing
 @testable import PushBridge
 
-/// The requests `WebPushRequest` builds, sent with curl to tests/webpush/receiver.py: a push
+/// The requests `WebPushRequest` builds, sent with curl to integration/webpush/receiver.py: a push
 /// service on loopback that verifies the VAPID JWT with PyPI's `cryptography` and decrypts the
 /// body with PyPI's `http-ece` as a browser would. (The 410 prune and the 429 retry as an
 /// output does them are the outputs framework's; here: the answers and what they mean.)
 @Suite("Web Push against a receiver", .serialized)
 struct WebPushReceiverTests {
-    /// The virtualenv tests/webpush/install.sh makes (outside the repository).
+    /// The virtualenv integration/webpush/install.sh makes (outside the repository).
     static var python: String {
         ProcessInfo.processInfo.environment["PUSHBRIDGE_WEBPUSH_PYTHON"] ?? "/var/cache/pushbridge-test/webpush-venv/bin/python"
     }
@@ -17,7 +17,7 @@ struct WebPushReceiverTests {
         let process: ManagedProcess
         let port: Int
         init() async throws {
-            process = try ManagedProcess(WebPushReceiverTests.python, [repositoryRoot + "/tests/webpush/receiver.py"])
+            process = try ManagedProcess(WebPushReceiverTests.python, [repositoryRoot + "/integration/webpush/receiver.py"])
             // Python imports cryptography and http_ece first: seconds when the parallel suite loads both cores.
             let deadline = ContinuousClock.now + .seconds(45)
             var port: Int?
@@ -39,7 +39,7 @@ struct WebPushReceiverTests {
     /// Runs `body` with a fresh receiver, then stops it (SIGTERM by PID) whatever `body` did.
     func withReceiver(_ body: (Receiver) async throws -> Void) async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.python) else {
-            Issue.record("\(Self.python) is missing: run tests/webpush/install.sh (make test-deps)")
+            Issue.record("\(Self.python) is missing: run integration/webpush/install.sh (make test-deps)")
             return
         }
         let receiver = try await Receiver()
