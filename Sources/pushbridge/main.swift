@@ -15,7 +15,7 @@ _ = mallopt(M_ARENA_MAX, 1)
 // lent to every client made from now on, unless compiled out (a sanitizer build) or the
 // linked libmosquitto is not one they were checked against.
 if pb_socketbuffers_active() != 0 {
-    SocketBufferHooks.install(SocketBufferHooks(
+    MQTTClient.lendSocketBuffers(SocketBufferHooks(
         attach: pb_readahead_attach, detach: pb_readahead_detach, buffered: pb_readahead_buffered,
         beginWrites: pb_writebehind_begin, endWrites: pb_writebehind_end, pending: pb_writebehind_pending,
         captureBegin: pb_socketpair_capture_begin, captureEnd: pb_socketpair_capture_end, mute: pb_mute_writes,
@@ -41,7 +41,7 @@ if argv.isEmpty || argv == ["--help"] || argv == ["-h"] || argv == ["help"] {
     exit(argv.isEmpty ? 2 : 0)
 }
 if argv == ["--version"] || argv == ["version"] {
-    printOut("pushbridge \(Bridge.version) (libmosquitto \(mosquittoLibraryVersion()))")
+    printOut("pushbridge \(Bridge.version) (libmosquitto \(MQTTClient.libraryVersion))")
     exit(0)
 }
 if argv.first == "help", argv.count >= 2, argv[1] == "config" {

@@ -211,3 +211,15 @@ package final class MQTTClient: Sendable {
         .now() + d.dispatchInterval
     }
 }
+
+extension MQTTClient {
+    /// The linked libmosquitto's version, e.g. `2.0.11`.
+    package static var libraryVersion: String { mosquittoLibraryVersion() }
+
+    /// Lends an executable's socket buffers to every client made from now on, when the linked
+    /// libmosquitto is one they were checked against (see `SocketBufferHooks`); otherwise
+    /// clients read and write packet by packet, and the refusal is logged by the first client.
+    package static func lendSocketBuffers(_ hooks: SocketBufferHooks) {
+        SocketBufferHooks.install(hooks)
+    }
+}

@@ -55,16 +55,6 @@ final class HomeAssistantLink: Sendable {
                      statusRouted: config.homeAssistantStatusRoute != nil)
     }
 
-    /// The subscription to Home Assistant's status topic (QoS 0: a missed birth message is
-    /// covered by the announcement on every connect). None when a route's own (not shared)
-    /// subscription already brings the status: two overlapping subscriptions would bring
-    /// each message twice.
-    static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
-        guard let ha = config.homeAssistant else { return [] }
-        if let route = config.homeAssistantStatusRoute, route.share == nil { return [] }
-        return [MQTTSubscription(filter: ha.birthTopic, qos: 0, noLocal: config.broker.protocolVersion == .v5)]
-    }
-
     /// `true` when `message` is Home Assistant's status and no route takes it: it then never
     /// enters the pipeline nor the counters. `online` announces the bridge again either way.
     func intercept(_ message: InboundMessage, client: MQTTClient?) -> Bool {

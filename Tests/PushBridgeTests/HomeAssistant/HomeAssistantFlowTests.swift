@@ -128,7 +128,7 @@ struct HomeAssistantFlowTests {
         let t = try await Setup.start()
         let route = "  - {name: ha-status, topic: \"\(t.prefix)/status\", input: text, alert: {title: \"HA is {{ raw }}\"}}"
         let config = try ConfigLoader.load(text: t.yaml(extraRoutes: route), path: "bridge.yml", environment: [:]).get()
-        #expect(Bridge.subscriptions(for: config).filter { $0.filter == "\(t.prefix)/status" }.count == 1)
+        #expect(RouteSubscriptions.subscriptions(for: config).filter { $0.filter == "\(t.prefix)/status" }.count == 1)
         let bridge = try InProcessBridge.start(yaml: t.yaml(extraRoutes: route))
         try await t.s.waitUntilOnline()
         try await t.waitForConfigs("19 configs") { $0.count == 19 }

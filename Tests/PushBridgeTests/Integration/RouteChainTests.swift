@@ -32,7 +32,7 @@ struct RouteChainTests {
                 alert: {title: "Report", body: "{{ raw }}"}
             """))
         try await bridge.waitUntilSubscribed(on: s.broker, count: 1)
-        #expect(Bridge.subscriptions(for: bridge.bridge.config).map(\.filter) == ["\(s.ns)/in/#"])
+        #expect(RouteSubscriptions.subscriptions(for: bridge.bridge.config).map(\.filter) == ["\(s.ns)/in/#"])
         try await s.waitUntilOnline()
         try s.publish("hall/availability", #"{"state":"offline"}"#)
         try s.publish("hall", Self.battery)

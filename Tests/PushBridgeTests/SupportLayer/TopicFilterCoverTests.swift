@@ -89,8 +89,8 @@ import Testing
               - {name: all, topic: "zigbee2mqtt/#", qos: 0}
               - {name: other, topic: "home/+/door"}
             """)
-        #expect(Bridge.subscriptions(for: config).map(\.filter) == ["zigbee2mqtt/#", "home/+/door"])
-        #expect(Bridge.subscriptions(for: config).first?.qos == 1)
+        #expect(RouteSubscriptions.subscriptions(for: config).map(\.filter) == ["zigbee2mqtt/#", "home/+/door"])
+        #expect(RouteSubscriptions.subscriptions(for: config).first?.qos == 1)
         #expect(config.warnings.isEmpty)
     }
 
@@ -115,7 +115,7 @@ import Testing
               - {name: garden, topic: "garden/+"}
             """)
         #expect(v5.warnings.isEmpty)
-        #expect(Bridge.subscriptions(for: v5).map(\.identifier) == [1, 2, nil])
+        #expect(RouteSubscriptions.subscriptions(for: v5).map(\.identifier) == [1, 2, nil])
     }
 
     @Test func theFirstCopyIsTheLowestMatchingIdentifiers() {

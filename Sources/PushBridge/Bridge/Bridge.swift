@@ -72,7 +72,7 @@ public final class Bridge: Sendable {
         let status = StatusReporter(monitoring: config.monitoring, properties: v5 ? [hop] : [])
         self.status = status
         var options = MQTTClientOptions(config: config.broker, will: status.will,
-                                        subscriptions: Self.subscriptions(for: config))
+                                        subscriptions: RouteSubscriptions.subscriptions(for: config))
         options.receiveMaximum = Intake.receiveMaximum
         options.readCoalescing = Self.intakeReadCoalescing
         // Nothing published on the intake connection is tracked (status, stats, QoS 0

@@ -26,7 +26,7 @@ package final class Pipeline: Sendable {
                 clock: StageClock = .system, conditions: ConditionEngine? = nil) {
         self.config = config
         self.table = RouteTable(routes: config.routes)
-        self.duplicateCopies = Bridge.subscriptionPlan(for: config).copies
+        self.duplicateCopies = RouteSubscriptions.plan(for: config).copies
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
                                         userProperties: config.broker.protocolVersion == .v5, hop: hop)
         let memory = memory ?? FilterMemory()

@@ -68,7 +68,7 @@ extension Bridge {
                                    memory: pipeline.filterMemory, conditions: pipeline.conditions)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake
-        client.setSubscriptions(Self.subscriptions(for: effective))
+        client.setSubscriptions(RouteSubscriptions.subscriptions(for: effective))
         // "reloaded" means the new filters are live: wait (bounded) for their SUBACKs.
         await Worker.runBlocking { _ = client.waitUntilSubscribed(timeout: .seconds(5)) }
         flow.homeAssistant?.routesChanged(to: effective, client: client)

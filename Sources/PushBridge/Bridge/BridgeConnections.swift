@@ -39,37 +39,4 @@ extension Bridge {
         options.acceptsGuestWrites = true
         return options
     }
-
-    /// The subscriptions the routes need (deduplicated, `$share/` applied, No Local on MQTT 5).
-    ///
-    /// A filter that another one covers is left out (`TopicFilterCover`): the broker would
-    /// deliver each of its messages once per matching subscription. On MQTT 5, filters that
-    /// partly overlap carry Subscription Identifiers, so the second copy can be told apart.
-    package static func subscriptions(for config: BridgeConfig) -> [MQTTSubscription] {
-        subscriptionPlan(for: config).subscriptions
-    }
-
-    /// The subscriptions, and on MQTT 5 the rule for the copies that subscriptions which partly
-    /// overlap bring (`DuplicateCopies`; `nil` when none overlap).
-    static func subscriptionPlan(for config: BridgeConfig) -> (subscriptions: [MQTTSubscription], copies: DuplicateCopies?) {
-        var byFilter: [String: MQTTSubscription] = [:]
-        var order: [String] = []
-        for route in config.routes {
-            let filter = route.subscriptionFilter
-            let noLocal = config.broker.protocolVersion == .v5 && route.share == nil
-            if var existing = byFilter[filter] {
-                existing.qos = max(existing.qos, route.qos)
-                byFilter[filter] = existing
-            } else {
-                byFilter[filter] = MQTTSubscription(filter: filter, qos: route.qos, noLocal: noLocal)
-                order.append(filter)
-            }
-        }
-        let all = TopicFilterCover.minimal(order.map { byFilter[$0]! }
-            + HomeAssistantLink.subscriptions(for: config).filter { byFilter[$0.filter] == nil }
-            + (config.conditions.map { [MQTTSubscription(filter: $0.ackTopic, qos: 1, noLocal: false)] } ?? [])
-                .filter { byFilter[$0.filter] == nil })
-        let (subscriptions, copies) = DuplicateCopies.assign(all, v5: config.broker.protocolVersion == .v5)
-        return (subscriptions, copies)
-    }
 }

@@ -19,35 +19,6 @@ package struct TLSConfig: Sendable, Equatable {
     package init() {}
 }
 
-/// One subscription the client keeps on every connection.
-package struct MQTTSubscription: Sendable, Hashable {
-    /// The full filter, including a `$share/<group>/` prefix when shared.
-    package var filter: String
-    /// Requested maximum QoS (0...2).
-    package var qos: Int = 1
-    /// MQTT 5 No Local: the broker does not send this client its own publishes.
-    /// Not allowed on shared subscriptions; ignored on 3.1.1.
-    package var noLocal: Bool = false
-    /// MQTT 5 Subscription Identifier (1...268 435 455): the broker names it in each message
-    /// this subscription brings. `nil`: none (3.1.1 ignores it).
-    package var identifier: Int?
-
-    package init(filter: String, qos: Int = 1, noLocal: Bool = false, identifier: Int? = nil) {
-        self.filter = filter
-        self.qos = qos
-        self.noLocal = noLocal
-        self.identifier = identifier
-    }
-}
-
-/// The Last Will the broker publishes when the client vanishes without a DISCONNECT.
-package struct MQTTWill: Sendable {
-    package var topic: String
-    package var payload: [UInt8]
-    package var qos: Int = 1
-    package var retain: Bool = false
-}
-
 /// Everything `MQTTClient` needs to connect and stay connected.
 package struct MQTTClientOptions: Sendable {
     package var host: String = "localhost"
@@ -131,28 +102,4 @@ package struct MQTTClientOptions: Sendable {
 
     /// `host:port`, for log lines (an IPv6 host in brackets).
     var endpoint: String { HostPort(host: host, port: port).description }
-}
-
-/// A change in the client's connection, reported through `MQTTClientHandlers.onConnection`.
-package enum ConnectionEvent: Sendable, Equatable {
-    /// CONNACK accepted; `sessionPresent` says the broker kept our session.
-    case connected(sessionPresent: Bool)
-    /// An established connection ended; the client reconnects unless it is stopping.
-    case disconnected(reason: String)
-    /// A connection attempt failed (network, TLS, or a refused CONNACK); retried with backoff.
-    case connectFailed(reason: String)
-}
-
-/// The callbacks of a `ClientCore`: `MQTTClientHandlers` as the adapter calls them, a
-/// received message as its parts (the message model, `InboundMessage`, is the client's).
-///
-/// All run on the client's network thread.
-struct CoreHandlers: Sendable {
-    /// A message arrived: topic, payload, QoS, retain, user properties, arrival time (UNIX
-    /// seconds), mid, subscription identifiers. Runs inside libmosquitto's `on_message`.
-    var onMessage: @Sendable (String, [UInt8], Int, Bool, [(name: String, value: String)], Double, Int32, [Int]) -> Void
-    var onPublished: @Sendable (Int32) -> Void
-    var onConnection: @Sendable (ConnectionEvent) -> Void
-    var log: @Sendable (LogLevel, String) -> Void
-    var onReadsDone: @Sendable () -> Void
 }
