@@ -124,9 +124,9 @@ enum TryCommand {
 /// `condition repeated #2 (alert …): Title — body`, or the rule when nothing was delivered.
 func conditionDetail(_ d: Decision) -> String {
     guard let event = d.conditionEvent else { return d.rule }
-    var head = "condition \(event.kind)"
-    if event.kind == "repeated" { head += " #\(event.record.repeats)" }
-    if event.kind == "escalated" { head += " step \(event.record.step)" }
+    var head = "condition \(event.kind.rawValue)"
+    if event.kind == .repeated { head += " #\(event.record.repeats)" }
+    if event.kind == .escalated { head += " step \(event.record.step)" }
     head += " (alert \(event.record.alertID.prefix(8)))"
     switch d.outcome {
     case .delivered:

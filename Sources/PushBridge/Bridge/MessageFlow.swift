@@ -88,7 +88,7 @@ final class MessageFlow: Sendable {
             homeAssistant?.delivered(f.decision, sourceTopic: f.topic, client: publisher.intake)
             if let event = f.decision.conditionEvent {
                 // A repeat held back (quiet hours) is not one: it is tried again on schedule.
-                if event.kind != ConditionState.repeated.rawValue || f.decision.outcome == .delivered {
+                if event.kind != .repeated || f.decision.outcome == .delivered {
                     homeAssistant?.condition(event, client: publisher.intake)
                 }
                 timer.rearm()

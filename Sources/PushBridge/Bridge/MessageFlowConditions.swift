@@ -37,9 +37,9 @@ extension MessageFlow {
             logger.debug("\(message.topic): not an acknowledgement (\(error))")
         case .success(let ack):
             guard let r = conditions.acknowledge(ack, now: wall()) else { return }
-            let kind = ack.snooze == nil ? "acknowledged" : "snoozed"
+            let kind: ConditionEventKind = ack.snooze == nil ? .acknowledged : .snoozed
             var d = Decision(outcome: .notDisplayed, route: r.route,
-                             rule: "condition '\(r.key)' \(kind)" + (ack.by.map { " by \($0)" } ?? "")
+                             rule: "condition '\(r.key)' \(kind.rawValue)" + (ack.by.map { " by \($0)" } ?? "")
                                  + (r.snoozedUntil.map { " until \(Timestamp.iso8601($0))" } ?? ""))
             d.decidedBy = "condition"
             let collapse = pipeline.collapseID(r, context: MessageContext(topic: r.topic, payload: .null, raw: "", route: r.route))

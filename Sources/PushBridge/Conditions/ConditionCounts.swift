@@ -17,21 +17,3 @@ package struct ConditionCounts: Sendable, Equatable {
          ("acknowledged", acknowledged), ("cleared", cleared)]
     }
 }
-
-/// What a condition did, for the decision feed and Home Assistant. A class: a decision
-/// carries one reference, so decisions of routes without conditions stay as small as before.
-package final class ConditionEvent: Sendable {
-    /// `raised`, `repeated`, `escalated`, `acknowledged`, `snoozed` or `cleared`.
-    package let kind: String
-    package let record: ConditionRecord
-    package let collapseID: String
-    /// The withdraw message's value, when the condition cleared.
-    package let withdrawal: Withdrawal?
-
-    package init(kind: String, record: ConditionRecord, collapseID: String, withdrawal: Withdrawal? = nil) {
-        self.kind = kind
-        self.record = record
-        self.collapseID = collapseID
-        self.withdrawal = withdrawal
-    }
-}

@@ -7,6 +7,12 @@ extension ConfigReader {
     /// The keys of a filter that are no action.
     static let filterModifiers = ["name", "when", "routes"]
     static let filterActions = filterKeys.filter { !filterModifiers.contains($0) }
+
+    /// The action keys of a filter, one per entry (`filterActions`, from the key reference,
+    /// lists the same names; a test holds them together).
+    enum FilterActionKind: String, CaseIterable {
+        case suppress, set, dedupe, rateLimit = "rate_limit", changed, quietHours = "quiet_hours"
+    }
     static let setFields = ConfigReference.keys(in: "extension.filters[].set")
 
     /// The section and, for each filter, the `routes:` names with their scalars (checked later).
@@ -61,7 +67,12 @@ extension ConfigReader {
         if let n = f["name"], let v = string(n, key: "name") {
             if v.isEmpty { error("'name' must not be empty", at: n.mark) } else { name = v; nameMark = n.mark }
         }
-        guard let actionNode = f.values[actionKey], let action = readAction(actionKey, actionNode) else { return nil }
+        guard let kind = FilterActionKind(rawValue: actionKey) else {
+            error("'\(actionKey)' is a filter key this version cannot read; use one of "
+                  + Self.list(FilterActionKind.allCases.map { "'\($0.rawValue)'" }), at: f.keyMarks[actionKey] ?? f.mark)
+            return nil
+        }
+        guard let actionNode = f.values[actionKey], let action = readAction(kind, actionNode) else { return nil }
         var filter = FilterConfig(name: name, action: action)
         if let n = maxKeysNode(actionKey, actionNode), let v = int(n, key: "max_keys", range: 1...10_000_000) {
             filter.maxKeys = v
@@ -76,28 +87,28 @@ extension ConfigReader {
         return (filter, nameMark, refs)
     }
 
-    private func readAction(_ key: String, _ node: YAMLNode) -> FilterAction? {
-        switch key {
-        case "suppress":
+    private func readAction(_ kind: FilterActionKind, _ node: YAMLNode) -> FilterAction? {
+        switch kind {
+        case .suppress:
             return expression(node, key: "suppress").map(FilterAction.suppress)
-        case "set":
+        case .set:
             return contentSets(node, key: "set").map(FilterAction.set)
-        case "dedupe":
+        case .dedupe:
             guard let f = fields(node, key: "dedupe", context: "dedupe", known: ConfigReference.keys(in: "extension.filters[].dedupe")) else { return nil }
             let k = required(f, "key", in: "dedupe").flatMap { template($0, key: "key") }
             let w = required(f, "window", in: "dedupe").flatMap { duration($0, key: "window", minimum: Self.positive) }
             guard let k, let w else { return nil }
             return .dedupe(key: k, window: w)
-        case "rate_limit":
+        case .rateLimit:
             guard let f = fields(node, key: "rate_limit", context: "rate_limit", known: ConfigReference.keys(in: "extension.filters[].rate_limit")) else { return nil }
             let k = required(f, "key", in: "rate_limit").flatMap { template($0, key: "key") }
             let m = required(f, "max", in: "rate_limit").flatMap { int($0, key: "max", range: 1...Int.max) }
             let w = required(f, "window", in: "rate_limit").flatMap { duration($0, key: "window", minimum: Self.positive) }
             guard let k, let m, let w else { return nil }
             return .rateLimit(key: k, max: m, window: w)
-        case "changed":
+        case .changed:
             return readChanged(node)
-        default:
+        case .quietHours:
             return readQuietHours(node)
         }
     }

@@ -1,7 +1,12 @@
 /// Reads `outputs:`, the services alerts are delivered to besides the display topic.
 extension ConfigReader {
-    /// The kinds an output can be (exactly one per entry).
-    static let outputKinds = ["ntfy", "webhook", "webpush"]
+    /// The kinds an output can be (exactly one key of these per entry).
+    enum OutputKindKey: String, CaseIterable {
+        case ntfy, webhook, webpush
+    }
+
+    /// The kinds' keys.
+    static let outputKinds = OutputKindKey.allCases.map(\.rawValue)
     static let outputKeys = ConfigReference.keys(in: "outputs[]")
 
     /// The list, with each entry's `routes` names (checked against the routes afterwards).
@@ -25,7 +30,7 @@ extension ConfigReader {
                 continue
             }
             names[name] = nameNode.mark
-            let kinds = Self.outputKinds.filter { f.has($0) }
+            let kinds = OutputKindKey.allCases.filter { f.has($0.rawValue) }.map(\.rawValue)
             guard kinds.count == 1 else {
                 if kinds.isEmpty {
                     error("output '\(name)' needs one of \(Self.list(Self.outputKinds.map { "'\($0)'" }))", at: f.mark)
@@ -35,11 +40,11 @@ extension ConfigReader {
                 continue
             }
             var kind: OutputKindConfig?
-            if let kindNode = f.values[kinds[0]] {
-                switch kinds[0] {
-                case "ntfy": kind = readNtfy(kindNode, baseDirectory: baseDirectory).map(OutputKindConfig.ntfy)
-                case "webhook": kind = readWebhook(kindNode).map(OutputKindConfig.webhook)
-                default:
+            if let kindNode = f.values[kinds[0]], let key = OutputKindKey(rawValue: kinds[0]) {
+                switch key {
+                case .ntfy: kind = readNtfy(kindNode, baseDirectory: baseDirectory).map(OutputKindConfig.ntfy)
+                case .webhook: kind = readWebhook(kindNode).map(OutputKindConfig.webhook)
+                case .webpush:
                     if let first = webPushAt {
                         error("output '\(name)' is a second 'webpush' output (the first at line \(first.line + 1)): one Web Push output serves every subscription",
                               at: f.keyMarks["webpush"] ?? f.mark)

@@ -35,8 +35,10 @@ extension ConfigReader {
         guard let f = fields(node, key: "monitoring", context: "monitoring",
                              known: ConfigReference.keys(in: "monitoring"))
         else { return mon }
-        for key in ["status_topic", "stats_topic", "trace_topic"] {
-            var value: String? = key == "status_topic" ? mon.statusTopic : key == "stats_topic" ? mon.statsTopic : mon.traceTopic
+        let topics: [(String, WritableKeyPath<MonitoringConfig, String?>)] =
+            [("status_topic", \.statusTopic), ("stats_topic", \.statsTopic), ("trace_topic", \.traceTopic)]
+        for (key, path) in topics {
+            var value = mon[keyPath: path]
             if f.isExplicitNull(key) {
                 value = nil
             } else if let n = f[key], let v = string(n, key: key) {
@@ -46,11 +48,7 @@ extension ConfigReader {
                     value = v
                 }
             }
-            switch key {
-            case "status_topic": mon.statusTopic = value
-            case "stats_topic": mon.statsTopic = value
-            default: mon.traceTopic = value
-            }
+            mon[keyPath: path] = value
         }
         if let n = f["interval"], let v = duration(n, key: "interval", minimum: .milliseconds(100)) { mon.interval = v }
         if let n = f["max_topics"], let v = int(n, key: "max_topics", range: 1...Int.max) { mon.maxTopics = v }

@@ -84,7 +84,7 @@ extension Pipeline {
         case .failure(let rejection):
             var d = rejected(rejection, message: message, context: context, route: route)
             d.publish = before + d.publish
-            d.conditionEvent = ConditionEvent(kind: state.rawValue, record: r, collapseID: collapseID(r, context: context),
+            d.conditionEvent = ConditionEvent(kind: ConditionEventKind(state), record: r, collapseID: collapseID(r, context: context),
                                               withdrawal: withdrawal)
             return .decided(d)
         case .success(let built):
@@ -115,7 +115,7 @@ extension Pipeline {
         let topic = displayTopic.map { $0.render(in: context) }
         var told = r
         if state == .repeated { told.repeats = number }  // the repeat this notification is
-        let event = ConditionEvent(kind: state.rawValue, record: told, collapseID: request.collapseID ?? "",
+        let event = ConditionEvent(kind: ConditionEventKind(state), record: told, collapseID: request.collapseID ?? "",
                                    withdrawal: withdrawal)
         let finish: @Sendable (inout Decision) -> Void = { d in
             if let topic, d.outcome == .delivered, !d.publish.isEmpty { d.publish[0].topic = topic }
@@ -140,7 +140,7 @@ extension Pipeline {
         let probe = mapper.map(message, entry: entry, id: id, now: now, condition: r.value(state: .cleared))
         let w = Withdrawal(alertID: r.alertID, collapseID: collapseID(r, context: probe.context),
                            sourceTopic: message.topic, route: route)
-        let event = ConditionEvent(kind: ConditionState.cleared.rawValue, record: r, collapseID: w.collapseID,
+        let event = ConditionEvent(kind: .cleared, record: r, collapseID: w.collapseID,
                                    withdrawal: condition.onClear == .none ? nil : w)
         if condition.liveActivity != nil {
             return notification(r, state: .cleared, number: r.repeats, message: message, entry: entry, id: id, now: now,

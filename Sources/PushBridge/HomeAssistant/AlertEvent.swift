@@ -17,7 +17,7 @@ package enum AlertEvent {
     package static func payload(_ event: ConditionEvent) -> [UInt8] {
         var w = JSONWriter(capacity: 256)
         w.beginObject()
-        w.add("event_type", event.kind)
+        w.add("event_type", event.kind.rawValue)
         w.add("alert_id", event.record.alertID)
         w.add("collapse_id", event.collapseID)
         w.add("key", event.record.key)

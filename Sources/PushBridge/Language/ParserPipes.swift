@@ -35,15 +35,21 @@ extension Parser {
         case "default":
             try arity(1...1, "expects 1 argument")
             pipe = .defaultValue(arguments[0].node)
-        case "upper", "lower", "json", "number", "trim":
+        case "upper":
             try arity(0...0, "takes no arguments")
-            switch name {
-            case "upper": pipe = .upper
-            case "lower": pipe = .lower
-            case "json": pipe = .json
-            case "number": pipe = .number
-            default: pipe = .trim
-            }
+            pipe = .upper
+        case "lower":
+            try arity(0...0, "takes no arguments")
+            pipe = .lower
+        case "json":
+            try arity(0...0, "takes no arguments")
+            pipe = .json
+        case "number":
+            try arity(0...0, "takes no arguments")
+            pipe = .number
+        case "trim":
+            try arity(0...0, "takes no arguments")
+            pipe = .trim
         case "fixed":
             try arity(1...1, "expects 1 argument")
             pipe = .fixed(try integer(0...15, "an integer literal from 0 to 15"))

@@ -23,23 +23,12 @@ package struct OutputItem: Sendable {
         json = displayJSON
     }
 
-    /// A condition's withdraw: `{"type":"withdraw","alert_id":…,"collapse_id":…,
-    /// "source_topic":…,"route":…,"reason":"cleared"}`.
-    package init(withdrawOf alertID: String, collapseID: String?, sourceTopic: String, route: String,
-                reason: String = "cleared") {
+    /// A cleared condition's withdraw message, as the display topic gets it (`Withdrawal.json`).
+    package init(withdrawal w: Withdrawal) {
         kind = .withdraw
-        key = alertID + "/withdraw"
-        self.route = route
-        var w = JSONWriter(capacity: 192)
-        w.beginObject()
-        w.add("type", "withdraw")
-        w.add("alert_id", alertID)
-        w.add("collapse_id", collapseID)
-        w.add("source_topic", sourceTopic)
-        w.add("route", route)
-        w.add("reason", reason)
-        w.endObject()
-        json = w.bytes
+        key = w.alertID + "/withdraw"
+        route = w.route
+        json = w.json
     }
 }
 

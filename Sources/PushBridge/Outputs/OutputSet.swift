@@ -64,8 +64,7 @@ package final class OutputSet: Sendable {
     func delivered(_ decision: Decision, sourceTopic: String, receivedAt: Double) {
         // A cleared condition's withdraw goes out whatever became of its all-clear alert.
         if let w = decision.withdrawal {
-            offer(OutputItem(withdrawOf: w.alertID, collapseID: w.collapseID, sourceTopic: w.sourceTopic, route: w.route,
-                             reason: w.reason))
+            offer(OutputItem(withdrawal: w))
         }
         guard decision.outcome == .delivered, let request = decision.request, let route = decision.route else { return }
         let json: [UInt8]

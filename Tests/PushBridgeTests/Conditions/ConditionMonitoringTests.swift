@@ -59,7 +59,7 @@ import Testing
         var r = ConditionRecord(route: "leak", key: "zigbee2mqtt/cellar", alertID: "A", raisedAt: 0,
                                 topic: "zigbee2mqtt/cellar", payload: [])
         r.acknowledgedBy = "alice"
-        let json = try JSONValue.parse(AlertEvent.payload(ConditionEvent(kind: "acknowledged", record: r, collapseID: "leak-c")))
+        let json = try JSONValue.parse(AlertEvent.payload(ConditionEvent(kind: .acknowledged, record: r, collapseID: "leak-c")))
         #expect(json == .object(["event_type": .string("acknowledged"), "alert_id": .string("A"),
                                  "collapse_id": .string("leak-c"), "key": .string("zigbee2mqtt/cellar"),
                                  "route": .string("leak"), "source_topic": .string("zigbee2mqtt/cellar"),

@@ -153,6 +153,8 @@ import Testing
             + ["user_info"]
         #expect(ConfigReference.keys(in: "extension.filters[].set") == set)
         #expect(ConfigReader.filterActions == ["suppress", "set", "dedupe", "rate_limit", "changed", "quiet_hours"])
+        // Every action key of the reference is one the reader can read (no default kind).
+        #expect(ConfigReader.filterActions == ConfigReader.FilterActionKind.allCases.map(\.rawValue))
         #expect(Set(ConfigReference.all.map(\.path)).count == ConfigReference.all.count, "a path is listed twice")
     }
 

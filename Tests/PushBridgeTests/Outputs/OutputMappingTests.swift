@@ -63,7 +63,7 @@ import Testing
 
     @Test func ntfyWithdrawDeletesBySequenceIDUntilTheServerShowsItCannot() throws {
         let ntfy = NtfyOutput(config: NtfyConfig(url: "https://ntfy.example.com/home/"))
-        let item = OutputItem(withdrawOf: "6f1c2b9e", collapseID: "leak-kitchen", sourceTopic: "zigbee2mqtt/kitchen", route: "leak")
+        let item = OutputItem(withdrawal: Withdrawal(alertID: "6f1c2b9e", collapseID: "leak-kitchen", sourceTopic: "zigbee2mqtt/kitchen", route: "leak"))
         let w = try Self.message(String(decoding: item.json, as: UTF8.self))
         #expect(w.isWithdraw)
         let r = try #require(ntfy.request(for: w, target: ""))
@@ -74,7 +74,7 @@ import Testing
         #expect(ntfy.verdict(for: notFound, message: w, target: "") == .skipped("ntfy 404: this server cannot delete by sequence id"))
         #expect(ntfy.request(for: w, target: "") == nil)
         // A withdraw without a usable collapse id has nothing to name.
-        let bare = try Self.message(String(decoding: OutputItem(withdrawOf: "a", collapseID: nil, sourceTopic: "t", route: "r").json, as: UTF8.self))
+        let bare = try Self.message(String(decoding: OutputItem(withdrawal: Withdrawal(alertID: "a", collapseID: "", sourceTopic: "t", route: "r")).json, as: UTF8.self))
         #expect(NtfyOutput(config: NtfyConfig(url: "http://n/t")).request(for: bare, target: "") == nil)
     }
 
@@ -110,13 +110,13 @@ import Testing
         #expect(String(decoding: r.body, as: UTF8.self) == #"{"text":"Doorbell: Alice is at the door (doorbell, home/front/doorbell, Alice)"}"#)
         #expect(r.headers.map(\.name) == ["X-Key", "content-type"], "the configured content type, no second one")
         // A withdraw goes the same way: `message` is the withdraw JSON.
-        let w = try Self.message(String(decoding: OutputItem(withdrawOf: "id1", collapseID: "c", sourceTopic: "s", route: "leak").json, as: UTF8.self))
+        let w = try Self.message(String(decoding: OutputItem(withdrawal: Withdrawal(alertID: "id1", collapseID: "c", sourceTopic: "s", route: "leak")).json, as: UTF8.self))
         config.body = try Template.parse("{{ message.type }} {{ message.alert_id }} {{ message.reason }}")
         #expect(String(decoding: try #require(WebhookOutput(config: config).request(for: w, target: "")).body, as: UTF8.self) == "withdraw id1 cleared")
     }
 
     @Test func withdrawItemIsSection12sJSON() throws {
-        let item = OutputItem(withdrawOf: "a1", collapseID: "leak-k", sourceTopic: "z/k", route: "leak")
+        let item = OutputItem(withdrawal: Withdrawal(alertID: "a1", collapseID: "leak-k", sourceTopic: "z/k", route: "leak"))
         #expect(String(decoding: item.json, as: UTF8.self)
                 == #"{"type":"withdraw","alert_id":"a1","collapse_id":"leak-k","source_topic":"z/k","route":"leak","reason":"cleared"}"#)
         #expect(item.key == "a1/withdraw")

@@ -73,7 +73,7 @@ struct OutputNtfyTests {
 
         // A condition's withdraw: deleted by sequence id where the server can; skipped where not.
         let outputs = try #require(bridge.bridge.outputs)
-        outputs.offer(OutputItem(withdrawOf: "a1", collapseID: "door-front", sourceTopic: s.input("alarm/door"), route: "alarm"))
+        outputs.offer(OutputItem(withdrawal: Withdrawal(alertID: "a1", collapseID: "door-front", sourceTopic: s.input("alarm/door"), route: "alarm")))
         try await eventually("withdraw handled") { outputs.snapshots()[0].pending == 0 && outputs.snapshots()[0].skipped + outputs.snapshots()[0].delivered >= 7 }
         let stats = outputs.snapshots()[0]
         if supports {

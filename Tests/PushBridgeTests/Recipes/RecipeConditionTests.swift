@@ -30,14 +30,14 @@ struct RecipeConditionTests {
         for sample in samples {
             for (decision, message, _) in runner.conditionsDue(before: sample) {
                 guard let event = decision.conditionEvent else { continue }
-                kinds[event.record.route, default: []].insert(event.kind)
+                kinds[event.record.route, default: []].insert(event.kind.rawValue)
                 if decision.outcome != .delivered || decision.publish.first?.topic.hasPrefix("display/") != true {
-                    undelivered.append("\(message.topic) before line \(sample.line): \(event.kind) \(decision.outcome.rawValue)")
+                    undelivered.append("\(message.topic) before line \(sample.line): \(event.kind.rawValue) \(decision.outcome.rawValue)")
                 }
             }
             let result = try runner.decide(sample).get()
             for decision in result.handedOn + [result.decision] {
-                if let event = decision.conditionEvent { kinds[event.record.route, default: []].insert(event.kind) }
+                if let event = decision.conditionEvent { kinds[event.record.route, default: []].insert(event.kind.rawValue) }
             }
         }
         return (kinds, undelivered, config)

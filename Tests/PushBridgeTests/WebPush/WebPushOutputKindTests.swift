@@ -40,11 +40,11 @@ import Testing
 
     @Test func withdrawsMapToTheWithdrawPayload() throws {
         let (output, _) = try Self.output()
-        let withdraw = OutputItem(withdrawOf: "a1", collapseID: "doorbell-front", sourceTopic: "home/front/doorbell", route: "doorbell")
+        let withdraw = OutputItem(withdrawal: Withdrawal(alertID: "a1", collapseID: "doorbell-front", sourceTopic: "home/front/doorbell", route: "doorbell"))
         let m = try #require(OutputMessage(json: withdraw.json))
         let r = try #require(output.request(for: m, target: "https://a.push.example/sub"))
         #expect(r.headers.first { $0.name == "Topic" }?.value == "doorbell-front")
-        let noTag = OutputItem(withdrawOf: "a2", collapseID: nil, sourceTopic: "t", route: "doorbell")
+        let noTag = OutputItem(withdrawal: Withdrawal(alertID: "a2", collapseID: "", sourceTopic: "t", route: "doorbell"))
         #expect(output.request(for: try #require(OutputMessage(json: noTag.json)), target: "https://a.push.example/sub") == nil,
                 "without a collapse id there is nothing to close")
     }
