@@ -6,7 +6,7 @@ package struct ServerSentEvent: Sendable, Equatable {
     package var event: String
     package var data: String
 
-    package init(event: String, data: String) {
+    init(event: String, data: String) {
         self.event = event
         self.data = data
     }

@@ -20,7 +20,7 @@ package struct MonitorTable {
     }
 
     /// The view's lines, each at most `width` characters.
-    package static func lines(current: StatsSnapshot, previous: StatsSnapshot?, width: Int, now: Double) -> [String] {
+    static func lines(current: StatsSnapshot, previous: StatsSnapshot?, width: Int, now: Double) -> [String] {
         let t = current.totals
         let header = "pushbridge \(current.version)  \(current.connected ? "connected" : "disconnected")"
             + "  up \(duration(current.uptime))  in flight \(current.inFlight)  received \(t.received)"
@@ -65,7 +65,7 @@ package struct MonitorTable {
     }
 
     /// `s` shortened to `width` characters by replacing its middle with `…`.
-    package static func elide(_ s: String, to width: Int) -> String {
+    static func elide(_ s: String, to width: Int) -> String {
         guard s.count > width else { return s }
         guard width > 1 else { return String(s.prefix(max(0, width))) }
         let keep = width - 1
@@ -74,7 +74,7 @@ package struct MonitorTable {
     }
 
     /// `3s ago`, `5m ago`, `2h ago`, `4d ago` (`now` for less than a second or a clock skew).
-    package static func ago(_ seconds: Double) -> String {
+    static func ago(_ seconds: Double) -> String {
         guard seconds >= 1 else { return "now" }
         let s = Int(seconds)
         if s < 60 { return "\(s)s ago" }

@@ -140,7 +140,7 @@ package enum TrySamples {
         }
 
         /// When `sample` arrives (UNIX seconds).
-        package func time(of sample: TrySample) -> Double {
+        func time(of sample: TrySample) -> Double {
             sample.at.flatMap { SampleTime.unixSeconds($0, day: day) } ?? defaultTime ?? Date().timeIntervalSince1970
         }
 
@@ -172,7 +172,7 @@ package enum TrySamples {
 /// `--at` and `#@ at` times: `HH:MM` on a given day, or `YYYY-MM-DDTHH:MM`, local time.
 package enum SampleTime {
     /// `true` when `text` is one of the two forms.
-    package static func isValid(_ text: String) -> Bool { unixSeconds(text, day: Date()) != nil }
+    static func isValid(_ text: String) -> Bool { unixSeconds(text, day: Date()) != nil }
 
     /// UNIX seconds of `text` in the local time zone; `HH:MM` falls on `day`.
     package static func unixSeconds(_ text: String, day: Date) -> Double? {

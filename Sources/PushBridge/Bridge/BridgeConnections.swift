@@ -2,18 +2,18 @@
 /// subscriptions of the intake connection.
 extension Bridge {
     /// Appended to `broker.client_id` for the output connection.
-    package static let outputClientIDSuffix = "-out"
+    static let outputClientIDSuffix = "-out"
 
     /// How long the output connection's PUBACKs may wait in its socket while its thread
     /// sleeps (see `outputOptions`).
-    package static let outputAcknowledgementReadDelay: Duration = .milliseconds(1)
+    static let outputAcknowledgementReadDelay: Duration = .milliseconds(1)
 
     /// The intake connection's pause after a turn that read a batch (`ReadCoalescing`): from 4
     /// packets on, the next batch gathers for 200 µs. In the QoS 1 flood of bench/README this
     /// cut the bridge's read(2) and write(2) per input message by two thirds and raised its rate
     /// from 0.61 to 0.80 of the relay's; a message that arrives during the pause waits for it,
     /// only while a flood lasts.
-    package static let intakeReadCoalescing = ReadCoalescing(minimumBatch: 4, delay: .microseconds(200))
+    static let intakeReadCoalescing = ReadCoalescing(minimumBatch: 4, delay: .microseconds(200))
 
     /// The output connection's options: the broker section's, under its own client id, with
     /// no will, no subscriptions and no session (what it has not sent yet is libmosquitto's
@@ -30,7 +30,7 @@ extension Bridge {
     /// intake batch are written by the intake thread itself at the batch's end, through the
     /// output thread's write-behind buffer, unless that thread is in a turn
     /// (`MQTTClientOptions.acceptsGuestWrites`): no wake-up of the output thread per batch.
-    package static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
+    static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
         var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
         options.clientID = broker.clientID + outputClientIDSuffix
         options.cleanStart = true

@@ -9,10 +9,10 @@ package struct InboundMessage: Sendable {
     /// Arrival time, UNIX seconds with fraction.
     package var receivedAt: Double
     /// libmosquitto message id (0 for QoS 0).
-    package var mid: Int32
+    var mid: Int32
     /// MQTT 5 Subscription Identifiers of the subscriptions that brought it (empty when the
     /// client's subscriptions have none).
-    package var subscriptionIdentifiers: [Int]
+    var subscriptionIdentifiers: [Int]
 
     package init(topic: String, payload: [UInt8], qos: Int = 0, retain: Bool = false,
                 userProperties: [(name: String, value: String)] = [],

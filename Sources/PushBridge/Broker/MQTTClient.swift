@@ -107,7 +107,7 @@ package final class MQTTClient: Sendable {
     /// Replaces the subscriptions. While connected, the difference is sent right away
     /// (SUBSCRIBE for new ones, UNSUBSCRIBE for dropped ones); otherwise on the next connect.
     /// An invalid subscription (bad filter or QoS) is logged as an error and left out.
-    package func setSubscriptions(_ subscriptions: [MQTTSubscription]) {
+    func setSubscriptions(_ subscriptions: [MQTTSubscription]) {
         let valid = subscriptions.filter { sub in
             do { try ClientCore.validate(sub); return true } catch {
                 core.log(.error, "ignoring subscription: \(error)")
@@ -130,7 +130,7 @@ package final class MQTTClient: Sendable {
     /// stop taking new messages before it finishes those in flight (the graceful stop).
     /// Publishes made after this are written, but their acknowledgements are not read.
     /// Returns when the read batch in progress is over (bounded): call it off the cooperative pool.
-    package func pauseReads() {
+    func pauseReads() {
         core.readsPaused.store(true, ordering: .releasing)
         core.wakeup.signal()
         // The batch being read when this is called still runs its callbacks: wait (bounded)
@@ -143,24 +143,24 @@ package final class MQTTClient: Sendable {
     /// accepts guest writes (`MQTTClientOptions.acceptsGuestWrites`) the calling thread writes
     /// it when the network thread is not in a turn; otherwise, or when it could not, the
     /// network thread is woken to write it.
-    package func flushDeferredWake() {
+    func flushDeferredWake() {
         guard core.wakeDeferred.exchange(false, ordering: .acquiringAndReleasing) else { return }
         if !core.writeQueuedAsGuest() { core.wakeup.signal() }
     }
 
     /// `true` between an accepted CONNACK and the loss of that connection.
-    package var isConnected: Bool { core.state.withLock { $0.connected } }
+    var isConnected: Bool { core.state.withLock { $0.connected } }
 
     /// `true` when every current subscription was granted by a SUBACK on this connection
     /// (or is held by a present session).
-    package var isSubscribed: Bool { core.state.withLock { $0.isSubscribed } }
+    var isSubscribed: Bool { core.state.withLock { $0.isSubscribed } }
 
     /// Our publishes the broker acknowledged with a failure reason code (MQTT 5 only:
     /// e.g. 0x87 not authorized for a topic its ACL refuses); each is also logged.
-    package var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
+    var refusedPublishCount: Int { core.refusedPublishes.load(ordering: .relaxed) }
 
     /// Turns of the network thread that paused for the next batch (`MQTTClientOptions.readCoalescing`).
-    package var readPauseCount: UInt { core.readPauses.load(ordering: .relaxed) }
+    var readPauseCount: UInt { core.readPauses.load(ordering: .relaxed) }
 
     /// Stops the client: waits up to `flushTimeout` for our QoS>0 publishes to be
     /// acknowledged, sends DISCONNECT (normal: the broker drops the will), and joins the

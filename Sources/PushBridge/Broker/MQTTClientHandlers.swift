@@ -17,7 +17,7 @@ package struct MQTTClientHandlers: Sendable {
     /// to make the batch's messages durable together (one journal commit per batch). Called
     /// after any read that ran a callback, even when the connection then failed (plain TCP
     /// and TLS alike: both run the client's own loop).
-    package var onReadsDone: @Sendable () -> Void
+    var onReadsDone: @Sendable () -> Void
 
     package init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
                 onPublished: @escaping @Sendable (Int32) -> Void = { _ in },

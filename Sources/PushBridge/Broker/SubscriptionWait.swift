@@ -5,7 +5,7 @@ extension MQTTClient {
     /// the connection is down, or `timeout` passes; returns `isSubscribed`. Woken by the
     /// SUBACK/UNSUBACK callbacks, not by polling. Call it off the cooperative pool.
     @discardableResult
-    package func waitUntilSubscribed(timeout: Duration) -> Bool {
+    func waitUntilSubscribed(timeout: Duration) -> Bool {
         let waiter = DispatchSemaphore(value: 0)
         let settled = core.state.withLock { s -> Bool in
             if !s.connected || s.isSubscribed { return true }

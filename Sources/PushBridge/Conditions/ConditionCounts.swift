@@ -1,18 +1,18 @@
 /// One route's condition counters (stats `routes.<r>.conditions`, `/metrics`).
 package struct ConditionCounts: Sendable, Equatable {
-    package var active = 0
-    package var raised = 0
+    var active = 0
+    var raised = 0
     package var repeated = 0
     package var escalated = 0
     package var acknowledged = 0
-    package var cleared = 0
+    var cleared = 0
     /// Conditions forgotten because the route had `max_active` ones.
-    package var evicted = 0
+    var evicted = 0
 
-    package init() {}
+    init() {}
 
     /// The transition counters by name, in the documented order.
-    package var transitions: [(state: String, count: Int)] {
+    var transitions: [(state: String, count: Int)] {
         [("raised", raised), ("repeated", repeated), ("escalated", escalated),
          ("acknowledged", acknowledged), ("cleared", cleared)]
     }

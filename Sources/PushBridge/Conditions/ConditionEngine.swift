@@ -7,7 +7,7 @@ import Synchronization
 /// with a fake clock. With a journal every change is stored and `restore` reads it back.
 package final class ConditionEngine: Sendable {
     /// What a message on a condition route did.
-    package enum Transition: Sendable {
+    enum Transition: Sendable {
         case raised(ConditionRecord)
         case cleared(ConditionRecord)
         /// Active while raised: state, not an event.
@@ -52,7 +52,7 @@ package final class ConditionEngine: Sendable {
 
     /// The condition routes of the current config (a reload passes the new ones); the
     /// conditions of routes that are gone are forgotten.
-    package func configure(_ routes: [RouteConfig]) {
+    func configure(_ routes: [RouteConfig]) {
         let gone: [ConditionRecord] = state.withLock { s in
             s.configs = [:]
             for r in routes { if let c = r.condition { s.configs[r.name] = c } }
@@ -65,7 +65,7 @@ package final class ConditionEngine: Sendable {
     }
 
     /// A message whose `active` evaluated to `active` for `key` on `route`.
-    package func observe(route: String, key: String, active: Bool, message: InboundMessage, alertID: String,
+    func observe(route: String, key: String, active: Bool, message: InboundMessage, alertID: String,
                         now: Double) -> Transition {
         let id = Self.id(route, key)
         var evicted: ConditionRecord?
@@ -167,7 +167,7 @@ package final class ConditionEngine: Sendable {
 
     /// Remembers `text` as the Live Activity content state last sent for the condition;
     /// `false` (nothing changes) when it is what was sent last, or the alert is gone.
-    package func replaceLiveContentState(route: String, key: String, alertID: String, with text: String) -> Bool {
+    func replaceLiveContentState(route: String, key: String, alertID: String, with text: String) -> Bool {
         let id = Self.id(route, key)
         return state.withLock { s in
             guard var r = s.records[id], r.alertID == alertID, r.liveContentState != text else { return false }
@@ -179,7 +179,7 @@ package final class ConditionEngine: Sendable {
 
     /// Acknowledges or snoozes; `nil` when no active condition matches (counted, logged at
     /// debug) or the condition was acknowledged already (a repeated answer changes nothing).
-    package func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {
+    func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {
         let r: ConditionRecord? = state.withLock { s in
             let id = ack.alertID.flatMap { s.byAlertID[$0] } ?? ack.route.flatMap { route in ack.key.map { Self.id(route, $0) } }
             guard let id, var r = s.records[id], ack.alertID == nil || ack.alertID == r.alertID else {
@@ -216,7 +216,7 @@ package final class ConditionEngine: Sendable {
     }
 
     /// The active conditions, oldest first.
-    package var active: [ConditionRecord] {
+    var active: [ConditionRecord] {
         state.withLock { Array($0.records.values) }.sorted { ($0.raisedAt, $0.route, $0.key) < ($1.raisedAt, $1.route, $1.key) }
     }
 
@@ -230,10 +230,10 @@ package final class ConditionEngine: Sendable {
     }
 
     /// Counts a payload on the ack topic that is not an acknowledgement.
-    package func countUnknownAcknowledgement() { state.withLock { $0.unknownAcks += 1 } }
+    func countUnknownAcknowledgement() { state.withLock { $0.unknownAcks += 1 } }
 
     /// Reads the stored conditions of the configured routes (call after `configure`).
-    package func restore() {
+    func restore() {
         guard let journal else { return }
         do {
             let rows = try journal.loadConditions()

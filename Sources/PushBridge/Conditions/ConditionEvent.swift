@@ -5,7 +5,7 @@ package enum ConditionEventKind: String, Sendable, CaseIterable {
     case raised, repeated, escalated, acknowledged, snoozed, cleared
 
     /// The event of a transition to `state`.
-    package init(_ state: ConditionState) {
+    init(_ state: ConditionState) {
         switch state {
         case .raised: self = .raised
         case .repeated: self = .repeated
@@ -20,11 +20,11 @@ package enum ConditionEventKind: String, Sendable, CaseIterable {
 package final class ConditionEvent: Sendable {
     package let kind: ConditionEventKind
     package let record: ConditionRecord
-    package let collapseID: String
+    let collapseID: String
     /// The withdraw message's value, when the condition cleared.
     package let withdrawal: Withdrawal?
 
-    package init(kind: ConditionEventKind, record: ConditionRecord, collapseID: String, withdrawal: Withdrawal? = nil) {
+    init(kind: ConditionEventKind, record: ConditionRecord, collapseID: String, withdrawal: Withdrawal? = nil) {
         self.kind = kind
         self.record = record
         self.collapseID = collapseID

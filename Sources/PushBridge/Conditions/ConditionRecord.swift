@@ -13,20 +13,20 @@ package struct ConditionRecord: Sendable {
     /// New for every raise (a raise after a clear is a new alert).
     package var alertID: String
     /// UNIX seconds.
-    package var raisedAt: Double
+    var raisedAt: Double
     /// The last transition: raised, repeated or escalated.
-    package var state: ConditionState = .raised
+    var state: ConditionState = .raised
     /// Repeats delivered (held-back ones are not counted).
     package var repeats = 0
     /// The last escalation step taken (0: none yet).
     package var step = 0
     /// Acknowledged: repeats and escalation stop.
     package var acknowledged = false
-    package var acknowledgedBy: String? = nil
+    var acknowledgedBy: String? = nil
     /// Snoozed: repeats and escalation pause until then (UNIX seconds).
-    package var snoozedUntil: Double? = nil
+    var snoozedUntil: Double? = nil
     /// When the next repeat is due (UNIX seconds); `nil`: no more repeats.
-    package var nextRepeatAt: Double? = nil
+    var nextRepeatAt: Double? = nil
     /// The message that raised it: repeats and steps are mapped from it again.
     package var topic: String
     package var payload: [UInt8]
@@ -34,9 +34,9 @@ package struct ConditionRecord: Sendable {
     package var qos = 1
     /// The Live Activity content state last sent (its rendered text), in memory only:
     /// after a restart the next message sends an update.
-    package var liveContentState: String? = nil
+    var liveContentState: String? = nil
 
-    package init(route: String, key: String, alertID: String, raisedAt: Double, topic: String, payload: [UInt8]) {
+    init(route: String, key: String, alertID: String, raisedAt: Double, topic: String, payload: [UInt8]) {
         self.route = route
         self.key = key
         self.alertID = alertID
@@ -58,7 +58,7 @@ package struct ConditionRecord: Sendable {
     }
 
     /// The entry of `GET /api/alerts` (absent values `null`).
-    package var apiValue: JSONValue {
+    var apiValue: JSONValue {
         var o = JSONObject()
         o["alert_id"] = .string(alertID)
         o["route"] = .string(route)

@@ -3,8 +3,8 @@
 /// through `Pipeline.withdrawMessages(_:)` (the place to hand it to other outputs).
 package struct Withdrawal: Sendable, Equatable {
     package var alertID: String
-    package var collapseID: String
-    package var sourceTopic: String
+    var collapseID: String
+    var sourceTopic: String
     package var route: String
     package var reason = "cleared"
 
@@ -25,7 +25,7 @@ package struct Withdrawal: Sendable, Equatable {
     /// One collapse id per condition: the route's when it renders one, otherwise
     /// `<route>-<key>` with everything but letters, digits, `.`, `_` and `-` made `-`, at
     /// most 64 bytes (a longer one keeps its start and ends in a hash of the whole).
-    package static func collapseID(route: String, key: String) -> String {
+    static func collapseID(route: String, key: String) -> String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-".utf8)
         let raw = Array("\(route)-\(key)".utf8)
         let safe = raw.map { allowed.contains($0) ? $0 : UInt8(ascii: "-") }

@@ -5,13 +5,13 @@
 public struct BridgeConfig: Sendable {
     package var broker = BrokerConfig()
     /// Granted entitlements, e.g. `com.apple.developer.usernotifications.filtering`.
-    package var entitlements: [String] = []
+    var entitlements: [String] = []
     /// Routes in file order; the first matching route wins.
     package var routes: [RouteConfig] = []
     package var `extension` = ExtensionConfig()
     package var display = DisplayConfig()
-    package var deadLetter: DeadLetterConfig? = nil
-    package var journal: JournalConfig? = nil
+    var deadLetter: DeadLetterConfig? = nil
+    var journal: JournalConfig? = nil
     /// `monitoring:`: status and stats topics, logs, the HTTP endpoint.
     public var monitoring = MonitoringConfig()
     /// `partition:`: this replica's share of the topics (docs/operations.md, "Scaling out"); `nil` = all topics.
@@ -19,7 +19,7 @@ public struct BridgeConfig: Sendable {
     /// What the loader warns about (positioned; `check` prints them, `run` logs them).
     public var warnings: [ConfigWarning] = []
     /// `homeassistant:`: MQTT discovery for Home Assistant; `nil` = off.
-    package var homeAssistant: HomeAssistantConfig? = nil
+    var homeAssistant: HomeAssistantConfig? = nil
     /// `outputs:`: services that receive the delivered alerts besides the display topic.
     package var outputs: [OutputConfig] = []
     /// The alert lifecycle's shared settings (`conditions:`), when set.
@@ -28,10 +28,10 @@ public struct BridgeConfig: Sendable {
     package var sourcePath: String = "bridge.yml"
 
     /// The entitlement that lets an extension suppress a notification.
-    package static let filteringEntitlement = "com.apple.developer.usernotifications.filtering"
+    static let filteringEntitlement = "com.apple.developer.usernotifications.filtering"
 
     /// `true` when the filtering entitlement is granted.
-    package var filteringGranted: Bool { entitlements.contains(Self.filteringEntitlement) }
+    var filteringGranted: Bool { entitlements.contains(Self.filteringEntitlement) }
 
     package init() {}
 }
@@ -40,51 +40,51 @@ public struct BridgeConfig: Sendable {
 package struct BrokerConfig: Sendable, Equatable {
     package var host = "localhost"
     /// `nil` means the default: 1883, or 8883 when `tls` is set.
-    package var port: Int? = nil
+    var port: Int? = nil
     package var clientID = "pushbridge"
-    package var protocolVersion: MQTTProtocolVersion = .v5
-    package var keepalive: Duration = .seconds(30)
+    var protocolVersion: MQTTProtocolVersion = .v5
+    var keepalive: Duration = .seconds(30)
     package var cleanStart = false
     package var sessionExpiry: Duration = .seconds(86_400)
-    package var username: String? = nil
+    var username: String? = nil
     /// The password, from `password:` or the first line of `password_file:`.
-    package var password: String? = nil
-    package var passwordFile: String? = nil
+    var password: String? = nil
+    var passwordFile: String? = nil
     package var tls: TLSConfig? = nil
-    package var reconnectMin: Duration = .seconds(1)
-    package var reconnectMax: Duration = .seconds(30)
+    var reconnectMin: Duration = .seconds(1)
+    var reconnectMax: Duration = .seconds(30)
 
     /// The port actually used.
-    package var effectivePort: Int { port ?? (tls == nil ? 1883 : 8883) }
+    var effectivePort: Int { port ?? (tls == nil ? 1883 : 8883) }
     /// `host` and the port used, as every message prints them (an IPv6 host in brackets).
     package var address: HostPort { HostPort(host: host, port: effectivePort) }
-    package init() {}
+    init() {}
 }
 
 /// How a route reads the payload.
-package enum InputMode: String, Sendable, CaseIterable {
+enum InputMode: String, Sendable, CaseIterable {
     case json, text, apns
 }
 
 /// The `alert:` templates of a route, one per `ContentField`.
-package struct AlertTemplates: Sendable {
+struct AlertTemplates: Sendable {
     /// By `ContentField.rawValue`; `nil` where the route writes none.
     private var templates = [Template?](repeating: nil, count: ContentField.allCases.count)
     /// `alert.sound: {critical: true}`: Apple's critical-alert sound.
-    package var soundCritical = false
+    var soundCritical = false
     /// `alert.sound: {volume: 0.8}`: the critical sound's volume, 0…1.
-    package var soundVolume: Double? = nil
-    package init() {}
+    var soundVolume: Double? = nil
+    init() {}
 
     /// The template of `field` (the sound's is its name, also when written as a mapping).
-    package subscript(field: ContentField) -> Template? {
+    subscript(field: ContentField) -> Template? {
         get { templates[field.rawValue] }
         set { templates[field.rawValue] = newValue }
     }
 }
 
 /// When a request expires.
-package enum ExpirationSpec: Sendable {
+enum ExpirationSpec: Sendable {
     /// A fixed duration after the message arrived.
     case after(Duration)
     /// A template that yields absolute UNIX seconds.
@@ -92,7 +92,7 @@ package enum ExpirationSpec: Sendable {
 }
 
 /// What a route does with a message that arrives with the retain flag (docs/decisions.md, "Retained state").
-package enum RetainedPolicy: String, Sendable, CaseIterable {
+enum RetainedPolicy: String, Sendable, CaseIterable {
     /// Stored state, not news: counted `not_displayed`, teaches `changed` filters its value.
     case skip
     /// Decided like any live message.
@@ -107,75 +107,75 @@ package struct RouteConfig: Sendable {
     package var qos: Int = 1
     package var share: String? = nil
     /// `retained: skip | deliver`.
-    package var retained: RetainedPolicy = .skip
-    package var input: InputMode = .json
+    var retained: RetainedPolicy = .skip
+    var input: InputMode = .json
     /// The push type; `nil` is `push_type: none` (the legacy, absent case).
-    package var pushType: PushType? = .alert
+    var pushType: PushType? = .alert
     /// `true` when the file writes `push_type` (for `input: apns` it is then the default
     /// where a message has no `apns-push-type` property; otherwise the push type is absent).
-    package var pushTypeExplicit = false
+    var pushTypeExplicit = false
     /// `nil` means the default: 10, or 5 for `background`.
-    package var priority: Int? = nil
-    package var mutableContent = true
-    package var collapseID: Template? = nil
-    package var expiration: ExpirationSpec? = nil
-    package var alert = AlertTemplates()
+    var priority: Int? = nil
+    var mutableContent = true
+    var collapseID: Template? = nil
+    var expiration: ExpirationSpec? = nil
+    var alert = AlertTemplates()
     /// What becomes `userInfo`; defaults to `{{ payload }}`.
     package var userInfo: Template? = nil
     /// Alerts that raise, repeat, escalate, are acknowledged and clear; `nil`: each message is an event.
-    package var condition: ConditionConfig? = nil
+    var condition: ConditionConfig? = nil
     /// `continue: true`: a message this route decides also goes on to the next route (in file
     /// order) whose filter matches its topic, which decides it too.
-    package var continueMatching = false
+    var continueMatching = false
     /// Where `condition:` is written (for warnings made after the route is read).
     var conditionMark: YAMLMark? = nil
     /// Where the route was declared, for messages (`bridge.yml:12:5`).
-    package var location: String = ""
+    var location: String = ""
 
     /// The priority actually used when the route does not say.
-    package var effectivePriority: Int { priority ?? (pushType == .background ? 5 : 10) }
+    var effectivePriority: Int { priority ?? (pushType == .background ? 5 : 10) }
 }
 
 /// What happens when the extension fails.
-package enum FailurePolicy: String, Sendable, CaseIterable {
+enum FailurePolicy: String, Sendable, CaseIterable {
     case deliver, drop
 }
 
 /// `extension:` section.
 package struct ExtensionConfig: Sendable {
-    package var timeLimit: Duration = .seconds(30)
-    package var expireGrace: Duration = .seconds(1)
-    package var concurrency = 256
-    package var onFailure: FailurePolicy = .deliver
+    var timeLimit: Duration = .seconds(30)
+    var expireGrace: Duration = .seconds(1)
+    var concurrency = 256
+    var onFailure: FailurePolicy = .deliver
     package var filters: [FilterConfig] = []
     /// argv of the external extension process.
     package var command: [String]? = nil
-    package init() {}
+    init() {}
 }
 
 /// One declarative filter of `extension.filters`.
 package struct FilterConfig: Sendable {
     /// The filter's name: `name:`, or `<action>#<position>` (1-based) when unnamed.
     package var name: String
-    package var when: Expression? = nil
+    var when: Expression? = nil
     /// Route names this filter applies to; `nil` = all.
     package var routes: [String]? = nil
-    package var action: FilterAction
+    var action: FilterAction
     /// Most keys a `dedupe`, `rate_limit` or `changed` filter remembers (`max_keys:`).
-    package var maxKeys = FilterConfig.defaultMaxKeys
+    var maxKeys = FilterConfig.defaultMaxKeys
     /// The filter as written (every key but `name`, after `${…}` substitution), so a
     /// reload or a restart can tell an unchanged filter, whose memory it keeps.
-    package var definition: String = ""
+    var definition: String = ""
 
     /// The bound on remembered keys when `max_keys` is not given.
-    package static let defaultMaxKeys = 10_000
+    static let defaultMaxKeys = 10_000
 
     /// What identifies this filter's memory across reloads and restarts: its name (for an
     /// unnamed filter that is its position) and its definition.
-    package var memoryIdentity: String { name + "\u{1F}" + definition }
+    var memoryIdentity: String { name + "\u{1F}" + definition }
 
     /// `true` for the filters that remember keys (`dedupe`, `rate_limit`, `changed`).
-    package var hasMemory: Bool {
+    var hasMemory: Bool {
         switch action {
         case .dedupe, .rateLimit, .changed: return true
         case .suppress, .set, .quietHours: return false
@@ -184,12 +184,12 @@ package struct FilterConfig: Sendable {
 }
 
 /// What `changed` does with a key it has no value for.
-package enum ChangedInitial: String, Sendable, CaseIterable {
+enum ChangedInitial: String, Sendable, CaseIterable {
     case deliver, suppress
 }
 
 /// The one action of a filter.
-package enum FilterAction: Sendable {
+enum FilterAction: Sendable {
     /// Hand back empty content when the expression is true.
     case suppress(Expression)
     /// Rewrite content fields: field name (`title`, `subtitle`, `body`, `sound`,
@@ -220,46 +220,46 @@ package struct DisplayConfig: Sendable {
     package var qos = 1
     package var retain = false
     package var format: DisplayFormat = .json
-    package init() {}
+    init() {}
 }
 
 /// `dead_letter:` section.
-package struct DeadLetterConfig: Sendable {
+struct DeadLetterConfig: Sendable {
     package var topic: Template
     package var qos = 1
-    package init(topic: Template) { self.topic = topic }
+    init(topic: Template) { self.topic = topic }
 }
 
 /// When the journal calls fsync.
-package enum FsyncPolicy: String, Sendable, CaseIterable {
+enum FsyncPolicy: String, Sendable, CaseIterable {
     case always, interval, never
 }
 
 /// `journal:` section.
-package struct JournalConfig: Sendable, Equatable {
+struct JournalConfig: Sendable, Equatable {
     package var path = "/var/lib/pushbridge/journal"
-    package var fsync: FsyncPolicy = .interval
+    var fsync: FsyncPolicy = .interval
     /// Most messages kept before intake stops (backpressure).
-    package var maxMessages = 100_000
-    package init() {}
+    var maxMessages = 100_000
+    init() {}
 }
 
 /// `monitoring:` section. Equatable as a whole: a reload that changes any of it warns that
 /// it needs a restart (`Bridge.apply(_:)`).
 public struct MonitoringConfig: Sendable, Equatable {
-    package var statusTopic: String? = "pushbridge/status"
+    var statusTopic: String? = "pushbridge/status"
     package var statsTopic: String? = "pushbridge/stats"
     package var interval: Duration = .seconds(10)
-    package var maxTopics = 1000
+    var maxTopics = 1000
     /// `http`: the HTTP endpoint's address, parsed when the config is read; `nil` = off.
     package var http: HostPort? = nil
     /// `tls`: serve `http` over TLS with this certificate and key; `nil` = plain HTTP.
     package var tls: MonitoringTLSConfig? = nil
     /// `trace_topic`: every decision object published there (QoS 0, not retained); `nil` = off.
-    package var traceTopic: String? = nil
+    var traceTopic: String? = nil
     /// `log_level`: the least severe level logged.
     public var logLevel: LogLevel = .info
     /// `log_format`: `text` or `json` lines.
     public var logFormat: LogFormat = .text
-    package init() {}
+    init() {}
 }

@@ -1,5 +1,5 @@
 /// What a clear does (`condition.on_clear`).
-package enum ClearAction: String, Sendable, CaseIterable {
+enum ClearAction: String, Sendable, CaseIterable {
     /// Publish the withdraw message: a display or phone removes the alert.
     case withdraw
     /// Publish the withdraw message, then send the all-clear alert.
@@ -10,62 +10,62 @@ package enum ClearAction: String, Sendable, CaseIterable {
 
 /// One escalation step of a condition: taken once, `after` the raise, while the condition
 /// is neither acknowledged nor cleared.
-package struct EscalationStep: Sendable {
+struct EscalationStep: Sendable {
     /// Counted from the raise.
     package var after: Duration
     /// Content fields rewritten for this step and the repeats after it (as the `set` filter).
     package var set: [(field: String, value: Template)] = []
     /// Another display topic for this step's notification (a template); `nil`: the display topic.
-    package var displayTopic: Template? = nil
+    var displayTopic: Template? = nil
 
-    package init(after: Duration) { self.after = after }
+    init(after: Duration) { self.after = after }
 }
 
 /// `condition.live_activity`: the condition as an Apple Live Activity (`display.format: apns`).
-package struct LiveActivityConfig: Sendable {
+struct LiveActivityConfig: Sendable {
     /// Renders the Live Activity's content state: a JSON object.
-    package var contentState: Template
+    var contentState: Template
     /// `aps.stale-date` is this long after each push; `nil`: not sent.
-    package var staleAfter: Duration? = nil
+    var staleAfter: Duration? = nil
     /// The `end` push's `aps.dismissal-date` is this long after the clear.
-    package var dismissAfter: Duration = .seconds(4 * 3600)
+    var dismissAfter: Duration = .seconds(4 * 3600)
     /// `aps.attributes-type` of the start push: the app's `ActivityAttributes` type, so the
     /// push starts the Live Activity itself (push-to-start); `nil`: not sent.
-    package var attributesType: String? = nil
+    var attributesType: String? = nil
     /// Renders `aps.attributes` of the start push (a JSON object; `{}` when only
     /// `attributes_type` is given).
-    package var attributes: Template? = nil
+    var attributes: Template? = nil
     /// Where `live_activity:` is written (for the check against `display.format`).
     var mark: YAMLMark? = nil
 
-    package init(contentState: Template) { self.contentState = contentState }
+    init(contentState: Template) { self.contentState = contentState }
 }
 
 /// `condition:` on a route: its alerts are conditions that raise, repeat, escalate, are
 /// acknowledged and clear, one per `key`.
-package struct ConditionConfig: Sendable {
+struct ConditionConfig: Sendable {
     /// One condition per rendered key.
     package var key: Template
     /// True raises, false clears; a missing payload path (or a payload that is not JSON)
     /// makes it unevaluable, and the message changes nothing.
-    package var active: Expression
+    var active: Expression
     /// The time between repeats while raised and not acknowledged; `nil`: never repeat.
-    package var repeatEvery: Duration? = nil
+    var repeatEvery: Duration? = nil
     /// How many repeats at most; `nil`: until acknowledged or cleared.
-    package var repeatCount: Int? = nil
+    var repeatCount: Int? = nil
     /// Escalation steps, sorted by `after`.
-    package var escalate: [EscalationStep] = []
-    package var onClear: ClearAction = .withdraw
+    var escalate: [EscalationStep] = []
+    var onClear: ClearAction = .withdraw
     /// The all-clear alert's fields for `on_clear: notify`; `nil`: the alert with ": cleared"
     /// after its title.
-    package var clearAlert: [(field: String, value: Template)]? = nil
+    var clearAlert: [(field: String, value: Template)]? = nil
     /// At most this many active conditions on the route; the oldest is forgotten first.
-    package var maxActive = 10_000
+    var maxActive = 10_000
     /// The condition as a Live Activity: start, update, end; `nil`: alerts.
-    package var liveActivity: LiveActivityConfig? = nil
+    var liveActivity: LiveActivityConfig? = nil
 
     /// The life in one line, as `pushbridge check` prints it.
-    package var life: String {
+    var life: String {
         func d(_ x: Duration) -> String { x.text }
         var parts = ["one per key \"\(key.source)\"", "raised while \"\(active.source)\""]
         if let every = repeatEvery {
@@ -98,5 +98,5 @@ package struct ConditionsConfig: Sendable, Equatable {
     /// Acknowledgements and snoozes arrive here (JSON `{"alert_id":…}` or `{"route":…,"key":…}`).
     package var ackTopic: String
 
-    package init(ackTopic: String) { self.ackTopic = ackTopic }
+    init(ackTopic: String) { self.ackTopic = ackTopic }
 }

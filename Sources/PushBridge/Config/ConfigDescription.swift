@@ -1,6 +1,6 @@
 extension RouteConfig {
     /// The filter actually subscribed to: `$share/<group>/<topic>` when `share` is set.
-    package var subscriptionFilter: String {
+    var subscriptionFilter: String {
         share.map { "$share/\($0)/\(topic)" } ?? topic
     }
 }

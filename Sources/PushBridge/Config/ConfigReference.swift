@@ -7,7 +7,7 @@
 /// unknown key, and a key in the table that no code reads fails `ConfigReferenceTests`.
 package enum ConfigReference {
     /// Every key, sections before their keys, in the order the file is written.
-    package static let all: [ConfigKey] = top + broker + routes + conditionKeys + extensionSection + outputs + scaleOut + deliveryOutputs + conditionsSection
+    static let all: [ConfigKey] = top + broker + routes + conditionKeys + extensionSection + outputs + scaleOut + deliveryOutputs + conditionsSection
 
     /// The key at `path`, or `nil`.
     package static func key(_ path: String) -> ConfigKey? { byPath[path] }
@@ -19,7 +19,7 @@ package enum ConfigReference {
     }
 
     /// The keys directly under `path`, in table order.
-    package static func entries(in path: String) -> [ConfigKey] {
+    static func entries(in path: String) -> [ConfigKey] {
         keys(in: path).compactMap { key(path.isEmpty ? $0 : path + "." + $0) }
     }
 
@@ -36,19 +36,19 @@ package enum ConfigReference {
 package struct ConfigKey: Sendable {
     /// `broker.tls.ca_file`, `routes[].qos`.
     package let path: String
-    package let type: ConfigType
+    let type: ConfigType
     /// The default as a JSON value; `nil` when the key has none (absent means off or unset).
-    package let defaultValue: JSONValue?
+    let defaultValue: JSONValue?
     /// The default in words when it depends on something (`1883, or 8883 when tls is set`).
-    package let defaultNote: String?
+    let defaultNote: String?
     /// One or two sentences: what the key does.
-    package let summary: String
+    let summary: String
     /// A value that loads (tests load every example).
-    package let example: JSONValue
+    let example: JSONValue
     /// The mapping is incomplete without it (it has no default and must not be null).
-    package let required: Bool
+    let required: Bool
 
-    package init(_ path: String, _ type: ConfigType, default defaultValue: JSONValue? = nil, note: String? = nil,
+    init(_ path: String, _ type: ConfigType, default defaultValue: JSONValue? = nil, note: String? = nil,
                  required: Bool = false, example: JSONValue, _ summary: String) {
         self.path = path
         self.type = type
@@ -67,18 +67,18 @@ package struct ConfigKey: Sendable {
 
     /// The mapping this key belongs to (`broker.tls`; `""` for a top-level key). A list's
     /// items are the mapping `<list>[]`.
-    package var parent: String {
+    var parent: String {
         guard let dot = path.lastIndex(of: ".") else { return "" }
         return String(path[..<dot])
     }
 
     /// The path of the mapping that holds this key's own keys: the key itself, or
     /// `<key>[]` for a list of mappings.
-    package var childPath: String { type.isListOfMappings ? path + "[]" : path }
+    var childPath: String { type.isListOfMappings ? path + "[]" : path }
 }
 
 /// What a key's value is, as the reader checks it.
-package indirect enum ConfigType: Sendable {
+indirect enum ConfigType: Sendable {
     /// Any text.
     case string
     /// Text with `{{ expr }}` holes.
@@ -111,19 +111,19 @@ package indirect enum ConfigType: Sendable {
     case either([ConfigType])
 
     /// `true` for `listOfMappings`.
-    package var isListOfMappings: Bool {
+    var isListOfMappings: Bool {
         if case .listOfMappings = self { return true }
         return false
     }
 
     /// `true` for `mapping`.
-    package var isMapping: Bool {
+    var isMapping: Bool {
         if case .mapping = self { return true }
         return false
     }
 
     /// `true` when the value may be (or is) a mapping whose keys the table lists.
-    package var hasKeys: Bool {
+    var hasKeys: Bool {
         switch self {
         case .mapping, .listOfMappings: return true
         case .either(let types): return types.contains { $0.hasKeys }

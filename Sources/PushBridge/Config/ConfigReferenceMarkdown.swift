@@ -2,9 +2,9 @@
 /// (`pushbridge help config --markdown`); a test compares the committed file with it.
 extension ConfigReference {
     /// The line before the part of docs/configuration.md that `pushbridge help config --markdown` writes.
-    package static let markdownBegin = "<!-- BEGIN KEY REFERENCE: written by `pushbridge help config --markdown`; edit Sources/PushBridge/Config/ConfigReference*.swift -->"
+    static let markdownBegin = "<!-- BEGIN KEY REFERENCE: written by `pushbridge help config --markdown`; edit Sources/PushBridge/Config/ConfigReference*.swift -->"
     /// The line after it.
-    package static let markdownEnd = "<!-- END KEY REFERENCE -->"
+    static let markdownEnd = "<!-- END KEY REFERENCE -->"
 
     /// Every key, depth first in file order: a `##` heading per section, `###` per key.
     package static var markdown: String {
@@ -21,7 +21,7 @@ extension ConfigReference {
     }
 
     /// The GitHub anchor of a key's heading (`broker.tls.ca_file` → `brokertlsca_file`).
-    package static func anchor(_ key: ConfigKey) -> String {
+    static func anchor(_ key: ConfigKey) -> String {
         String(plainPath(key.path).lowercased().filter { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
     }
 

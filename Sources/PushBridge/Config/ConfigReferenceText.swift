@@ -2,7 +2,7 @@
 /// docs/configuration.md, with examples written as the YAML they stand for.
 extension ConfigReference {
     /// A key's path as people write it: without `[]` (`extension.filters.changed`).
-    package static func plainPath(_ path: String) -> String {
+    static func plainPath(_ path: String) -> String {
         var out = ""
         var depth = 0
         for c in path {
@@ -51,7 +51,7 @@ extension ConfigReference {
     }
 
     /// The default in words: the note, the value as YAML, or `none`.
-    package static func defaultText(_ key: ConfigKey) -> String {
+    static func defaultText(_ key: ConfigKey) -> String {
         if key.required { return "none (required)" }
         if let note = key.defaultNote { return note }
         if let value = key.defaultValue { return flowYAML(value) }
@@ -59,12 +59,12 @@ extension ConfigReference {
     }
 
     /// The example as the lines of a `bridge.yml` that sets it.
-    package static func snippet(_ key: ConfigKey) -> [String] {
+    static func snippet(_ key: ConfigKey) -> [String] {
         blockYAML(tree(path: key.path, value: key.example))
     }
 
     /// A document that sets `value` at `path`: `routes[].qos` = 0 is `{routes: [{qos: 0}]}`.
-    package static func tree(path: String, value: JSONValue) -> JSONValue {
+    static func tree(path: String, value: JSONValue) -> JSONValue {
         var out = value
         for segment in path.split(separator: ".").reversed() {
             if segment.hasSuffix("[]") {
@@ -77,7 +77,7 @@ extension ConfigReference {
     }
 
     /// Block-style YAML lines of a mapping (lists of mappings as `- ` items).
-    package static func blockYAML(_ value: JSONValue, indent: Int = 0) -> [String] {
+    static func blockYAML(_ value: JSONValue, indent: Int = 0) -> [String] {
         guard case .object(let members) = value else { return [String(repeating: " ", count: indent) + flowYAML(value)] }
         let pad = String(repeating: " ", count: indent)
         var lines: [String] = []
@@ -101,7 +101,7 @@ extension ConfigReference {
     }
 
     /// A value as flow YAML: plain where that reads back as the same string, else quoted.
-    package static func flowYAML(_ value: JSONValue) -> String {
+    static func flowYAML(_ value: JSONValue) -> String {
         switch value {
         case .string(let s):
             return isPlainSafe(s) ? s : value.jsonText

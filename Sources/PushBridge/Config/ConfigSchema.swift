@@ -17,7 +17,7 @@ package enum ConfigSchema {
     package static var text: String { document.prettyJSONText + "\n" }
 
     /// The schema document.
-    package static var document: JSONValue {
+    static var document: JSONValue {
         var root: JSONObject = [:]
         root["$schema"] = .string("https://json-schema.org/draft/2020-12/schema")
         root["title"] = .string("pushbridge bridge.yml")

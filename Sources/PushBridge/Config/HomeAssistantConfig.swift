@@ -2,44 +2,44 @@
 ///
 /// Also the naming of everything the bridge announces (ids and topics), so that the loop
 /// check here and the announcer in `HomeAssistant/` agree on it.
-package struct HomeAssistantConfig: Sendable, Equatable {
+struct HomeAssistantConfig: Sendable, Equatable {
     /// Where Home Assistant reads discovery configs; its birth message is `<prefix>/status`.
-    package var discoveryPrefix = "homeassistant"
+    var discoveryPrefix = "homeassistant"
     /// The device's name in Home Assistant.
-    package var deviceName = "pushbridge"
+    var deviceName = "pushbridge"
     /// Where the notify entity publishes what Home Assistant sends with it.
-    package var notifyTopic = "pushbridge/notify"
+    var notifyTopic = "pushbridge/notify"
 
-    package init() {}
+    init() {}
 
     /// Home Assistant's birth and last-will topic: `online` makes the bridge announce itself again.
-    package var birthTopic: String { discoveryPrefix + "/status" }
+    var birthTopic: String { discoveryPrefix + "/status" }
 
     /// The node id in discovery topics and the prefix of object ids: `broker.client_id` as a slug.
-    package static func nodeID(clientID: String) -> String {
+    static func nodeID(clientID: String) -> String {
         let s = slug(clientID)
         return s.isEmpty ? "pushbridge" : s
     }
 
     /// The id part for a route: its name as a slug (`Front door` → `front_door`).
-    package static func routeID(_ routeName: String) -> String {
+    static func routeID(_ routeName: String) -> String {
         let s = slug(routeName)
         return s.isEmpty ? "route" : s
     }
 
     /// The retained discovery config topic of one entity.
-    package func configTopic(component: String, nodeID: String, objectID: String) -> String {
+    func configTopic(component: String, nodeID: String, objectID: String) -> String {
         "\(discoveryPrefix)/\(component)/\(nodeID)/\(objectID)/config"
     }
 
     /// The state topic of a route's event entity: each delivered alert of the route is published here.
-    package static func eventTopic(nodeID: String, routeID: String) -> String {
+    static func eventTopic(nodeID: String, routeID: String) -> String {
         "pushbridge/\(nodeID)/event/\(routeID)"
     }
 
     /// Topic templates (holes stand for any text) covering everything the announcer
     /// publishes, for the loop check: discovery configs and event states.
-    package func publishedTopicPatterns(clientID: String) -> [(what: String, template: String)] {
+    func publishedTopicPatterns(clientID: String) -> [(what: String, template: String)] {
         let node = Self.nodeID(clientID: clientID)
         return [
             ("Home Assistant discovery configs", "\(discoveryPrefix)/{{ component }}/\(node)/{{ object_id }}/config"),
@@ -49,7 +49,7 @@ package struct HomeAssistantConfig: Sendable, Equatable {
 
     /// Lowercase ASCII letters and digits; every other run of characters becomes one `_`
     /// (Home Assistant accepts `[a-zA-Z0-9_-]` in discovery topics; entity ids want lowercase).
-    package static func slug(_ text: String) -> String {
+    static func slug(_ text: String) -> String {
         var out: [UInt8] = []
         var pendingUnderscore = false
         for byte in text.utf8 {
@@ -69,14 +69,14 @@ package struct HomeAssistantConfig: Sendable, Equatable {
 
 extension BridgeConfig {
     /// The route that takes the notify entity's messages (first match wins), if any.
-    package var notifyRoute: RouteConfig? {
+    var notifyRoute: RouteConfig? {
         guard let ha = homeAssistant else { return nil }
         return routes.first { TopicFilter.matches(filter: $0.topic, topic: ha.notifyTopic) }
     }
 
     /// The first route whose filter matches Home Assistant's status topic, if any: such a
     /// route gets the status messages too (after the bridge has answered a birth message).
-    package var homeAssistantStatusRoute: RouteConfig? {
+    var homeAssistantStatusRoute: RouteConfig? {
         guard let ha = homeAssistant else { return nil }
         return routes.first { TopicFilter.matches(filter: $0.topic, topic: ha.birthTopic) }
     }

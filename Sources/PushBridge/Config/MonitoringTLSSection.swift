@@ -3,13 +3,13 @@ import Foundation
 /// `monitoring.tls`: the HTTP endpoints served over TLS (libmicrohttpd with GnuTLS).
 package struct MonitoringTLSConfig: Sendable, Equatable {
     /// The certificate chain's PEM file, absolute.
-    package var certFile: String
+    var certFile: String
     /// The private key's PEM file, absolute.
-    package var keyFile: String
+    var keyFile: String
     /// The certificate PEM, read when the config loads.
-    package var certPEM: [UInt8]
+    var certPEM: [UInt8]
     /// The key PEM, read when the config loads. Secret: never printed.
-    package var keyPEM: [UInt8]
+    var keyPEM: [UInt8]
 }
 
 extension ConfigReader {

@@ -10,7 +10,7 @@ package struct OutputConfig: Sendable, Equatable {
     /// Server verification: an extra CA file, or none at all (`insecure`).
     package var tls = OutputTLSConfig()
     /// Requests in flight at once.
-    package var concurrency = 4
+    var concurrency = 4
     /// What kind of service it is.
     package var kind: OutputKindConfig
 }
@@ -18,11 +18,11 @@ package struct OutputConfig: Sendable, Equatable {
 /// `tls:` of an output: verification is on unless `insecure` is true.
 package struct OutputTLSConfig: Sendable, Equatable {
     /// PEM bundle trusted besides the system's CAs; `nil`: the system's only.
-    package var caFile: String? = nil
+    var caFile: String? = nil
     /// Skips the server certificate and host name checks.
-    package var insecure = false
+    var insecure = false
 
-    package init() {}
+    init() {}
 }
 
 /// The kinds of output (one per entry).
@@ -47,24 +47,24 @@ package struct NtfyConfig: Sendable, Equatable {
     /// `https://host[:port][/prefix]/<topic>`.
     package var url: String
     /// Where the token was read from (`check` shows this, never the token).
-    package var tokenFile: String? = nil
+    var tokenFile: String? = nil
     /// The token, sent as `Authorization: Bearer`; never printed.
-    package var token: String? = nil
+    var token: String? = nil
 
-    package init(url: String) { self.url = url }
+    init(url: String) { self.url = url }
 }
 
 /// `webhook:`: any HTTP endpoint.
 package struct WebhookConfig: Sendable, Equatable {
     package var url: String
     /// `POST`, `PUT` or `PATCH`.
-    package var method = "POST"
+    var method = "POST"
     /// Sent with every request, in the order written.
     package var headers: [(name: String, value: String)] = []
     /// Renders the body; it sees the display message as `message`. `nil`: the display JSON.
     package var body: Template? = nil
 
-    package init(url: String) { self.url = url }
+    init(url: String) { self.url = url }
 
     package static func == (a: WebhookConfig, b: WebhookConfig) -> Bool {
         a.url == b.url && a.method == b.method && a.body == b.body

@@ -5,7 +5,7 @@ package struct PartitionConfig: Sendable, Equatable {
     /// How many replicas share the topics.
     package var count: Int
     /// The largest `count` accepted (more replicas than this would not be a deployment).
-    package static let maxCount = 65_536
+    static let maxCount = 65_536
 }
 
 extension ConfigReader {

@@ -3,16 +3,16 @@ import Foundation
 /// A `webpush:` output's settings (the output's `name`, `routes`, … are the outputs list's).
 package struct WebPushConfig: Sendable, Equatable {
     /// The VAPID key's PEM file (made at first start when missing), absolute.
-    package var vapidKeyFile: String
+    var vapidKeyFile: String
     /// `mailto:…` or an `https:` URL: who runs this application server (the JWT's `sub`).
-    package var subject: String
+    var subject: String
     /// The file the subscribe token was read from, absolute (shown by `check`; the token never is).
-    package var subscribeTokenFile: String
+    var subscribeTokenFile: String
     /// The token a page must send (`Authorization: Bearer …`) to subscribe. Secret: never printed.
-    package var subscribeToken: String
+    var subscribeToken: String
 
     /// The `check` line: files and subject, never the token.
-    package var summary: String {
+    var summary: String {
         "webpush: vapid_key_file=\(vapidKeyFile) subject=\(subject) subscribe_token_file=\(subscribeTokenFile)"
     }
 }

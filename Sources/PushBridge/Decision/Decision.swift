@@ -37,7 +37,7 @@ package struct Decision: Sendable {
     /// The stage's trace as it came (shared, not converted per message; `filterTrace` reads it).
     var stageTrace: [FilterTrace] = []
     /// Time spent in the extension stage, in seconds (nil when it did not run).
-    package var stageSeconds: Double?
+    var stageSeconds: Double?
     /// The messages to publish: the display message or the dead letter.
     package var publish: [OutboundMessage] = []
     /// A condition's transition this decision carries (raised, repeated, escalated, cleared).

@@ -6,7 +6,7 @@
 /// `JSONWriter` writing the same members.
 extension DisplayRenderer {
     /// The display message's JSON for `r`, keys in the documented order.
-    package static func displayJSON(_ r: NotificationRequest, source: String, route: String,
+    static func displayJSON(_ r: NotificationRequest, source: String, route: String,
                                    modified: Bool, receivedAt: Double, condition: JSONValue = .null) -> [UInt8] {
         var b: [UInt8] = []
         b.append { w in

@@ -1,12 +1,12 @@
 import Synchronization
 /// Renders delivered requests and rejections into display and dead-letter messages (docs/formats.md).
-package struct DisplayRenderer: Sendable {
+struct DisplayRenderer: Sendable {
     package let display: DisplayConfig
-    package let deadLetter: DeadLetterConfig?
+    let deadLetter: DeadLetterConfig?
     /// MQTT 5: user properties are attached; 3.1.1 drops them.
     package let userProperties: Bool
     /// The bridge's own hop property, added to everything it publishes (loop protection).
-    package let hop: (name: String, value: String)?
+    let hop: (name: String, value: String)?
 
     /// The properties of a message that has none of its own: the hop alone, built once
     /// and shared (no list to allocate per display message).
@@ -17,9 +17,9 @@ package struct DisplayRenderer: Sendable {
     private let topicMemo: TopicMemo?
 
     /// User property that marks a message published by a pushbridge.
-    package static let hopProperty = "pushbridge-hop"
+    static let hopProperty = "pushbridge-hop"
 
-    package init(display: DisplayConfig, deadLetter: DeadLetterConfig?, userProperties: Bool,
+    init(display: DisplayConfig, deadLetter: DeadLetterConfig?, userProperties: Bool,
                 hop: (name: String, value: String)?) {
         self.display = display
         self.deadLetter = deadLetter
@@ -30,7 +30,7 @@ package struct DisplayRenderer: Sendable {
     }
 
     /// The display message for a delivered request.
-    package func displayMessage(_ request: NotificationRequest, context: MessageContext,
+    func displayMessage(_ request: NotificationRequest, context: MessageContext,
                                modified: Bool, receivedAt: Double) -> OutboundMessage {
         let topic: String
         if let topicMemo {
@@ -60,14 +60,14 @@ package struct DisplayRenderer: Sendable {
     }
 
     /// A cleared condition's withdraw message, on the display topic of its source topic.
-    package func withdrawMessage(_ w: Withdrawal) -> OutboundMessage {
+    func withdrawMessage(_ w: Withdrawal) -> OutboundMessage {
         let ctx = MessageContext(topic: w.sourceTopic, payload: .null, raw: "", route: w.route)
         return finish(OutboundMessage(topic: display.topic.render(in: ctx), payload: w.json, qos: display.qos,
                                       retain: false))
     }
 
     /// The dead-letter message for a rejection, or `nil` when no dead-letter topic is set.
-    package func deadLetterMessage(_ rejection: Rejection, message: InboundMessage,
+    func deadLetterMessage(_ rejection: Rejection, message: InboundMessage,
                                   context: MessageContext?, route: String?) -> OutboundMessage? {
         guard let deadLetter else { return nil }
         let ctx = context ?? MessageContext(topic: message.topic, payload: .null,
@@ -90,7 +90,7 @@ package struct DisplayRenderer: Sendable {
     /// dead-letter shape with `"reason":"OutputRejected"`, the output, the HTTP status and the start of
     /// the answer as `detail`; `payload` is the item that was refused. `nil` without a
     /// dead-letter topic.
-    package func outputRejectionMessage(output: String, status: Int, detail: String, item: [UInt8],
+    func outputRejectionMessage(output: String, status: Int, detail: String, item: [UInt8],
                                        sourceTopic: String, route: String?, receivedAt: Double) -> OutboundMessage? {
         guard let deadLetter else { return nil }
         let text = String(decoding: item, as: UTF8.self)

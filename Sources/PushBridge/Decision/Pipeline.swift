@@ -11,7 +11,7 @@ package final class Pipeline: Sendable {
     let renderer: DisplayRenderer
     let stage: ExtensionStage
     /// The remembering filters' state; hand it to the next pipeline to keep it across a reload.
-    package let filterMemory: FilterMemory
+    let filterMemory: FilterMemory
     /// The condition routes' conditions; hand it to the next pipeline to keep them.
     package let conditions: ConditionEngine
     /// Which copy to keep of a message that partly overlapping subscriptions bring twice.

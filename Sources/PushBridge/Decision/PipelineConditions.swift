@@ -64,7 +64,7 @@ extension Pipeline {
 
     /// The one function every withdrawal passes through on its way to the publisher: the
     /// messages it becomes (today the display topic's withdraw message; outputs hook in here).
-    package func withdrawMessages(_ w: Withdrawal) -> [OutboundMessage] {
+    func withdrawMessages(_ w: Withdrawal) -> [OutboundMessage] {
         [renderer.withdrawMessage(w)]
     }
 

@@ -1,12 +1,12 @@
 /// The delivery layer's event counts at one moment: the stats' `delivery` object.
-package struct DeliveryCounts: Sendable, Equatable {
+struct DeliveryCounts: Sendable, Equatable {
     private var counts = [Int](repeating: 0, count: DeliveryEvent.allCases.count)
 
     /// All zero counts.
-    package init() {}
+    init() {}
 
     /// The count of `event`.
-    package subscript(event: DeliveryEvent) -> Int {
+    subscript(event: DeliveryEvent) -> Int {
         get { counts[event.index] }
         set { counts[event.index] = newValue }
     }

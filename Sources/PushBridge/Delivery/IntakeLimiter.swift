@@ -11,15 +11,15 @@ import Synchronization
 /// places come back when the extension stage finishes (within its time limit) or when a
 /// PUBACK arrives on the output connection, which has its own network thread. QoS 0
 /// messages never wait: with no place free they are dropped and counted (`tryEnter`).
-package final class IntakeLimiter: Sendable {
+final class IntakeLimiter: Sendable {
     /// Places: at most this many messages in flight (unless a bounded wait ran out).
-    package let limit: Int
+    let limit: Int
     private let count = Atomic<Int>(0)
     /// Wakes a waiting `enter` when a place is given back.
     private let gate = WaitGate()
 
     /// A limiter with `limit` places (at least 1).
-    package init(limit: Int) {
+    init(limit: Int) {
         self.limit = max(1, limit)
     }
 
@@ -27,7 +27,7 @@ package final class IntakeLimiter: Sendable {
     package var inFlight: Int { count.load(ordering: .acquiring) }
 
     /// Takes a place when one is free; `false` (nothing taken) when all are taken.
-    package func tryEnter() -> Bool {
+    func tryEnter() -> Bool {
         var current = count.load(ordering: .relaxed)
         while current < limit {
             let (exchanged, original) = count.compareExchange(expected: current, desired: current + 1,
@@ -56,7 +56,7 @@ package final class IntakeLimiter: Sendable {
 
     /// Takes a place without waiting, even past the limit (replayed journal entries,
     /// already bounded by `journal.max_messages`).
-    package func force() {
+    func force() {
         count.add(1, ordering: .acquiringAndReleasing)
     }
 

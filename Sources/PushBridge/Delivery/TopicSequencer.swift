@@ -8,11 +8,11 @@ import Synchronization
 /// topic's line (the one that handed in its head), and results handed in meanwhile are
 /// queued for that thread. Lanes with nothing pending are removed, so memory follows the
 /// messages in flight, not the number of topics seen.
-package final class TopicSequencer<Item: Sendable>: Sendable {
+final class TopicSequencer<Item: Sendable>: Sendable {
     /// A message's place in its topic's line.
     package struct Ticket: Sendable {
         package let topic: String
-        package let sequence: UInt64
+        let sequence: UInt64
     }
 
     private struct Lane {
@@ -29,7 +29,7 @@ package final class TopicSequencer<Item: Sendable>: Sendable {
 
     /// `emit` receives items in per-topic arrival order, outside the sequencer's lock (items
     /// of different topics may be emitted at the same time on different threads).
-    package init(emit: @escaping @Sendable (Item) -> Void) {
+    init(emit: @escaping @Sendable (Item) -> Void) {
         self.emit = emit
     }
 
@@ -50,7 +50,7 @@ package final class TopicSequencer<Item: Sendable>: Sendable {
     /// `topic` is pending, otherwise queued behind what is. The same order as `enter`
     /// followed by `complete`, without a lane (and without hashing the topic when no
     /// topic has anything pending).
-    package func pass(_ topic: String, _ item: Item) {
+    func pass(_ topic: String, _ item: Item) {
         let queued = lanes.withLock { lanes -> Bool in
             // A lane exists only while something on it is pending: take the next place.
             guard !lanes.isEmpty, let index = lanes.index(forKey: topic) else { return false }
@@ -65,7 +65,7 @@ package final class TopicSequencer<Item: Sendable>: Sendable {
     }
 
     /// Hands in the result for `ticket`; emits it and any that were waiting behind it.
-    package func complete(_ ticket: Ticket, _ item: Item) {
+    func complete(_ ticket: Ticket, _ item: Item) {
         let mine = lanes.withLock { lanes -> Bool in
             guard let index = lanes.index(forKey: ticket.topic) else { return false }
             if lanes.values[index].draining || ticket.sequence != lanes.values[index].emitted {

@@ -18,7 +18,7 @@ import Synchronization
 /// are in the asynchronous steps at once (one task each, `runSteps`, on the stage's own
 /// executor); the rest wait in arrival order. `completion` is called exactly once per
 /// request, from any thread.
-package final class ExtensionStage: Sendable {
+final class ExtensionStage: Sendable {
     private enum Step: Sendable {
         case native(any NotificationServiceExtension)
         case apple(@Sendable () throws -> UNNotificationServiceExtension)
@@ -73,7 +73,7 @@ package final class ExtensionStage: Sendable {
     /// A stage for `config`; starts the external process when `config.command` is set (one
     /// that cannot be started is logged, and fails each request that reaches it).
     /// `memory` holds the remembering filters' state (a reload passes the previous one).
-    package init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
+    init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
                 logger: BridgeLogger, clock: StageClock = .system, memory: FilterMemory = FilterMemory()) {
         self.config = config
         self.filteringGranted = filteringGranted

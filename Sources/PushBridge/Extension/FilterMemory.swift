@@ -11,7 +11,7 @@ import Synchronization
 /// give the journal a batch of rows (so that the memory survives a restart when `journal` is set).
 package final class FilterMemory: Sendable {
     /// Whether stores note their changes for the journal.
-    package let persistent: Bool
+    let persistent: Bool
     private let logger: BridgeLogger?
 
     private struct State {
@@ -82,7 +82,7 @@ package final class FilterMemory: Sendable {
     }
 
     /// Puts back rows a previous process stored; call before the first pipeline is built.
-    package func restore(_ rows: [FilterMemoryRow], clocks: ClockReading) {
+    func restore(_ rows: [FilterMemoryRow], clocks: ClockReading) {
         state.withLock { s in
             s.restoredAt = clocks
             for row in rows { s.pending[row.filter, default: []].append((row.key, row.value)) }
@@ -91,7 +91,7 @@ package final class FilterMemory: Sendable {
 
     /// What changed since the last call, for the journal: rows to write (a `nil` value
     /// deletes the row) and filters whose rows are all to be deleted.
-    package func takeChanges(_ clocks: ClockReading) -> FilterMemoryChanges {
+    func takeChanges(_ clocks: ClockReading) -> FilterMemoryChanges {
         let (stores, dropped) = state.withLock { s in
             defer { s.dropped.removeAll() }
             return (s.stores, s.dropped)
@@ -116,7 +116,7 @@ package final class FilterMemory: Sendable {
 }
 
 /// One remembered key of one filter, as the journal stores it.
-package struct FilterMemoryRow: Sendable, Equatable {
+struct FilterMemoryRow: Sendable, Equatable {
     /// The filter's ``FilterConfig/memoryIdentity``.
     package var filter: String
     package var key: String
@@ -125,7 +125,7 @@ package struct FilterMemoryRow: Sendable, Equatable {
 }
 
 /// A batch of filter-memory changes for the journal.
-package struct FilterMemoryChanges: Sendable {
+struct FilterMemoryChanges: Sendable {
     /// One key's new state; `value == nil` deletes it.
     package struct Change: Sendable, Equatable {
         package var filter: String
@@ -135,7 +135,7 @@ package struct FilterMemoryChanges: Sendable {
 
     package var rows: [Change]
     /// Filters whose rows are all deleted.
-    package var droppedFilters: [String]
+    var droppedFilters: [String]
 
     /// `true` when there is nothing to write.
     package var isEmpty: Bool { rows.isEmpty && droppedFilters.isEmpty }
@@ -143,17 +143,17 @@ package struct FilterMemoryChanges: Sendable {
 
 /// The monotonic and wall clocks read at one moment, to turn hit times (monotonic) into
 /// UNIX seconds for the journal and back.
-package struct ClockReading: Sendable {
+struct ClockReading: Sendable {
     package var monotonic: Duration
     package var wall: Double
 
-    package init(monotonic: Duration, wall: Double) {
+    init(monotonic: Duration, wall: Double) {
         self.monotonic = monotonic
         self.wall = wall
     }
 
     /// Reads `clock` now.
-    package init(_ clock: StageClock) {
+    init(_ clock: StageClock) {
         self.init(monotonic: clock.monotonic(), wall: clock.wall())
     }
 

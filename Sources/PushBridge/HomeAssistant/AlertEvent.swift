@@ -6,11 +6,11 @@
 /// `sound_critical` is there (`true`) only for Apple's critical-alert sound, as in the
 /// display message. Home Assistant keeps
 /// every key but `event_type` as an attribute of the event entity.
-package enum AlertEvent {
+enum AlertEvent {
     /// The one event type of a route's event entity.
-    package static let eventType = "delivered"
+    static let eventType = "delivered"
     /// The lifecycle's event types, fired by a condition route's event entity too.
-    package static let conditionEventTypes = ["raised", "repeated", "escalated", "acknowledged", "snoozed", "cleared"]
+    static let conditionEventTypes = ["raised", "repeated", "escalated", "acknowledged", "snoozed", "cleared"]
 
     /// The event JSON of a condition's transition: `{"event_type":"raised","alert_id":…,
     /// "collapse_id":…,"key":…,"route":…,"source_topic":…,"repeat":…,"step":…}`.

@@ -4,23 +4,23 @@
 /// two diagnostic sensors and the notify entity; per route four counter sensors and an
 /// event entity. Object ids (hence entity ids) and unique ids depend only on the client id
 /// and the route name, so they are stable across restarts and reloads.
-package struct DiscoveryBuilder: Sendable {
-    package let homeAssistant: HomeAssistantConfig
+struct DiscoveryBuilder: Sendable {
+    let homeAssistant: HomeAssistantConfig
     package let clientID: String
     /// The node id in topics and object ids (`HomeAssistantConfig.nodeID`).
-    package let nodeID: String
-    package let statusTopic: String
+    let nodeID: String
+    let statusTopic: String
     package let statsTopic: String
     package let version: String
     /// The `outputs:` names: each gets diagnostic sensors (OutputSensors.swift).
     package let outputs: [String]
     /// The routes with a `condition:` (their event entity fires the lifecycle's events too,
     /// and an active-count sensor is announced).
-    package let conditionRoutes: Set<String>
+    let conditionRoutes: Set<String>
 
     /// `nil` when `config` has no `homeassistant:` section (or no status or stats topic,
     /// which the loader refuses with it).
-    package init?(config: BridgeConfig, version: String) {
+    init?(config: BridgeConfig, version: String) {
         guard let ha = config.homeAssistant, let status = config.monitoring.statusTopic,
               let stats = config.monitoring.statsTopic else { return nil }
         homeAssistant = ha
@@ -34,12 +34,12 @@ package struct DiscoveryBuilder: Sendable {
     }
 
     /// Every entity for `routes`: the bridge's own first, each output's, then each route's in order.
-    package func entities(routes: [String]) -> [DiscoveryEntity] {
+    func entities(routes: [String]) -> [DiscoveryEntity] {
         bridgeEntities() + outputs.flatMap(outputEntities) + routes.flatMap(routeEntities)
     }
 
     /// The state topic of `route`'s event entity.
-    package func eventTopic(route: String) -> String {
+    func eventTopic(route: String) -> String {
         HomeAssistantConfig.eventTopic(nodeID: nodeID, routeID: HomeAssistantConfig.routeID(route))
     }
 

@@ -1,10 +1,10 @@
 /// One entity announced to Home Assistant: its retained discovery config.
-package struct DiscoveryEntity: Sendable, Equatable {
+struct DiscoveryEntity: Sendable, Equatable {
     /// Home Assistant's platform: `sensor`, `binary_sensor`, `event` or `notify`.
     package var component: String
     /// The object id in the discovery topic, also the entity id after the domain
     /// (`sensor.<objectID>`): `<node>_<route>_<what>` or `<node>_<what>`.
-    package var objectID: String
+    var objectID: String
     /// The route the entity belongs to; `nil` for the bridge's own entities.
     package var route: String?
     /// `<discovery_prefix>/<component>/<node>/<objectID>/config`.

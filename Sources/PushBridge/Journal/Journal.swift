@@ -20,16 +20,16 @@ import Synchronization
 /// and the counts take only short locks of their own.
 package final class Journal: Sendable {
     /// The database file's name inside `journal.path`.
-    package static let fileName = "journal.sqlite"
+    static let fileName = "journal.sqlite"
     /// Rows kept after they are done, newest first, to recognize the broker's redelivery of
     /// messages whose PUBACK a crash prevented (must exceed the broker's in-flight window).
-    package static let redeliveryTail: Int64 = 4096
+    static let redeliveryTail: Int64 = 4096
 
     /// The database file.
-    package let file: String
-    package let fsync: FsyncPolicy
+    let file: String
+    let fsync: FsyncPolicy
     /// Open messages allowed before intake stops (`journal.max_messages`).
-    package let maxMessages: Int
+    let maxMessages: Int
 
     /// The connection and its statements (also used by `JournalFilterMemory.swift`).
     let store: Mutex<Store>
@@ -81,7 +81,7 @@ package final class Journal: Sendable {
     static let cacheKiB = 512
 
     /// Opens (creating) the journal described by `config`: the directory, the database, WAL mode.
-    package init(config: JournalConfig) throws(SQLiteError) {
+    init(config: JournalConfig) throws(SQLiteError) {
         do {
             try FileManager.default.createDirectory(atPath: config.path, withIntermediateDirectories: true)
         } catch {
@@ -129,10 +129,10 @@ package final class Journal: Sendable {
     }
 
     /// Messages recorded and not yet done.
-    package var openCount: Int { open.load(ordering: .acquiring) }
+    var openCount: Int { open.load(ordering: .acquiring) }
 
     /// `true` when `max_messages` messages are open: intake should wait.
-    package var isFull: Bool { openCount >= maxMessages }
+    var isFull: Bool { openCount >= maxMessages }
 
     /// Makes `message` durable (committed) and returns its sequence number.
     ///
@@ -168,27 +168,27 @@ package final class Journal: Sendable {
     /// `true` once the record `seq` is committed (or its batch failed to commit): from then
     /// its display may be published, since a crash can no longer make the broker's
     /// redelivery of it look like a new message.
-    package func isCommitted(_ seq: Int64) -> Bool {
+    func isCommitted(_ seq: Int64) -> Bool {
         seq <= committed.seq.load(ordering: .acquiring)
     }
 
     /// `true` after `groupCommits()`.
-    package var groupsCommits: Bool { grouping.load(ordering: .relaxed) }
+    var groupsCommits: Bool { grouping.load(ordering: .relaxed) }
 
     /// From now on `record` leaves its transaction open until `commitBatch()` (called on
     /// the network thread before it writes PUBACKs; see `MQTTClientHandlers.onReadsDone`).
-    package func groupCommits() {
+    func groupCommits() {
         grouping.store(true, ordering: .relaxed)
     }
 
     /// Commits the records since the last commit: from here a crash cannot lose them.
-    package func commitBatch() throws(SQLiteError) {
+    func commitBatch() throws(SQLiteError) {
         try store.withLock { s throws(SQLiteError) in try s.commitBatch() }
     }
 
     /// Marks the message `seq` done: it will not be replayed once the mark is flushed.
     /// Call it once per recorded message.
-    package func markDone(_ seq: Int64) {
+    func markDone(_ seq: Int64) {
         open.subtract(1, ordering: .releasing)
         let count = doneMarks.withLock { marks in
             marks.append(seq)
@@ -198,7 +198,7 @@ package final class Journal: Sendable {
     }
 
     /// Writes the queued done marks in one transaction.
-    package func flush() throws(SQLiteError) {
+    func flush() throws(SQLiteError) {
         let marks = doneMarks.withLock { m in
             defer { m.removeAll(keepingCapacity: true) }
             return m
@@ -226,7 +226,7 @@ package final class Journal: Sendable {
     /// Flushes, deletes done rows (keeping the newest `redeliveryTail`), and, when
     /// `checkpoint`, moves the WAL into the database and truncates it
     /// (`PRAGMA wal_checkpoint(TRUNCATE)`; with `fsync: interval` this is the periodic fsync).
-    package func compact(checkpoint: Bool) throws(SQLiteError) {
+    func compact(checkpoint: Bool) throws(SQLiteError) {
         try flush()
         try store.withLock { s throws(SQLiteError) in
             try s.commitBatch()
@@ -237,7 +237,7 @@ package final class Journal: Sendable {
     }
 
     /// The open messages, oldest first: what a start replays.
-    package func openEntries() throws(SQLiteError) -> [JournalEntry] {
+    func openEntries() throws(SQLiteError) -> [JournalEntry] {
         try store.withLock { s throws(SQLiteError) in try Self.entries(s.db, where: "done = 0") }
     }
 

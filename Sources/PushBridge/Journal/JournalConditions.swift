@@ -9,14 +9,14 @@ extension Journal {
         """
 
     /// Every stored condition as `(route, key, value)`.
-    package func loadConditions() throws(SQLiteError) -> [(route: String, key: String, value: String)] {
+    func loadConditions() throws(SQLiteError) -> [(route: String, key: String, value: String)] {
         try withDatabase(schema: Self.conditionsSchema) { db throws(SQLiteError) -> [(route: String, key: String, value: String)] in
             try db.prepare("SELECT route, key, value FROM conditions").rows { q in (q.text(0) ?? "", q.text(1) ?? "", q.text(2) ?? "") }
         }
     }
 
     /// Stores (`value` set) or forgets (`nil`) the condition of `route` and `key`, committed at once.
-    package func saveCondition(route: String, key: String, value: String?) throws(SQLiteError) {
+    func saveCondition(route: String, key: String, value: String?) throws(SQLiteError) {
         try withDatabase(schema: Self.conditionsSchema) { db throws(SQLiteError) in
             if let value {
                 try db.prepare("INSERT OR REPLACE INTO conditions(route, key, value) VALUES (?1, ?2, ?3)").bound(route, key, value).run()

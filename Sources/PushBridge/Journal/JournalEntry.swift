@@ -1,7 +1,7 @@
 /// One message kept in the journal: what arrived, the id fixed on arrival, and its place.
-package struct JournalEntry: Sendable {
+struct JournalEntry: Sendable {
     /// The journal's sequence number (arrival order, never reused).
-    package var seq: Int64
+    var seq: Int64
     /// The notification id fixed when the message arrived; replays keep it.
     package var id: String
     /// The message as received (topic, payload, QoS, retain, user properties, arrival time, mid).

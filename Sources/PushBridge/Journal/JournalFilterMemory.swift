@@ -13,7 +13,7 @@ extension Journal {
         """
 
     /// Every stored row: the filter's memory identity, the key and the stored value.
-    package func loadFilterMemoryRows() throws(SQLiteError) -> [(filter: String, key: String, value: String)] {
+    func loadFilterMemoryRows() throws(SQLiteError) -> [(filter: String, key: String, value: String)] {
         try withDatabase(schema: Self.filterMemorySchema) { db throws(SQLiteError) -> [(filter: String, key: String, value: String)] in
             try db.prepare("SELECT filter, key, value FROM filter_memory").rows { q in
                 (filter: q.text(0) ?? "", key: q.text(1) ?? "", value: q.text(2) ?? "")
@@ -23,7 +23,7 @@ extension Journal {
 
     /// Writes one batch of changes in one transaction: the filters whose rows all go, then
     /// each row's new value (`nil` deletes the row).
-    package func saveFilterMemory(rows: [(filter: String, key: String, value: String?)],
+    func saveFilterMemory(rows: [(filter: String, key: String, value: String?)],
                                  droppedFilters: [String]) throws(SQLiteError) {
         guard !rows.isEmpty || !droppedFilters.isEmpty else { return }
         try withDatabase(schema: Self.filterMemorySchema) { db throws(SQLiteError) in

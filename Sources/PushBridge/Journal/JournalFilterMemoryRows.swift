@@ -2,12 +2,12 @@
 /// the conversion sits above both.
 extension Journal {
     /// Every stored row of the filter memory.
-    package func loadFilterMemory() throws(SQLiteError) -> [FilterMemoryRow] {
+    func loadFilterMemory() throws(SQLiteError) -> [FilterMemoryRow] {
         try loadFilterMemoryRows().map { FilterMemoryRow(filter: $0.filter, key: $0.key, value: $0.value) }
     }
 
     /// Writes one batch of the filter memory's changes in one transaction.
-    package func saveFilterMemory(_ changes: FilterMemoryChanges) throws(SQLiteError) {
+    func saveFilterMemory(_ changes: FilterMemoryChanges) throws(SQLiteError) {
         try saveFilterMemory(rows: changes.rows.map { (filter: $0.filter, key: $0.key, value: $0.value) },
                              droppedFilters: changes.droppedFilters)
     }

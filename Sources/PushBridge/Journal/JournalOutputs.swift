@@ -1,5 +1,5 @@
 /// One delivery to an output as stored in the journal: what to send, to which target.
-package struct OutputDeliveryRow: Sendable {
+struct OutputDeliveryRow: Sendable {
     /// The row's id: deliveries of one output are tried in this order.
     package var id: Int64
     package var output: String
@@ -8,9 +8,9 @@ package struct OutputDeliveryRow: Sendable {
     /// Which of the output's targets (empty for ntfy and webhook; a subscription for Web Push).
     package var target: String
     /// The item as JSON (the display message, or the withdraw).
-    package var item: [UInt8]
+    var item: [UInt8]
     /// When it was handed to the output (seconds since 1970).
-    package var created: Double
+    var created: Double
 }
 
 /// The outputs' deliveries in the journal's database (docs/outputs.md: stored before it is
@@ -23,7 +23,7 @@ package struct OutputDeliveryRow: Sendable {
 /// not delivered twice, then deleted.
 extension Journal {
     /// Done rows kept per output to recognise a replay of what was already delivered.
-    package static let outputDoneTail: Int64 = 4096
+    static let outputDoneTail: Int64 = 4096
 
     static let outputSchema = """
         CREATE TABLE IF NOT EXISTS output_deliveries(
@@ -35,7 +35,7 @@ extension Journal {
 
     /// Stores the deliveries of one item (one transaction); a `(output, key, target)` already
     /// stored is left as it is. Returns, per row, whether it is new.
-    package func storeOutputDeliveries(_ rows: [(output: String, key: String, target: String)], item: [UInt8],
+    func storeOutputDeliveries(_ rows: [(output: String, key: String, target: String)], item: [UInt8],
                                       created: Double) throws(SQLiteError) -> [Bool] {
         guard !rows.isEmpty else { return [] }
         return try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> [Bool] in
@@ -52,7 +52,7 @@ extension Journal {
     }
 
     /// Up to `limit` open deliveries of `output` after row `after`, oldest first.
-    package func openOutputDeliveries(output: String, after: Int64, limit: Int) throws(SQLiteError) -> [OutputDeliveryRow] {
+    func openOutputDeliveries(output: String, after: Int64, limit: Int) throws(SQLiteError) -> [OutputDeliveryRow] {
         try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> [OutputDeliveryRow] in
             try db.prepare("SELECT id, key, target, item, created FROM output_deliveries WHERE output = ?1 AND done = 0 AND id > ?2 ORDER BY id LIMIT ?3")
                 .bound(output, after, Int64(limit)).rows { q in
@@ -63,7 +63,7 @@ extension Journal {
     }
 
     /// Open deliveries of `output`.
-    package func pendingOutputDeliveries(output: String) throws(SQLiteError) -> Int {
+    func pendingOutputDeliveries(output: String) throws(SQLiteError) -> Int {
         try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> Int in
             let q = try db.prepare("SELECT count(*) FROM output_deliveries WHERE output = ?1 AND done = 0").bound(output)
             return try q.step() ? Int(q.int64(0)) : 0
@@ -71,7 +71,7 @@ extension Journal {
     }
 
     /// Marks rows done (delivered, or finally rejected) and trims the done tail of `output`.
-    package func finishOutputDeliveries(_ ids: [Int64], output: String) throws(SQLiteError) {
+    func finishOutputDeliveries(_ ids: [Int64], output: String) throws(SQLiteError) {
         guard !ids.isEmpty else { return }
         try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) in
             let mark = try db.prepare("UPDATE output_deliveries SET done = 1 WHERE id = ?1")

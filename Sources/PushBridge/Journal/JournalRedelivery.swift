@@ -6,7 +6,7 @@ extension Journal {
     /// When `message` is the broker's redelivery of a message recorded before the last
     /// stop (same mid, topic and payload, arriving before any new QoS>0 message), that
     /// entry; the message must then be skipped. The first other QoS>0 message closes the window.
-    package func redelivery(of message: InboundMessage) -> JournalEntry? {
+    func redelivery(of message: InboundMessage) -> JournalEntry? {
         guard message.qos > 0, windowOpen.load(ordering: .relaxed) else { return nil }
         return window.withLock { w in
             if let entry = w.take(message) { return entry }
@@ -17,7 +17,7 @@ extension Journal {
     }
 
     /// Ends redelivery matching (a connection without a session gets no redeliveries).
-    package func closeRedeliveryWindow() {
+    func closeRedeliveryWindow() {
         window.withLock { $0.close() }
         windowOpen.store(false, ordering: .relaxed)
     }

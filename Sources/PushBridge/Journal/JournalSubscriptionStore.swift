@@ -5,11 +5,11 @@ import Foundation
 /// One table, `webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at)`,
 /// keyed by the output's name and the endpoint (two `webpush` outputs keep separate lists).
 /// Each change commits at once (the journal's open batch first).
-package final class JournalSubscriptionStore: SubscriptionStore {
+final class JournalSubscriptionStore: SubscriptionStore {
     /// The output whose subscriptions these are.
     package let output: String
     /// The most subscriptions kept for the output.
-    package let limit: Int
+    let limit: Int
     private let journal: Journal
 
     static let schema = """
@@ -20,14 +20,14 @@ package final class JournalSubscriptionStore: SubscriptionStore {
         """
 
     /// The store of `output` in `journal` (the table is created when missing).
-    package init(journal: Journal, output: String, limit: Int = 1000) throws(SubscriptionStoreError) {
+    init(journal: Journal, output: String, limit: Int = 1000) throws(SubscriptionStoreError) {
         self.journal = journal
         self.output = output
         self.limit = limit
         try run { db throws(SQLiteError) in try db.execute(Self.schema) }
     }
 
-    package func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult {
+    func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult {
         try run { db throws(SQLiteError) -> UpsertResult in
             let exists = try db.prepare("SELECT 1 FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2")
             let replacing = try exists.bound(output, subscription.endpoint).step()
@@ -50,14 +50,14 @@ package final class JournalSubscriptionStore: SubscriptionStore {
     }
 
     @discardableResult
-    package func remove(endpoint: String) throws(SubscriptionStoreError) -> Bool {
+    func remove(endpoint: String) throws(SubscriptionStoreError) -> Bool {
         try run { db throws(SQLiteError) -> Bool in
             try db.prepare("DELETE FROM webpush_subscriptions WHERE output = ?1 AND endpoint = ?2").bound(output, endpoint).run()
             return db.changes > 0
         }
     }
 
-    package func all() throws(SubscriptionStoreError) -> [WebPushSubscription] {
+    func all() throws(SubscriptionStoreError) -> [WebPushSubscription] {
         try run { db throws(SQLiteError) -> [WebPushSubscription] in
             try db.prepare("""
                 SELECT endpoint, p256dh, auth, expiration FROM webpush_subscriptions

@@ -62,7 +62,7 @@ package struct Expression: Sendable {
     /// The source text the expression was parsed from.
     package let source: String
     /// The variables the expression reads (useful for validation).
-    package let variables: Set<Variable>
+    let variables: Set<Variable>
     let node: Node
 
     /// Parses `source`; throws a positioned `LanguageError` on a syntax error.
@@ -75,19 +75,19 @@ package struct Expression: Sendable {
     }
 
     /// Evaluates the expression; never fails at run time (a missing path is `null`).
-    package func evaluate(in context: some EvaluationContext) -> JSONValue {
+    func evaluate(in context: some EvaluationContext) -> JSONValue {
         node.evaluate(in: context)
     }
 
     /// Evaluates as `evaluate` does, but a path the value does not have (a missing key, an
     /// index past the end, a member of a text or number) makes the whole expression `nil`:
     /// unevaluable. `default(x)` still replaces a missing value. A condition's `active` uses it.
-    package func evaluateStrictly(in context: some EvaluationContext) -> JSONValue? {
+    func evaluateStrictly(in context: some EvaluationContext) -> JSONValue? {
         node.evaluateStrictly(in: context)
     }
 
     /// Evaluates and applies truthiness: `null`, `false`, `0`, `0.0`, `""`, `[]`, `{}` are false.
-    package func isTrue(in context: some EvaluationContext) -> Bool {
+    func isTrue(in context: some EvaluationContext) -> Bool {
         Operators.isTruthy(node.evaluate(in: context))
     }
 }
@@ -102,7 +102,7 @@ package struct Template: Sendable, Equatable {
     /// The source text.
     package let source: String
     /// The variables the holes read (useful for validation).
-    package let variables: Set<Variable>
+    let variables: Set<Variable>
     let segments: [TemplateSegment]
     /// The expression when the template is exactly one hole (whitespace around it allowed).
     let singleHole: Node?
@@ -131,13 +131,13 @@ package struct Template: Sendable, Equatable {
     }
 
     /// `true` when the template is `{{ payload }}` alone: its value is the payload itself.
-    package var isPayload: Bool {
+    var isPayload: Bool {
         if case .variable(.payload)? = singleHole { return true }
         return false
     }
 
     /// `true` when the template contains at least one `{{ }}` hole.
-    package var hasHoles: Bool {
+    var hasHoles: Bool {
         segments.contains { if case .hole = $0 { return true } else { return false } }
     }
 

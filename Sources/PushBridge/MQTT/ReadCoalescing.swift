@@ -11,17 +11,17 @@
 /// turn then serves what arrived meanwhile. A turn that read fewer polls at once: a message
 /// now and then, or a steady stream of a few thousand a second (one packet a turn), waits for
 /// nothing.
-package struct ReadCoalescing: Sendable, Equatable {
+struct ReadCoalescing: Sendable, Equatable {
     /// Packets a turn must have read for the next turn to pause (at least 1).
-    package var minimumBatch: Int
+    var minimumBatch: Int
     /// How long the thread sleeps before the next `poll` (more than zero, at most `longestDelay`).
-    package var delay: Duration
+    var delay: Duration
 
     /// The longest pause allowed: what a message arriving during it may wait for, on top of its
     /// batch, while a flood lasts.
-    package static let longestDelay: Duration = .milliseconds(100)
+    static let longestDelay: Duration = .milliseconds(100)
 
-    package init(minimumBatch: Int, delay: Duration) {
+    init(minimumBatch: Int, delay: Duration) {
         self.minimumBatch = minimumBatch
         self.delay = delay
     }
@@ -38,12 +38,12 @@ package struct ReadCoalescing: Sendable, Equatable {
     /// Whether the next turn pauses before its `poll`: the turn before read at least
     /// `minimumBatch` packets and nothing already read is left in the read-ahead buffer (then
     /// there is work now, and the turn does not wait at all).
-    package func pauses(afterBatch packets: UInt, buffered: Bool) -> Bool {
+    func pauses(afterBatch packets: UInt, buffered: Bool) -> Bool {
         !buffered && packets >= UInt(minimumBatch)
     }
 
     /// `delay` in whole microseconds, rounded up, for `usleep` (at least 1).
-    package var microseconds: UInt32 {
+    var microseconds: UInt32 {
         let (seconds, attoseconds) = delay.components
         let micros = seconds * 1_000_000 + (attoseconds + 999_999_999_999) / 1_000_000_000_000
         return UInt32(clamping: max(1, micros))

@@ -69,7 +69,7 @@ package struct MessageContext: EvaluationContext, Sendable {
 
     package var topic: String { get { storage.topic } set { uniqueStorage().topic = newValue } }
     /// The topic's levels (split at `/`, empty levels kept), computed when read.
-    package var levels: [String] {
+    var levels: [String] {
         topic.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     }
     /// The payload: parsed JSON for `input: json`/`apns` (text when not JSON), text otherwise.
@@ -89,8 +89,8 @@ package struct MessageContext: EvaluationContext, Sendable {
     package var qos: Int { get { storage.qos } set { uniqueStorage().qos = newValue } }
     package var retain: Bool { get { storage.retain } set { uniqueStorage().retain = newValue } }
     /// `nil` is the legacy case, seen by expressions as `"none"`.
-    package var pushType: PushType? { get { storage.pushType } set { uniqueStorage().pushType = newValue } }
-    package var priority: Int { get { storage.priority } set { uniqueStorage().priority = newValue } }
+    var pushType: PushType? { get { storage.pushType } set { uniqueStorage().pushType = newValue } }
+    var priority: Int { get { storage.priority } set { uniqueStorage().priority = newValue } }
     /// The content as the filters left it. Setting the content already there (the same
     /// value passed along) changes nothing and copies nothing.
     package var content: NotificationContent {
@@ -103,17 +103,17 @@ package struct MessageContext: EvaluationContext, Sendable {
     /// Evaluation time, UNIX seconds.
     package var now: Double { get { storage.now } set { uniqueStorage().now = newValue } }
     /// `condition` as expressions see it (`state`, `alert_id`, `raised_at`, `repeat`, `step`).
-    package var condition: JSONValue { get { storage.condition } set { uniqueStorage().condition = newValue } }
+    var condition: JSONValue { get { storage.condition } set { uniqueStorage().condition = newValue } }
     /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
     /// `changed` see only input messages, never these.
-    package var madeByCondition: Bool { get { storage.madeByCondition } set { uniqueStorage().madeByCondition = newValue } }
+    var madeByCondition: Bool { get { storage.madeByCondition } set { uniqueStorage().madeByCondition = newValue } }
     /// Time zone used for `hour` and `weekday` (the system zone unless one was given).
     package var timeZone: TimeZone {
         get { storage.timeZone ?? SystemTimeZone.current }
         set { uniqueStorage().timeZone = newValue }
     }
 
-    package init(topic: String, payload: JSONValue, raw: String, properties: [String: String] = [:],
+    init(topic: String, payload: JSONValue, raw: String, properties: [String: String] = [:],
                 route: String = "", qos: Int = 0, retain: Bool = false, pushType: PushType? = .alert,
                 priority: Int = 10, content: NotificationContent = NotificationContent(),
                 now: Double = Date().timeIntervalSince1970, timeZone: TimeZone? = nil) {

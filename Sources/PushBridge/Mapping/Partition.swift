@@ -21,9 +21,9 @@ package struct Partition: Sendable, Equatable, CustomStringConvertible {
     package let count: Int
 
     /// The FNV-1a 32-bit offset basis.
-    package static let offsetBasis: UInt32 = 2_166_136_261
+    static let offsetBasis: UInt32 = 2_166_136_261
     /// The FNV 32-bit prime.
-    package static let prime: UInt32 = 16_777_619
+    static let prime: UInt32 = 16_777_619
 
     /// Partition `index` of `count`; `nil` unless `1 <= count <= PartitionConfig.maxCount`
     /// and `0 <= index < count`.
@@ -39,7 +39,7 @@ package struct Partition: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The 32-bit FNV-1a hash of `bytes`.
-    package static func fnv1a32<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
+    static func fnv1a32<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
         var hash = offsetBasis
         for byte in bytes {
             hash ^= UInt32(byte)
@@ -49,7 +49,7 @@ package struct Partition: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The 32-bit FNV-1a hash of the topic's UTF-8 bytes.
-    package static func hash(topic: String) -> UInt32 {
+    static func hash(topic: String) -> UInt32 {
         var topic = topic
         return topic.withUTF8 { fnv1a32($0) }
     }

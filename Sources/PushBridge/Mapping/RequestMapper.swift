@@ -2,14 +2,14 @@ import Foundation
 
 /// Turns one broker message into a notification request for its route, as the route's keys say
 /// (docs/configuration.md, "routes"), or into why it is rejected (rule 2 of docs/decisions.md).
-package struct RequestMapper: Sendable {
+struct RequestMapper: Sendable {
     /// The result of mapping: the context expressions see, and the request or why it was rejected.
     package struct Mapped: Sendable {
         package var context: MessageContext
         package var request: Result<NotificationRequest, Rejection>
     }
 
-    package init() {}
+    init() {}
 
     /// Maps `message` with `route`. `id` is the UUID fixed when the message arrived
     /// (used unless the source gives an `apns-id`).

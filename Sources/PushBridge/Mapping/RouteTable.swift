@@ -3,7 +3,7 @@
 ///
 /// A trie over topic levels, so a lookup costs the topic's depth times the
 /// number of wildcard branches, not the number of routes.
-package struct RouteTable: Sendable {
+struct RouteTable: Sendable {
     /// A trie node while `init` builds the table.
     private final class Builder {
         /// Children by their level's bytes (MQTT compares levels byte for byte).
@@ -100,7 +100,7 @@ package struct RouteTable: Sendable {
     }
 
     /// Builds the table; filters are assumed valid (the config loader checked them).
-    package init(routes: [RouteConfig]) {
+    init(routes: [RouteConfig]) {
         self.routes = routes
         self.entries = routes.map(Entry.init)
         self.continues = routes.map(\.continueMatching)
@@ -129,7 +129,7 @@ package struct RouteTable: Sendable {
     }
 
     /// The first route matching `topic`, or `nil` (the message is `unrouted`).
-    package func match(_ topic: String) -> RouteConfig? {
+    func match(_ topic: String) -> RouteConfig? {
         matchIndex(topic).map { routes[$0] }
     }
 
@@ -148,7 +148,7 @@ package struct RouteTable: Sendable {
     /// Index of the first route matching `topic`, or of the first after `after`.
     ///
     /// Walks the topic's levels in place (no list of levels is built).
-    package func matchIndex(_ topic: String, after: Int = -1) -> Int? {
+    func matchIndex(_ topic: String, after: Int = -1) -> Int? {
         // In place for native and small strings (no copy of the bytes).
         if let found = topic.utf8.withContiguousStorageIfAvailable({ matchIndex(bytes: $0, after: after) }) {
             return found

@@ -11,13 +11,13 @@ package struct Counters: Sendable, Equatable {
     /// Silenced by a filter or the extension (filtering entitlement).
     package var suppressed = 0
     /// Not an alert, or no alert text: nothing published.
-    package var notDisplayed = 0
+    var notDisplayed = 0
     /// Could not be built or failed APNs validation.
     package var rejected = 0
     /// Past its expiration time when processed.
-    package var expired = 0
+    var expired = 0
     /// No route matched the topic.
-    package var unrouted = 0
+    var unrouted = 0
     /// Delivered with content the extension stage changed.
     package var modified = 0
     /// The extension stage ran out of time (the original was delivered).
@@ -26,10 +26,10 @@ package struct Counters: Sendable, Equatable {
     package var extensionFailed = 0
     /// Messages carrying the bridge's own hop property, dropped before the pipeline
     /// (not counted as received; see `Stats.loopDropped(topic:)`).
-    package var loopDropped = 0
+    var loopDropped = 0
     /// Messages on topics another partition handles, dropped before the pipeline (not
     /// counted as received; totals only, see `Stats.partitionSkipped()`).
-    package var partitionSkipped = 0
+    var partitionSkipped = 0
     /// Received and not yet finished. Always 0 for routes (counted at finish).
     package var inFlight = 0
     /// Rejection reason (`RejectReason` raw value) to count.
@@ -83,10 +83,10 @@ package struct Counters: Sendable, Equatable {
     }
 
     /// Messages that reached an outcome.
-    package var finished: Int { delivered + suppressed + notDisplayed + rejected + expired + unrouted }
+    var finished: Int { delivered + suppressed + notDisplayed + rejected + expired + unrouted }
 
     /// `true` when every counter is zero and no reason was counted.
-    package var isZero: Bool { self == Counters() }
+    var isZero: Bool { self == Counters() }
 
     /// Counts one finished message: its outcome, the side counters, the reason; lowers `inFlight`.
     mutating func count(_ decision: Decision, finishing: Bool) {
@@ -101,7 +101,7 @@ package struct Counters: Sendable, Equatable {
     }
 
     /// The reason key used for a rejected decision that carries no `Rejection`.
-    package static let unknownReason = "Unknown"
+    static let unknownReason = "Unknown"
 }
 
 /// One number counter of `Counters`; the raw value is its name on the wire (stats JSON).

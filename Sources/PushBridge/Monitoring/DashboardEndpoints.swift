@@ -3,9 +3,9 @@ import Foundation
 /// The dashboard side of the monitoring HTTP server: `/` (the page),
 /// `/api/stats` (the stats snapshot, computed per request) and `/api/events` (Server-Sent
 /// Events, served by `EventStreams`).
-package struct DashboardEndpoints: Sendable {
+struct DashboardEndpoints: Sendable {
     /// The decision feed `/api/events` readers attach to.
-    package let feed: DecisionFeed
+    let feed: DecisionFeed
     /// The stats-topic JSON of a fresh snapshot.
     package let snapshot: @Sendable () -> [UInt8]
     /// The totals now, sampled once a second for the rate chart's history (`nil`: no history).
@@ -15,7 +15,7 @@ package struct DashboardEndpoints: Sendable {
 
     /// Endpoints reading `feed` and `snapshot`; with `totals`, the server keeps the last
     /// minutes of totals for the rate chart (`/api/history`).
-    package init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
+    init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
                 totals: (@Sendable () -> Counters)? = nil, alerts: @escaping @Sendable () -> [UInt8] = { Array("[]".utf8) }) {
         self.feed = feed
         self.snapshot = snapshot

@@ -11,17 +11,17 @@ import Synchronization
 /// `dropped`, `pushbridge_dashboard_dropped_total`) and never slows the offering thread,
 /// which only appends the record under the reader's own lock (no encoding, no system call:
 /// the reader's thread encodes what it sends).
-package final class DecisionFeed: Sendable {
+final class DecisionFeed: Sendable {
     /// The most readers at once; a further `/api/events` request gets 503.
-    package static let maxReaders = 32
+    static let maxReaders = 32
     /// Frames a reader's ring holds.
-    package let ringCapacity: Int
+    let ringCapacity: Int
     /// Bytes a reader's ring holds.
-    package let ringBytes: Int
+    let ringBytes: Int
     /// Add notification text to the records (`log_level: debug` only).
-    package let includeText: Bool
+    let includeText: Bool
     /// `monitoring.trace_topic`.
-    package let traceTopic: String?
+    let traceTopic: String?
     private let traceProperties: [(name: String, value: String)]
     private let readerCount = Atomic<Int>(0)
     private let readers = Mutex<[FeedReader]>([])
@@ -30,7 +30,7 @@ package final class DecisionFeed: Sendable {
     let readerWake = DispatchSemaphore(value: 0)
 
     /// A feed; `traceProperties` go on every trace publish (the bridge's hop property).
-    package init(includeText: Bool, traceTopic: String?, traceProperties: [(name: String, value: String)] = [],
+    init(includeText: Bool, traceTopic: String?, traceProperties: [(name: String, value: String)] = [],
                 ringCapacity: Int = 4096, ringBytes: Int = 4 << 20) {
         self.includeText = includeText
         self.traceTopic = traceTopic
@@ -40,9 +40,9 @@ package final class DecisionFeed: Sendable {
     }
 
     /// Readers attached now.
-    package var readersAttached: Int { readerCount.load(ordering: .relaxed) }
+    var readersAttached: Int { readerCount.load(ordering: .relaxed) }
     /// Events readers missed since start (`pushbridge_dashboard_dropped_total`).
-    package var dropped: Int { droppedTotal.load(ordering: .relaxed) }
+    var dropped: Int { droppedTotal.load(ordering: .relaxed) }
 
     /// The hook in the bridge's emit step: the final `decision` of message `id` from `topic`.
     @inline(__always)
@@ -183,7 +183,7 @@ final class FeedReader: Sendable {
 extension DecisionFeed {
     /// The feed's metric families: `pushbridge_dashboard_readers` (gauge) and
     /// `pushbridge_dashboard_dropped_total` (events `/api/events` readers missed).
-    package func prometheusText() -> String {
+    func prometheusText() -> String {
         var out = PrometheusWriter()
         out.single("pushbridge_dashboard_readers", .gauge, "Readers attached to /api/events.", readersAttached)
         out.single("pushbridge_dashboard_dropped_total", .counter,

@@ -25,10 +25,10 @@ package struct DecisionRecord: Sendable, Equatable {
     package var text: (title: String?, subtitle: String?, body: String?)?
 
     /// The longest `rule` carried (a rule quotes an extension's error text, which has no bound).
-    package static let maxRuleLength = 300
+    static let maxRuleLength = 300
 
     /// A record from its parts.
-    package init(at: Double, id: String, topic: String, route: String?, outcome: Outcome,
+    init(at: Double, id: String, topic: String, route: String?, outcome: Outcome,
                 decidedBy: String?, rule: String, reason: String?) {
         self.at = at
         self.id = id
@@ -41,7 +41,7 @@ package struct DecisionRecord: Sendable, Equatable {
     }
 
     /// The record of `decision` for the message `id` from `topic`, decided at `at`.
-    package init(_ decision: Decision, id: String, topic: String, at: Double, includeText: Bool = false) {
+    init(_ decision: Decision, id: String, topic: String, at: Double, includeText: Bool = false) {
         self.init(at: at, id: id, topic: topic, route: decision.outcome == .unrouted ? nil : decision.route,
                   outcome: decision.outcome, decidedBy: decision.outcome == .suppressed ? decision.decidedBy : nil,
                   rule: decision.rule, reason: decision.rejection?.reason.rawValue)

@@ -7,11 +7,11 @@ import Foundation
 /// the bucket that holds the rank, as Prometheus' `histogram_quantile` does.
 package struct Histogram: Sendable, Equatable {
     /// Upper bounds (`le`), strictly ascending, finite.
-    package let bounds: [Double]
+    let bounds: [Double]
     /// Per-bucket counts (not cumulative); `bounds.count + 1` entries, the last for `+Inf`.
     package private(set) var counts: [Int]
     /// Sum of the observed values.
-    package private(set) var sum: Double = 0
+    private(set) var sum: Double = 0
     /// Number of observed values.
     package private(set) var count: Int = 0
     /// Smallest and largest observed values (`nil` when empty or rebuilt from parts);
@@ -19,14 +19,14 @@ package struct Histogram: Sendable, Equatable {
     package private(set) var range: ClosedRange<Double>?
 
     /// An empty histogram with the given ascending upper bounds.
-    package init(bounds: [Double]) {
+    init(bounds: [Double]) {
         precondition(zip(bounds, bounds.dropFirst()).allSatisfy { $0 < $1 }, "bounds must ascend")
         self.bounds = bounds
         self.counts = Array(repeating: 0, count: bounds.count + 1)
     }
 
     /// Rebuilds a histogram from its parts (`counts.count` must be `bounds.count + 1`).
-    package init?(bounds: [Double], counts: [Int], sum: Double) {
+    init?(bounds: [Double], counts: [Int], sum: Double) {
         guard counts.count == bounds.count + 1 else { return nil }
         self.init(bounds: bounds)
         self.counts = counts
@@ -35,7 +35,7 @@ package struct Histogram: Sendable, Equatable {
     }
 
     /// Log-spaced bounds from `lower` up to `upper` (both included), `perDecade` per factor of ten.
-    package static func logSpaced(from lower: Double, to upper: Double, perDecade: Int) -> Histogram {
+    static func logSpaced(from lower: Double, to upper: Double, perDecade: Int) -> Histogram {
         var bounds: [Double] = []
         var k = 0
         while true {
@@ -57,7 +57,7 @@ package struct Histogram: Sendable, Equatable {
     }
 
     /// Records one value; NaN is ignored, negatives land in the first bucket.
-    package mutating func observe(_ value: Double) {
+    mutating func observe(_ value: Double) {
         guard !value.isNaN else { return }
         var lo = 0, hi = bounds.count
         while lo < hi {                         // first bound >= value
@@ -75,7 +75,7 @@ package struct Histogram: Sendable, Equatable {
     }
 
     /// Cumulative counts per bound, then the `+Inf` total (which equals `count`).
-    package var cumulativeCounts: [Int] {
+    var cumulativeCounts: [Int] {
         var running = 0
         return counts.map { running += $0; return running }
     }
@@ -83,7 +83,7 @@ package struct Histogram: Sendable, Equatable {
     /// The estimated `q`-quantile (0...1), or `nil` when empty; clamped to the observed
     /// range when known. Values in the `+Inf` bucket report the last bound (a lower limit
     /// of the truth) unless the observed maximum says more.
-    package func quantile(_ q: Double) -> Double? {
+    func quantile(_ q: Double) -> Double? {
         guard let estimate = bucketQuantile(q) else { return nil }
         guard let range else { return estimate }
         return min(max(estimate, range.lowerBound), range.upperBound)

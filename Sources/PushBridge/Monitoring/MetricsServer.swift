@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// Why the metrics endpoint could not start.
-package enum MetricsServerError: Error, Equatable, CustomStringConvertible {
+enum MetricsServerError: Error, Equatable, CustomStringConvertible {
     /// Not a `host:port` (e.g. `127.0.0.1:9464`, `[::1]:9464`).
     case invalidAddress(String)
     /// The socket could not be bound or listened on; `reason` is `strerror`'s text.
@@ -39,11 +39,11 @@ package enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 /// `WebPushEndpoints`; POST and DELETE bodies are read by `RequestUpload`). With `tls`, every
 /// route is served over TLS only. The content providers are fixed at init and called on
 /// libmicrohttpd's thread.
-package final class MetricsServer: Sendable {
+final class MetricsServer: Sendable {
     /// The address it was asked to bind (`HostPort`'s form: an IPv6 host in brackets).
     package let address: String
     /// The bound port (useful when the address asked for port 0).
-    package let port: Int
+    let port: Int
     private let handler: MetricsHandler
     /// The daemon handle; `nil` once stopped.
     private let daemon: Mutex<OpaquePointer?>
@@ -52,7 +52,7 @@ package final class MetricsServer: Sendable {
 
     /// Binds exactly `address` (`host:port`, IPv6 in brackets, parsed as the config parses it;
     /// port 0 picks a free one) and starts serving.
-    package convenience init(address: String, metrics: @escaping @Sendable () -> String,
+    convenience init(address: String, metrics: @escaping @Sendable () -> String,
                             ready: @escaping @Sendable () -> Bool,
                             dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                             tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
@@ -61,7 +61,7 @@ package final class MetricsServer: Sendable {
     }
 
     /// Binds exactly `hostPort` (port 0 picks a free one) and starts serving.
-    package init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
+    init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool,
                 dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                 tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {

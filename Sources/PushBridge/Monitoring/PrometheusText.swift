@@ -10,7 +10,7 @@
 /// and the `pushbridge_end_to_end_latency_seconds` summary (quantiles since start).
 /// `perTopic` adds `pushbridge_topic_messages_total{topic,outcome}` (one series per
 /// tracked topic and outcome: mind the cardinality).
-package func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String {
+func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String {
     var out = PrometheusWriter()
     let s = snapshot
     out.family("pushbridge_build_info", .gauge, "Build information; the value is always 1.")

@@ -19,11 +19,11 @@ import Synchronization
 ///   totals only.
 /// - The first `maxTopics` distinct topics are tracked by name; later ones count under
 ///   `"(other)"` (a topic literally named `(other)` shares that entry).
-package final class Stats: Sendable {
+final class Stats: Sendable {
     /// Name of the topic entry that collects topics beyond `maxTopics`.
-    package static let otherTopic = "(other)"
+    static let otherTopic = "(other)"
     /// Name under which a suppression with no `decidedBy` is counted in `filters`.
-    package static let unnamedFilter = "(extension)"
+    static let unnamedFilter = "(extension)"
 
     /// The bridge version reported in snapshots.
     package let version: String
@@ -84,13 +84,13 @@ package final class Stats: Sendable {
     }
 
     /// Counters for a bridge tracking at most `maxTopics` topics by name.
-    package convenience init(maxTopics: Int, version: String, startedAt: Double) {
+    convenience init(maxTopics: Int, version: String, startedAt: Double) {
         self.init(maxTopics: maxTopics, version: version, startedAt: startedAt,
                   clock: { Date().timeIntervalSince1970 })
     }
 
     /// As above, with the clock used for `last_seen` (UNIX seconds).
-    package init(maxTopics: Int, version: String, startedAt: Double, clock: @escaping @Sendable () -> Double) {
+    init(maxTopics: Int, version: String, startedAt: Double, clock: @escaping @Sendable () -> Double) {
         self.version = version
         self.startedAt = startedAt
         self.clock = clock
@@ -120,7 +120,7 @@ package final class Stats: Sendable {
     /// The message from `topic` reached `decision`: its outcome and side counters are
     /// counted for the topic, its route and the totals; `in_flight` goes down. Call once
     /// per earlier `received(topic:)`.
-    package func finished(topic: String, decision: Decision) {
+    func finished(topic: String, decision: Decision) {
         state.withLock { s in
             Self.count(decision, topicSlot: s.topics.slot(of: topic) ?? s.otherSlot, in: &s)
         }
@@ -160,7 +160,7 @@ package final class Stats: Sendable {
     ///
     /// It is counted as `loop_dropped` (topic and totals) but not as `received`: it never
     /// entered the pipeline, so it has no outcome, and the invariant is unaffected.
-    package func loopDropped(topic: String) {
+    func loopDropped(topic: String) {
         let now = clock()
         state.withLock { s in
             let i = s.topicSlot(topic)
@@ -175,17 +175,17 @@ package final class Stats: Sendable {
     /// Counted in the totals only (`partition_skipped`): not as `received`, so the
     /// invariant is unaffected, and not per topic, so the topics of the other partitions
     /// never fill this replica's `max_topics`.
-    package func partitionSkipped() {
+    func partitionSkipped() {
         skipped.add(1, ordering: .relaxed)
     }
 
     /// Records the time from a message's arrival to the display publish's PUBACK.
-    package func endToEndLatency(seconds: Double) {
+    func endToEndLatency(seconds: Double) {
         state.withLock { $0.latency.observe(seconds) }
     }
 
     /// Whether the broker connection is up.
-    package func setConnected(_ connected: Bool) { self.connected.store(connected, ordering: .relaxed) }
+    func setConnected(_ connected: Bool) { self.connected.store(connected, ordering: .relaxed) }
 
     /// A consistent copy of every counter, taken at `now` (UNIX seconds).
     ///

@@ -51,7 +51,7 @@ package struct StatsSnapshot: Sendable, Equatable {
     /// Delivery-layer events (`qos0_dropped`, `publish_failed`, `publish_refused`,
     /// `redeliveries_skipped`, `replayed`, `journal_overflows`, `journal_errors`), set by
     /// the bridge (`StatsSources`); written as the `delivery` object when set.
-    package var delivery: DeliveryCounts?
+    var delivery: DeliveryCounts?
     /// Each output's counters (`outputs:`); written as the `outputs` object when not empty.
     package var outputs: [OutputStatsSnapshot] = []
 

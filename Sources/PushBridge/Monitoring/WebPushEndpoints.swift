@@ -11,22 +11,22 @@ import Foundation
 ///   401 (no or wrong token), 413 (body over `maximumBody`), 507 (the store is full).
 /// - `DELETE /api/webpush/subscriptions` with the token and `{"endpoint":…}` (or the whole
 ///   subscription): 204 when removed, 404 when unknown.
-package final class WebPushEndpoints: Sendable {
+final class WebPushEndpoints: Sendable {
     /// The largest request body read (a subscription is a few hundred bytes).
-    package static let maximumBody = 8 * 1024
+    static let maximumBody = 8 * 1024
     /// The subscription API's path.
-    package static let subscriptionsPath = "/api/webpush/subscriptions"
+    static let subscriptionsPath = "/api/webpush/subscriptions"
 
     /// Where subscriptions go.
-    package let store: any SubscriptionStore
+    let store: any SubscriptionStore
     /// The VAPID public key served to the page.
-    package let publicKey: String
+    let publicKey: String
     private let token: [UInt8]
     private let log: (@Sendable (String) -> Void)?
 
     /// Endpoints storing into `store`, serving `publicKey`, guarded by `token` (never logged);
     /// `log` hears one line per change of the subscriptions (no token, no keys).
-    package init(store: any SubscriptionStore, publicKey: String, token: String, log: (@Sendable (String) -> Void)? = nil) {
+    init(store: any SubscriptionStore, publicKey: String, token: String, log: (@Sendable (String) -> Void)? = nil) {
         self.store = store
         self.publicKey = publicKey
         self.token = Array(token.utf8)

@@ -32,12 +32,12 @@ extension NotificationRequest {
 }
 
 /// Reads an APNs JSON body into notification content (for `input: apns`).
-package enum APNsBodyReader {
+enum APNsBodyReader {
     /// What an APNs body carries besides the content.
     package struct Parsed: Sendable {
         package var content: NotificationContent
-        package var mutableContent: Bool
-        package var contentAvailable: Bool
+        var mutableContent: Bool
+        var contentAvailable: Bool
     }
 
     /// Parses `body`; throws `InvalidPayload` when it is not an APNs body.

@@ -5,7 +5,7 @@ extension NotificationRequest {
     /// An upper bound of the size of `apnsBody`'s JSON text, without building it.
     ///
     /// Validation needs the exact size only when this bound passes the limit.
-    package var apnsBodySizeBound: Int {
+    var apnsBodySizeBound: Int {
         let c = content
         let member = Self.apsMemberOverhead
         // {"aps":{"alert":{}}} and commas

@@ -5,7 +5,7 @@
 ///
 /// The sound's critical-alert parts (`sound_critical`, `sound_volume`), `attachments` and
 /// `user_info` are not rows: each representation writes those its own way.
-package enum ContentField: Int, CaseIterable, Sendable {
+enum ContentField: Int, CaseIterable, Sendable {
     case title, subtitle, body, sound, badge, threadID, category, interruptionLevel, relevanceScore
     case targetContentID, filterCriteria
 
@@ -43,14 +43,14 @@ package enum ContentField: Int, CaseIterable, Sendable {
     /// What the field holds.
     package var kind: Kind { row.kind }
     /// The key in an APNs body (`thread-id`); title, subtitle and body live in `aps.alert`.
-    package var apsKey: String { String(key.map { $0 == "_" ? "-" : $0 }) }
+    var apsKey: String { String(key.map { $0 == "_" ? "-" : $0 }) }
     /// `true` for the fields of `aps.alert`.
-    package var inAlert: Bool { self == .title || self == .subtitle || self == .body }
+    var inAlert: Bool { self == .title || self == .subtitle || self == .body }
     /// Where a `.text` or `.level` field is stored; `nil` for `badge` and `relevance_score`.
     var slot: Int? { row.slot }
 
     /// The field named `key`, or `nil`.
-    package init?(key: String) {
+    init?(key: String) {
         guard let field = Self.allCases.first(where: { $0.key == key }) else { return nil }
         self = field
     }
@@ -77,7 +77,7 @@ package enum ContentField: Int, CaseIterable, Sendable {
 
 extension NotificationContent {
     /// The content as expressions see it (`content.title`, …); absent fields are left out.
-    package var jsonValue: JSONValue {
+    var jsonValue: JSONValue {
         var o: JSONObject = [:]
         for field in ContentField.allCases {
             if let value = field.value(in: self) { o[field.key] = value }

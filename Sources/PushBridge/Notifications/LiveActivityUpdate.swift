@@ -1,6 +1,6 @@
 /// One ActivityKit push: the `aps` keys that start, update or end a Live Activity
 /// (Apple, "Starting and updating Live Activities with ActivityKit push notifications").
-package struct LiveActivityUpdate: Sendable, Equatable {
+struct LiveActivityUpdate: Sendable, Equatable {
     /// `aps.event`.
     package enum Event: String, Sendable, CaseIterable {
         case start, update, end
@@ -8,17 +8,17 @@ package struct LiveActivityUpdate: Sendable, Equatable {
 
     package var event: Event
     /// `aps.timestamp`: when the content state was made, UNIX seconds (always sent).
-    package var timestamp: Int64
+    var timestamp: Int64
     /// `aps.content-state`: the Live Activity's dynamic content.
-    package var contentState: JSONObject
+    var contentState: JSONObject
     /// `aps.stale-date`, UNIX seconds; `nil`: not sent.
-    package var staleDate: Int64? = nil
+    var staleDate: Int64? = nil
     /// `aps.dismissal-date`, UNIX seconds (sent with `end`); `nil`: not sent.
-    package var dismissalDate: Int64? = nil
+    var dismissalDate: Int64? = nil
     /// `aps.attributes-type` (with `start`: push-to-start); `nil`: not sent.
-    package var attributesType: String? = nil
+    var attributesType: String? = nil
     /// `aps.attributes`, sent with `attributesType`.
-    package var attributes: JSONObject? = nil
+    var attributes: JSONObject? = nil
 
     /// Adds the keys to `aps`.
     func write(into aps: inout JSONObject) {

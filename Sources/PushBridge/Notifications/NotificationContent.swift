@@ -140,7 +140,7 @@ public struct NotificationContent: Sendable, Equatable {
 
     /// `aps.sound` as APNs carries it: the name, or Apple's critical-alert dictionary
     /// `{"critical": 1, "name": …, "volume": …}` when the sound is critical or has a volume.
-    package var soundJSON: JSONValue? {
+    var soundJSON: JSONValue? {
         guard let sound else { return nil }
         guard soundCritical || soundVolume != nil else { return .string(sound) }
         var d: JSONObject = ["critical": .int(soundCritical ? 1 : 0), "name": .string(sound)]
@@ -151,7 +151,7 @@ public struct NotificationContent: Sendable, Equatable {
     /// Sets `sound`, `soundCritical` and `soundVolume` from an `aps.sound` value: a name, or
     /// the critical-alert dictionary (`name` defaults to `"default"`, `critical` is 0/1 or a
     /// boolean, `volume` a number from 0 to 1). Returns what is wrong, or `nil`.
-    package mutating func setSound(_ value: JSONValue?) -> String? {
+    mutating func setSound(_ value: JSONValue?) -> String? {
         switch value {
         case nil, .null?:
             sound = nil; soundCritical = false; soundVolume = nil
@@ -207,7 +207,7 @@ public struct NotificationContent: Sendable, Equatable {
 }
 
 /// The `interruption-level` values.
-package enum InterruptionLevel: String, Sendable, CaseIterable {
+enum InterruptionLevel: String, Sendable, CaseIterable {
     case passive, active
     case timeSensitive = "time-sensitive"
     case critical

@@ -66,7 +66,7 @@ public struct NotificationRequest: Sendable, Equatable {
     public var content: NotificationContent { get { storage.content } set { uniqueStorage().content = newValue } }
     /// A Live Activity's `aps.event` and its keys; set, the request is published as one
     /// (`apns-push-type: liveactivity`) and is not an alert.
-    package var liveActivity: LiveActivityUpdate? {
+    var liveActivity: LiveActivityUpdate? {
         get { storage.liveActivity }
         set { uniqueStorage().liveActivity = newValue }
     }

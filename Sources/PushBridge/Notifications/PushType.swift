@@ -4,7 +4,7 @@ public enum PushType: String, Sendable, CaseIterable {
     case liveactivity, pushtotalk, widgets, controls
 
     /// Largest APNs JSON body in bytes: 5120 for `voip`, 4096 otherwise.
-    package var maxBodyBytes: Int { self == .voip ? 5120 : 4096 }
+    var maxBodyBytes: Int { self == .voip ? 5120 : 4096 }
 }
 
 /// Why a request was rejected: APNs' own reasons plus pushbridge's two.
@@ -24,7 +24,7 @@ package enum RejectReason: String, Sendable, CaseIterable, Error {
 package struct Rejection: Error, Sendable, Equatable {
     package var reason: RejectReason
     package var detail: String
-    package init(_ reason: RejectReason, _ detail: String) {
+    init(_ reason: RejectReason, _ detail: String) {
         self.reason = reason
         self.detail = detail
     }

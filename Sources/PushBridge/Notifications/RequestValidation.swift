@@ -1,12 +1,12 @@
 /// APNs' checks on a request, with APNs' rejection reasons (`BadCollapseId`, `PayloadTooLarge`, …).
 extension NotificationRequest {
     /// Largest `apns-collapse-id` in bytes.
-    package static let maxCollapseIDBytes = 64
+    static let maxCollapseIDBytes = 64
 
     /// Throws the first reason APNs would reject this request for.
     ///
     /// The body size is measured on the JSON body the request would be sent with.
-    package func validate() throws(Rejection) {
+    func validate() throws(Rejection) {
         if !Self.isValidID(id) {
             throw Rejection(.badMessageId, "apns-id \"\(id)\" is not a lowercase 8-4-4-4-12 UUID")
         }
@@ -37,7 +37,7 @@ extension NotificationRequest {
     /// Eight bytes at a time: the four dashes are checked and replaced by `0`, then every byte
     /// of each word must be `0`-`9` or `a`-`f` (`isHexWord`). ~60 instructions against ~300 for a
     /// byte loop; it runs for every request (`validate`).
-    package static func isValidID(_ s: String) -> Bool {
+    static func isValidID(_ s: String) -> Bool {
         func check(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
             guard u.count == 36, let base = u.baseAddress else { return false }
             let raw = UnsafeRawPointer(base)
@@ -80,7 +80,7 @@ extension NotificationRequest {
     }
 
     /// A lowercase version-4-shaped UUID from 128 bits.
-    package static func uuidString(high: UInt64, low: UInt64) -> String {
+    static func uuidString(high: UInt64, low: UInt64) -> String {
         var h = high, l = low
         h = (h & ~0xF000) | 0x4000                      // version 4
         l = (l & ~(0xC000_0000_0000_0000)) | 0x8000_0000_0000_0000  // variant 10

@@ -1,7 +1,7 @@
 /// What the message path hands to the outputs: a delivered alert (its display message,
 /// always as JSON) or a condition's withdraw (its JSON: `type` "withdraw", `alert_id`,
 /// `collapse_id`, `source_topic`, `route`, `reason`).
-package struct OutputItem: Sendable {
+struct OutputItem: Sendable {
     /// The two item kinds.
     package enum Kind: String, Sendable {
         case alert, withdraw
@@ -16,7 +16,7 @@ package struct OutputItem: Sendable {
     package let json: [UInt8]
 
     /// A delivered alert: `displayJSON` is `DisplayRenderer.displayJSON` of its request.
-    package init(alertID: String, route: String, displayJSON: [UInt8]) {
+    init(alertID: String, route: String, displayJSON: [UInt8]) {
         kind = .alert
         key = alertID
         self.route = route
@@ -24,7 +24,7 @@ package struct OutputItem: Sendable {
     }
 
     /// A cleared condition's withdraw message, as the display topic gets it (`Withdrawal.json`).
-    package init(withdrawal w: Withdrawal) {
+    init(withdrawal w: Withdrawal) {
         kind = .withdraw
         key = w.alertID + "/withdraw"
         route = w.route

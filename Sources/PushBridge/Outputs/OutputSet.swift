@@ -2,7 +2,7 @@ import Foundation
 
 /// The outputs of a running bridge (docs/outputs.md): one worker per `outputs:` entry, the
 /// hand-off from the message path, the dead letters of refused deliveries, the drain.
-package final class OutputSet: Sendable {
+final class OutputSet: Sendable {
     let workers: [OutputWorker]
     private let journal: Journal?
     private let renderer: DisplayRenderer
@@ -80,7 +80,7 @@ package final class OutputSet: Sendable {
 
     /// Hands `item` to every output whose `routes` include its route. With a journal the
     /// deliveries are stored first (one transaction); the workers are then woken.
-    package func offer(_ item: OutputItem) {
+    func offer(_ item: OutputItem) {
         var rows: [(output: String, key: String, target: String)] = []
         var owners: [OutputWorker] = []
         for w in workers where w.config.routes?.contains(item.route) ?? true {
@@ -114,7 +114,7 @@ package final class OutputSet: Sendable {
     }
 
     /// Each output's counters now, in config order.
-    package func snapshots() -> [OutputStatsSnapshot] { workers.map { $0.stats.snapshot() } }
+    func snapshots() -> [OutputStatsSnapshot] { workers.map { $0.stats.snapshot() } }
 
     private static func parseTimestamp(_ text: String) -> Double? {
         let f = ISO8601DateFormatter()

@@ -2,7 +2,7 @@ import Synchronization
 
 /// One output's counters: written by its worker and its
 /// hand-off, read by the stats, `/metrics` and the dashboard.
-package final class OutputStats: Sendable {
+final class OutputStats: Sendable {
     package let name: String
     package let kind: String
     let delivered = Atomic<Int>(0)
@@ -36,12 +36,12 @@ package struct OutputStatsSnapshot: Sendable, Equatable {
     package var name: String
     package var kind: String
     package var delivered: Int
-    package var failed: Int
-    package var retried: Int
-    package var skipped: Int
+    var failed: Int
+    var retried: Int
+    var skipped: Int
     package var pending: Int
-    package var latencyP50ms: Double
-    package var latencyP99ms: Double
+    var latencyP50ms: Double
+    var latencyP99ms: Double
 }
 
 /// The last 1024 latencies.

@@ -73,7 +73,7 @@ public struct BridgeLogger: Sendable {
 
     /// `text` with control characters escaped, so it stays on one line and cannot move a
     /// terminal's cursor: `\n`, `\r`, `\t`, and `\u{XX}` for the other C0 controls and DEL.
-    package static func escaped(_ text: String) -> String {
+    static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
         var out = ""
         out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 8)

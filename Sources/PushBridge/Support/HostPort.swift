@@ -7,7 +7,7 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
     /// The host, without brackets (`::1`, `127.0.0.1`, `localhost`).
     package var host: String
     /// The port.
-    package var port: Int
+    var port: Int
 
     /// Why a text is not a `host:port`, or why its host could not be resolved.
     package struct Problem: Error, Equatable, CustomStringConvertible {
@@ -102,15 +102,15 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
 package struct SocketAddress: @unchecked Sendable {
     // `@unchecked`: `sockaddr_storage` is plain bytes, copied by value.
     /// The address bytes.
-    package var storage: sockaddr_storage
+    var storage: sockaddr_storage
     /// How many of them are used.
     package var length: socklen_t
 
     /// `AF_INET` or `AF_INET6`.
-    package var family: Int32 { Int32(storage.ss_family) }
+    var family: Int32 { Int32(storage.ss_family) }
 
     /// The port (at the same place in `sockaddr_in` and `sockaddr_in6`).
-    package var port: Int {
+    var port: Int {
         var copy = storage
         return withUnsafeBytes(of: &copy) { Int(UInt16(bigEndian: $0.load(fromByteOffset: 2, as: UInt16.self))) }
     }

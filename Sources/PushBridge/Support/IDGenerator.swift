@@ -6,26 +6,26 @@ import Synchronization
 /// calls per message on the hot path. Ids need uniqueness, not secrecy, so this is
 /// xoshiro256** seeded once from the system generator, behind a lock (one caller, the
 /// network thread, in practice).
-package final class IDGenerator: Sendable {
+final class IDGenerator: Sendable {
     /// The process-wide generator.
-    package static let shared = IDGenerator()
+    static let shared = IDGenerator()
 
     private let state: Mutex<(UInt64, UInt64, UInt64, UInt64)>
 
     /// A generator seeded from `SystemRandomNumberGenerator`.
-    package convenience init() {
+    convenience init() {
         var system = SystemRandomNumberGenerator()
         self.init(seed: (system.next(), system.next(), system.next(), system.next()))
     }
 
     /// A generator with a fixed seed (tests); an all-zero seed is replaced, as xoshiro needs.
-    package init(seed: (UInt64, UInt64, UInt64, UInt64)) {
+    init(seed: (UInt64, UInt64, UInt64, UInt64)) {
         let s = seed == (0, 0, 0, 0) ? (0x9E37_79B9_7F4A_7C15, 1, 2, 3) : seed
         state = Mutex(s)
     }
 
     /// The next 128 random bits.
-    package func next128() -> (UInt64, UInt64) {
+    func next128() -> (UInt64, UInt64) {
         state.withLock { s in (Self.step(&s), Self.step(&s)) }
     }
 

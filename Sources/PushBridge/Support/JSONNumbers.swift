@@ -45,7 +45,7 @@ extension JSONValue {
 
     /// Any number as the nearest `Double`, a `bigInt` included (arithmetic, deadbands,
     /// config numbers); `nil` for anything that is no number.
-    package var arithmeticValue: Double? {
+    var arithmeticValue: Double? {
         switch self {
         case .int(let n): Double(n)
         case .double(let d): d

@@ -47,7 +47,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     /// Reserves room for `count` members.
-    package mutating func reserveCapacity(_ count: Int) {
+    mutating func reserveCapacity(_ count: Int) {
         members.reserveCapacity(count)
     }
 
@@ -123,7 +123,7 @@ public struct JSONObject: Sendable, Hashable, RandomAccessCollection, Expressibl
     }
 
     /// The same keys with `transform` applied to each value.
-    package func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
+    func mapValues(_ transform: (JSONValue) throws -> JSONValue) rethrows -> JSONObject {
         var result = self
         for i in result.members.indices { result.members[i].value = try transform(result.members[i].value) }
         return result

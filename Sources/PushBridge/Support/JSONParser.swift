@@ -10,7 +10,7 @@ package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertib
 
 extension JSONValue {
     /// The deepest nesting of arrays and objects `parse` accepts.
-    package static let maximumParseDepth = 512
+    static let maximumParseDepth = 512
 
     /// Parses one JSON text (RFC 8259, strict) from UTF-8 bytes.
     ///

@@ -1,7 +1,7 @@
 extension JSONValue {
     /// Indented JSON text (two spaces), object members in the order they were added, a list
     /// of scalars on one line: for files people read and diff, such as the config schema.
-    package var prettyJSONText: String {
+    var prettyJSONText: String {
         var out = ""
         writePretty(into: &out, indent: "")
         return out

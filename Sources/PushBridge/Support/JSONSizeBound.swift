@@ -4,7 +4,7 @@ extension JSONValue {
     /// Every string byte may become a six-byte `\u00XX` escape, an integer takes at most 20
     /// bytes and a double at most 32; the bound is exact for nothing but always at least the
     /// real size, so a value under a limit by this measure is under it for sure.
-    package var jsonSizeBound: Int {
+    var jsonSizeBound: Int {
         switch self {
         case .null: return 4
         case .bool: return 5

@@ -3,7 +3,7 @@ import Foundation
 /// Handles process signals on a dispatch queue instead of in a signal handler: each of
 /// `signals` is ignored by the process and reported to `handler` (any thread) until the
 /// watch is cancelled or released.
-package final class SignalWatch: Sendable {
+final class SignalWatch: Sendable {
     private let sources: [SignalSource]
 
     /// A dispatch signal source (thread-safe: its methods may be called from any thread).
@@ -13,7 +13,7 @@ package final class SignalWatch: Sendable {
     }
 
     /// Starts watching `signals`.
-    package init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
+    init(_ signals: [Int32], handler: @escaping @Sendable (Int32) -> Void) {
         sources = signals.map { sig in
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())

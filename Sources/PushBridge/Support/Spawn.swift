@@ -7,7 +7,7 @@ import Foundation
 /// end of a directory entry while it counts the open descriptors
 /// (swift-corelibs-foundation #5472) and crashes now and then. It would also pass on the
 /// spawning thread's signal mask, and the bridge's threads block SIGTERM.
-package enum Spawn {
+enum Spawn {
     /// The process could not be started.
     package struct Failure: Error, CustomStringConvertible {
         /// What failed and why, e.g. "cannot start /nope: No such file or directory".
@@ -57,7 +57,7 @@ package enum Spawn {
     }()
 
     /// Adds the file action that closes every descriptor from 3 up in the child.
-    package static func closeInherited(_ actions: inout posix_spawn_file_actions_t) throws(Failure) {
+    static func closeInherited(_ actions: inout posix_spawn_file_actions_t) throws(Failure) {
         guard let closeFrom = addCloseFrom, closeFrom(&actions, 3) == 0 else {
             throw Failure(description: "posix_spawn_file_actions_addclosefrom_np is unavailable (glibc older than 2.34)")
         }
@@ -65,7 +65,7 @@ package enum Spawn {
 
     /// A pipe whose two ends close on exec (a child gets its copy through a dup2 file action):
     /// `(read, write)`.
-    package static func pipe() throws(Failure) -> (read: Int32, write: Int32) {
+    static func pipe() throws(Failure) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [0, 0]
         // Swift's Glibc has no `pipe2`; `Spawn.start` closes every other descriptor in its
         // children anyway, so the moment between `pipe` and `fcntl` leaks nothing to them.

@@ -3,12 +3,12 @@
 /// A filter is non-empty, at most 65 535 UTF-8 bytes, contains no NUL; `+` stands alone in
 /// its level; `#` stands alone in the last level. Matching follows the `$` rule: a filter
 /// whose first level is `+` or `#` does not match a topic that starts with `$`.
-package enum TopicFilter {
+enum TopicFilter {
     /// Longest topic or filter, in UTF-8 bytes.
-    package static let maxBytes = 65_535
+    static let maxBytes = 65_535
 
     /// The problem with `filter`, or `nil` when it is a valid subscription filter.
-    package static func validate(_ filter: String) -> String? {
+    static func validate(_ filter: String) -> String? {
         if let problem = commonProblem(filter) { return problem }
         let levels = filter.split(separator: "/", omittingEmptySubsequences: false)
         for (index, level) in levels.enumerated() {
@@ -24,7 +24,7 @@ package enum TopicFilter {
     }
 
     /// The problem with `topic` as a topic to publish to, or `nil` when it is valid.
-    package static func validatePublishTopic(_ topic: String) -> String? {
+    static func validatePublishTopic(_ topic: String) -> String? {
         if let problem = commonProblem(topic) { return problem }
         if topic.contains("+") || topic.contains("#") {
             return "a topic to publish to must not contain the wildcards '+' or '#'"
@@ -33,7 +33,7 @@ package enum TopicFilter {
     }
 
     /// `true` when `topic` (a topic name) matches `filter` (a valid filter).
-    package static func matches(filter: String, topic: String) -> Bool {
+    static func matches(filter: String, topic: String) -> Bool {
         let f = filter.split(separator: "/", omittingEmptySubsequences: false)
         let t = topic.split(separator: "/", omittingEmptySubsequences: false)
         if topic.hasPrefix("$"), let first = f.first, first == "+" || first == "#" {

@@ -46,7 +46,7 @@ package final class Worker: Sendable {
     /// Queues `job` after the ones already queued (the first starts the thread). Never
     /// blocks. `false` (and `job` is dropped) once `stop()` was called.
     @discardableResult
-    package func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
         let launch = state.withLock { s -> Bool? in
             guard !s.stopping else { return nil }
             s.jobs.append(job)
@@ -70,16 +70,16 @@ package final class Worker: Sendable {
     }
 
     /// `true` once `stop()` was called.
-    package var isStopping: Bool { state.withLock { $0.stopping } }
+    var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// For a looping job: waits up to `duration` for `stop()`; `true` if it was called
     /// (at once if it already was), `false` when `duration` passed without it.
-    package func stopRequested(within duration: Duration) -> Bool {
+    func stopRequested(within duration: Duration) -> Bool {
         wake.wait(until: .now + duration) { isStopping }
     }
 
     /// `true` when the caller runs on this worker's thread.
-    package var isCurrent: Bool {
+    var isCurrent: Bool {
         guard let thread = state.withLock({ $0.thread }) else { return false }
         return pthread_equal(thread, pthread_self()) != 0
     }
@@ -89,7 +89,7 @@ package final class Worker: Sendable {
     /// Without `stop()` the thread never ends. From the worker's own thread (a job) it
     /// returns `false` at once: the thread cannot wait for itself.
     @discardableResult
-    package func join(until deadline: ContinuousClock.Instant? = nil) -> Bool {
+    func join(until deadline: ContinuousClock.Instant? = nil) -> Bool {
         if isCurrent { return false }
         let done = { self.state.withLock { $0.finished } }
         guard let deadline else {
@@ -153,7 +153,7 @@ extension Worker {
     /// broker) on a worker thread and awaits its result, so that the calling task leaves
     /// its cooperative thread free. The threads are reused: a call starts a new one only
     /// while every earlier one is busy (calls never wait for each other).
-    package static func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    static func runBlocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         let worker = idle.withLock { $0.popLast() } ?? Worker(name: "pushbridge-pool")
         return await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
             // An idle worker is never stopped, so the job is always taken.

@@ -3,7 +3,7 @@ import COpenSSL
 /// A failed OpenSSL operation: what was being done and OpenSSL's own words for why.
 package struct CryptoError: Error, Equatable, CustomStringConvertible {
     /// The step that failed (`ECDH`, `read VAPID key '/var/lib/pushbridge/vapid.pem'`, …).
-    package let operation: String
+    let operation: String
     /// OpenSSL's error queue as text (may be empty when OpenSSL gave no reason).
     package let reason: String
 

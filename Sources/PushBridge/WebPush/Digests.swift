@@ -2,30 +2,30 @@ import COpenSSL
 
 /// The hash, key derivation, random bytes and AEAD cipher Web Push needs, all through OpenSSL's
 /// EVP interfaces (nothing here is a hand-written cipher).
-package enum Digests {
+enum Digests {
     /// SHA-256 of `bytes`.
-    package static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         _ = bytes.withUnsafeBufferPointer { SHA256($0.baseAddress, $0.count, &out) }
         return out
     }
 
     /// HKDF-SHA256 (RFC 5869, extract then expand) of `length` bytes.
-    package static func hkdf(salt: [UInt8], key: [UInt8], info: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
+    static func hkdf(salt: [UInt8], key: [UInt8], info: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: length)
         try CryptoError.check(pb_ssl_hkdf_sha256(salt, salt.count, key, key.count, info, info.count, &out, length), "HKDF-SHA256")
         return out
     }
 
     /// `count` bytes from OpenSSL's CSPRNG.
-    package static func random(_ count: Int) throws(CryptoError) -> [UInt8] {
+    static func random(_ count: Int) throws(CryptoError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: count)
         try CryptoError.check(RAND_bytes(&out, Int32(count)), "random bytes")
         return out
     }
 
     /// AES-128-GCM of `plaintext` under `key` (16 bytes) and `nonce` (12 bytes): ciphertext || tag (16 bytes).
-    package static func aes128gcmSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
+    static func aes128gcmSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let ctx = EVP_CIPHER_CTX_new() else { throw .openSSL("AES-128-GCM") }
         defer { EVP_CIPHER_CTX_free(ctx) }
         try CryptoError.check(EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), nil, nil, nil), "AES-128-GCM init")
@@ -45,7 +45,7 @@ package enum Digests {
     }
 
     /// The plaintext of AES-128-GCM `sealed` (ciphertext || tag); throws when the tag does not verify.
-    package static func aes128gcmOpen(key: [UInt8], nonce: [UInt8], sealed: [UInt8]) throws(CryptoError) -> [UInt8] {
+    static func aes128gcmOpen(key: [UInt8], nonce: [UInt8], sealed: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard sealed.count >= 16 else { throw CryptoError(operation: "AES-128-GCM decrypt", reason: "shorter than the tag") }
         guard let ctx = EVP_CIPHER_CTX_new() else { throw .openSSL("AES-128-GCM") }
         defer { EVP_CIPHER_CTX_free(ctx) }

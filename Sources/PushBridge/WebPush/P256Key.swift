@@ -13,7 +13,7 @@ package final class P256Key: @unchecked Sendable {
     deinit { EVP_PKEY_free(key) }
 
     /// A new random key pair.
-    package static func generate() throws(CryptoError) -> P256Key {
+    static func generate() throws(CryptoError) -> P256Key {
         var key: OpaquePointer?
         guard pb_ssl_keygen_p256(&key) == 1, let key else { throw .openSSL("generate a P-256 key") }
         return P256Key(owning: key)
@@ -21,7 +21,7 @@ package final class P256Key: @unchecked Sendable {
 
     /// The key pair in PEM text (`-----BEGIN PRIVATE KEY-----`, PKCS #8, as `openssl genpkey` writes it).
     /// `context` names the source in errors. A PEM with another kind of key is refused.
-    package static func privateKey(pem: [UInt8], context: String) throws(CryptoError) -> P256Key {
+    static func privateKey(pem: [UInt8], context: String) throws(CryptoError) -> P256Key {
         let parsed: OpaquePointer? = pem.withUnsafeBytes { raw in
             guard let bio = pb_ssl_bio_from(raw.baseAddress, raw.count) else { return nil }
             defer { BIO_free(bio) }
@@ -36,7 +36,7 @@ package final class P256Key: @unchecked Sendable {
     }
 
     /// The key pair whose private scalar is `scalar` (32 bytes, big-endian): fixed keys for test vectors.
-    package static func privateKey(scalar: [UInt8]) throws(CryptoError) -> P256Key {
+    static func privateKey(scalar: [UInt8]) throws(CryptoError) -> P256Key {
         guard scalar.count == 32, let key = pb_ssl_private_from_scalar(scalar, scalar.count) else {
             throw .openSSL("P-256 key from a scalar")
         }
@@ -45,7 +45,7 @@ package final class P256Key: @unchecked Sendable {
 
     /// The public key whose uncompressed point (`0x04 || x || y`, 65 bytes) is `point`;
     /// throws when the bytes are not a point on the curve.
-    package static func publicKey(point: [UInt8]) throws(CryptoError) -> P256Key {
+    static func publicKey(point: [UInt8]) throws(CryptoError) -> P256Key {
         guard point.count == 65, point.first == 0x04, let key = pb_ssl_public_from_point(point, point.count) else {
             throw CryptoError(operation: "read a P-256 public key", reason: "not an uncompressed point on P-256")
         }
@@ -61,14 +61,14 @@ package final class P256Key: @unchecked Sendable {
     }
 
     /// The uncompressed public point, 65 bytes.
-    package var publicPoint: [UInt8] {
+    var publicPoint: [UInt8] {
         var out = [UInt8](repeating: 0, count: 65)
         let length = pb_ssl_public_point(key, &out, out.count)
         return Array(out.prefix(length))
     }
 
     /// The key pair as PEM (PKCS #8, unencrypted).
-    package func privatePEM() throws(CryptoError) -> [UInt8] {
+    func privatePEM() throws(CryptoError) -> [UInt8] {
         guard let bio = BIO_new(BIO_s_mem()) else { throw .openSSL("write PEM") }
         defer { BIO_free(bio) }
         try CryptoError.check(PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil), "write PEM")
@@ -79,7 +79,7 @@ package final class P256Key: @unchecked Sendable {
     }
 
     /// The ECDH shared secret (the x coordinate, 32 bytes) of this private key and `peer`'s public key.
-    package func sharedSecret(with peer: P256Key) throws(CryptoError) -> [UInt8] {
+    func sharedSecret(with peer: P256Key) throws(CryptoError) -> [UInt8] {
         guard let ctx = EVP_PKEY_CTX_new(key, nil) else { throw .openSSL("ECDH") }
         defer { EVP_PKEY_CTX_free(ctx) }
         try CryptoError.check(EVP_PKEY_derive_init(ctx), "ECDH")
@@ -92,7 +92,7 @@ package final class P256Key: @unchecked Sendable {
     }
 
     /// The ES256 signature (ECDSA P-256 over SHA-256) of `message` as JWS wants it: `r || s`, 64 bytes.
-    package func signES256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
+    func signES256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let ctx = EVP_MD_CTX_new() else { throw .openSSL("ES256 sign") }
         defer { EVP_MD_CTX_free(ctx) }
         try CryptoError.check(EVP_DigestSignInit(ctx, nil, EVP_sha256(), nil, key), "ES256 sign")

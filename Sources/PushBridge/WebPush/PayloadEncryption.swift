@@ -5,12 +5,12 @@
 /// the RFC's inputs and the header.
 package enum PayloadEncryption {
     /// The record size written in the header (the RFC's example uses it too).
-    package static let recordSize: UInt32 = 4096
+    static let recordSize: UInt32 = 4096
     /// Header bytes: salt (16), record size (4), key id length (1), key id (65).
-    package static let headerLength = 16 + 4 + 1 + 65
+    static let headerLength = 16 + 4 + 1 + 65
     /// The largest plaintext sent: push services accept bodies of at most 4096 bytes
     /// (RFC 8030 section 7.2), less the header, the delimiter and the 16-byte tag.
-    package static let maximumPlaintext = 4096 - headerLength - 1 - 16
+    static let maximumPlaintext = 4096 - headerLength - 1 - 16
 
     /// Why a payload cannot be encrypted.
     package enum Failure: Error, Equatable, CustomStringConvertible {
@@ -32,7 +32,7 @@ package enum PayloadEncryption {
 
     /// The request body for `plaintext` to the user agent whose keys are `p256dh` (its
     /// uncompressed public point) and `auth` (16 bytes), with a fresh ephemeral key and salt.
-    package static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8]) throws(Failure) -> [UInt8] {
+    static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8]) throws(Failure) -> [UInt8] {
         let ephemeral: P256Key, salt: [UInt8]
         do throws(CryptoError) {
             ephemeral = try P256Key.generate()
@@ -42,7 +42,7 @@ package enum PayloadEncryption {
     }
 
     /// `encrypt` with a given ephemeral key pair and salt (RFC 8291 Appendix A fixes both).
-    package static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8],
+    static func encrypt(_ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8],
                                 ephemeral: P256Key, salt: [UInt8]) throws(Failure) -> [UInt8] {
         guard plaintext.count <= maximumPlaintext else { throw .tooLarge(plaintext.count) }
         guard salt.count == 16 else { throw .crypto(CryptoError(operation: "aes128gcm encrypt", reason: "the salt must be 16 bytes")) }
@@ -60,7 +60,7 @@ package enum PayloadEncryption {
 
     /// The plaintext of `body`, as the user agent holding `privateKey` and `auth` reads it
     /// (one record, as `encrypt` writes; the padding removed).
-    package static func decrypt(_ body: [UInt8], privateKey: P256Key, auth: [UInt8]) throws(CryptoError) -> [UInt8] {
+    static func decrypt(_ body: [UInt8], privateKey: P256Key, auth: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard body.count > headerLength, body[20] == 65 else {
             throw CryptoError(operation: "aes128gcm decrypt", reason: "no header with a 65-byte key id")
         }

@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// Keyed by endpoint: subscribing again with the same endpoint replaces the keys (a browser
 /// that re-subscribes after a key change). Bounded: at most `limit` subscriptions.
-package protocol SubscriptionStore: Sendable {
+protocol SubscriptionStore: Sendable {
     /// Adds or replaces the subscription with `subscription.endpoint`.
     func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult
     /// Removes the subscription with `endpoint` (unsubscribe, or a 404/410 answer); `true` when there was one.
@@ -16,7 +16,7 @@ package protocol SubscriptionStore: Sendable {
 }
 
 /// What `upsert` did.
-package enum UpsertResult: Equatable, Sendable {
+enum UpsertResult: Equatable, Sendable {
     /// A new endpoint.
     case added
     /// An endpoint already there, its keys replaced.
@@ -28,20 +28,20 @@ package enum UpsertResult: Equatable, Sendable {
 /// A subscription store that failed (the database's words).
 package struct SubscriptionStoreError: Error, Equatable, CustomStringConvertible {
     package let description: String
-    package init(_ description: String) { self.description = description }
+    init(_ description: String) { self.description = description }
 }
 
 /// Subscriptions in memory (a bridge without `journal`): lost when the process ends, so the
 /// browsers subscribe again (the page does on every visit).
-package final class MemorySubscriptionStore: SubscriptionStore {
+final class MemorySubscriptionStore: SubscriptionStore {
     /// The most subscriptions kept.
-    package let limit: Int
+    let limit: Int
     private let entries = Mutex<[WebPushSubscription]>([])
 
     /// An empty store of at most `limit` subscriptions.
-    package init(limit: Int = 1000) { self.limit = limit }
+    init(limit: Int = 1000) { self.limit = limit }
 
-    package func upsert(_ subscription: WebPushSubscription) -> UpsertResult {
+    func upsert(_ subscription: WebPushSubscription) -> UpsertResult {
         entries.withLock { list in
             if let i = list.firstIndex(where: { $0.endpoint == subscription.endpoint }) {
                 list[i] = subscription
@@ -54,7 +54,7 @@ package final class MemorySubscriptionStore: SubscriptionStore {
     }
 
     @discardableResult
-    package func remove(endpoint: String) -> Bool {
+    func remove(endpoint: String) -> Bool {
         entries.withLock { list in
             guard let i = list.firstIndex(where: { $0.endpoint == endpoint }) else { return false }
             list.remove(at: i)
@@ -62,5 +62,5 @@ package final class MemorySubscriptionStore: SubscriptionStore {
         }
     }
 
-    package func all() -> [WebPushSubscription] { entries.withLock { $0 } }
+    func all() -> [WebPushSubscription] { entries.withLock { $0 } }
 }

@@ -5,12 +5,12 @@ import Foundation
 /// At first start the file does not exist: a key is made and written with mode 0600 (its
 /// directory created). Later starts load it, so browsers' subscriptions, made for its public
 /// key, stay valid.
-package struct VAPIDKey: Sendable {
+struct VAPIDKey: Sendable {
     /// The key pair.
     package let key: P256Key
     /// The public key as browsers want it for `applicationServerKey` and as the `k=` of the
     /// `Authorization` header: base64url of the uncompressed point.
-    package let publicKey: String
+    let publicKey: String
 
     /// Why the key file could not be used.
     package enum Failure: Error, Equatable, CustomStringConvertible {
@@ -31,14 +31,14 @@ package struct VAPIDKey: Sendable {
     }
 
     /// The key `key` (its public point derived).
-    package init(key: P256Key) {
+    init(key: P256Key) {
         self.key = key
         self.publicKey = Base64URL.encode(key.publicPoint)
     }
 
     /// The key in `path`, made and written there (mode 0600, parent directories created) when
     /// the file does not exist. `created` tells which happened.
-    package static func loadOrCreate(path: String) throws(Failure) -> (key: VAPIDKey, created: Bool) {
+    static func loadOrCreate(path: String) throws(Failure) -> (key: VAPIDKey, created: Bool) {
         if let bytes = try read(path) {
             do {
                 return (VAPIDKey(key: try P256Key.privateKey(pem: bytes, context: "read PEM")), false)
@@ -104,7 +104,7 @@ package struct VAPIDKey: Sendable {
     /// The `Authorization` header value for a push to `endpoint`:
     /// `vapid t=<JWT>, k=<public key>` with the JWT `{aud: endpoint's origin, exp, sub: subject}`.
     /// `expires` is clamped to at most 24 hours after `now` (RFC 8292 section 2).
-    package func authorization(endpoint: String, subject: String, now: Date = Date(),
+    func authorization(endpoint: String, subject: String, now: Date = Date(),
                               validFor: TimeInterval = 12 * 3600) throws(VAPIDError) -> String {
         guard let audience = Self.origin(of: endpoint) else { throw .badEndpoint(endpoint) }
         let exp = Int64(now.timeIntervalSince1970 + min(max(validFor, 60), 24 * 3600))
@@ -121,7 +121,7 @@ package struct VAPIDKey: Sendable {
     }
 
     /// `scheme://host[:port]` of an http(s) URL (the port only when not the scheme's default); `nil` for anything else.
-    package static func origin(of url: String) -> String? {
+    static func origin(of url: String) -> String? {
         guard let c = URLComponents(string: url), let scheme = c.scheme?.lowercased(), ["http", "https"].contains(scheme),
               let host = c.host, !host.isEmpty, c.user == nil else { return nil }
         let shownHost = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host.lowercased()

@@ -6,13 +6,13 @@ import Foundation
 /// The output's HTTP client sends each request (POST `url`, `headers`, `body`) and hands the
 /// status back to `answered`, which removes a subscription the push service says is gone
 /// (404/410) and returns the verdict (retry with backoff on `.retry`, dead letter on `.rejected`).
-package struct WebPushFanOut: Sendable {
+struct WebPushFanOut: Sendable {
     /// Where the subscriptions are.
-    package let store: any SubscriptionStore
+    let store: any SubscriptionStore
     /// The output's VAPID key.
-    package let vapid: VAPIDKey
+    let vapid: VAPIDKey
     /// `webpush.subject`.
-    package let subject: String
+    let subject: String
 
     /// The requests that deliver `display` (a display message in `format: json`, or a
     /// condition's withdraw) to `subscriptions`: `Topic` from its `collapse_id`, `Urgency`

@@ -1,13 +1,13 @@
 /// The RFC 8030 headers of one push message, derived from the notification: `TTL`, `Urgency`, `Topic`.
-package enum WebPushHeaders {
+enum WebPushHeaders {
     /// `TTL` when the request has no expiration: one day (an alert older than that is news no
     /// more; the push service may keep it that long for a phone that is offline).
-    package static let defaultTTL = 86_400
+    static let defaultTTL = 86_400
 
     /// Seconds the push service may keep the message: what is left until `expiration` (UNIX
     /// seconds, as `apns-expiration`: 0 means deliver now or never, so `TTL: 0`); `defaultTTL`
     /// without one; never negative.
-    package static func ttl(expiration: Int64?, now: Int64) -> Int {
+    static func ttl(expiration: Int64?, now: Int64) -> Int {
         guard let expiration else { return defaultTTL }
         if expiration == 0 { return 0 }
         return Int(max(0, min(expiration - now, Int64(Int32.max))))
@@ -15,7 +15,7 @@ package enum WebPushHeaders {
 
     /// `Urgency` (RFC 8030 section 5.3) for an interruption level: passive `very-low`, active
     /// `normal`, time-sensitive and critical `high`; absent or unknown `normal`.
-    package static func urgency(interruptionLevel: String?) -> String {
+    static func urgency(interruptionLevel: String?) -> String {
         switch interruptionLevel.flatMap(InterruptionLevel.init(rawValue:)) {
         case .passive?: "very-low"
         case .timeSensitive?, .critical?: "high"

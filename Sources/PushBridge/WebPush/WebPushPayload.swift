@@ -4,7 +4,7 @@
 /// (the service worker shows it; a newer one with the same tag replaces the older one). A
 /// condition's withdraw: `{"type":"withdraw","tag":<collapse id>,"data":{"id":<alert id>,"route":…}}`
 /// (the service worker closes the notifications with that tag). Keys without a value are left out.
-package enum WebPushPayload {
+enum WebPushPayload {
     /// The payload for `display`, a display message (`format: json`) or a withdraw message;
     /// `nil` when it is neither (not a JSON object, or a withdraw without a collapse id).
     /// A body too long for one push message is shortened (ending in `…`).
@@ -25,7 +25,7 @@ package enum WebPushPayload {
     }
 
     /// An alert payload, `body` shortened until the whole fits in one push message.
-    package static func alert(title: String, body: String, tag: String?, id: String?, route: String?,
+    static func alert(title: String, body: String, tag: String?, id: String?, route: String?,
                              url: String?, interruptionLevel: String? = nil) -> [UInt8] {
         var text = body
         while true {
@@ -54,7 +54,7 @@ package enum WebPushPayload {
     }
 
     /// A withdraw payload.
-    package static func withdraw(tag: String, alertID: String?, route: String?) -> [UInt8] {
+    static func withdraw(tag: String, alertID: String?, route: String?) -> [UInt8] {
         var w = JSONWriter()
         w.beginObject()
         w.add("type", "withdraw")

@@ -24,17 +24,17 @@ package struct WebPushRequest: Sendable, Equatable {
     }
 
     /// What the request is made of besides the subscription and the payload.
-    package struct Options: Sendable {
+    struct Options: Sendable {
         /// The VAPID key that signs.
-        package var vapid: VAPIDKey
+        var vapid: VAPIDKey
         /// `webpush.subject`: `mailto:…` or an `https:` URL.
-        package var subject: String
+        var subject: String
         /// `apns-expiration` of the request (UNIX seconds; 0: now or never; `nil`: not set).
-        package var expiration: Int64?
+        var expiration: Int64?
         /// The request's interruption level (`passive`, `active`, `time-sensitive`, `critical`).
-        package var interruptionLevel: String?
+        var interruptionLevel: String?
         /// The collapse id, for `Topic`.
-        package var collapseID: String?
+        var collapseID: String?
     }
 
     /// Why no request could be made for a subscription.
@@ -52,7 +52,7 @@ package struct WebPushRequest: Sendable, Equatable {
 
     /// The request that delivers `payload` (the service worker's JSON, see `WebPushPayload`)
     /// to `subscription`, at `now`.
-    package static func build(subscription: WebPushSubscription, payload: [UInt8], options: Options,
+    static func build(subscription: WebPushSubscription, payload: [UInt8], options: Options,
                              now: Date = Date()) throws(Failure) -> WebPushRequest {
         let body: [UInt8]
         do { body = try PayloadEncryption.encrypt(payload, p256dh: subscription.p256dh, auth: subscription.auth) } catch {

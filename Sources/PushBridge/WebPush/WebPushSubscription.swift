@@ -2,16 +2,16 @@
 /// send, and the keys to encrypt for.
 package struct WebPushSubscription: Sendable, Hashable {
     /// The push service URL for this browser (http or https); the subscription's identity.
-    package let endpoint: String
+    let endpoint: String
     /// The user agent's P-256 public key, uncompressed point (65 bytes).
-    package let p256dh: [UInt8]
+    let p256dh: [UInt8]
     /// The authentication secret (16 bytes).
-    package let auth: [UInt8]
+    let auth: [UInt8]
     /// When the subscription ends (milliseconds since 1970), when the browser gave one.
-    package let expirationTime: Int64?
+    let expirationTime: Int64?
 
     /// Longest endpoint accepted (push services' URLs are a few hundred bytes).
-    package static let maximumEndpointLength = 2048
+    static let maximumEndpointLength = 2048
 
     /// The subscription in `json` (`PushSubscription.toJSON()`: `endpoint`, `expirationTime`,
     /// `keys.p256dh`, `keys.auth`), or why it is not one.
@@ -48,7 +48,7 @@ package struct WebPushSubscription: Sendable, Hashable {
     }
 
     /// Why `endpoint` is not a usable push endpoint, or `nil`.
-    package static func endpointProblem(_ endpoint: String) -> String? {
+    static func endpointProblem(_ endpoint: String) -> String? {
         if endpoint.utf8.count > maximumEndpointLength { return "'endpoint' is longer than \(maximumEndpointLength) bytes" }
         if endpoint.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false }) {
             return "'endpoint' must not contain spaces or control characters"

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PushBridge
-import PushBridgeCLI
+@testable import PushBridge
+@testable import PushBridgeCLI
 
 /// The recipes' condition routes live their whole life in the samples.
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PushBridge
-import PushBridgeCLI
+@testable import PushBridge
+@testable import PushBridgeCLI
 
 /// What every recipe's samples must exercise besides its alerts (issue 12, "Done when"):
 /// retained state at start, report by exception, a device or bridge going offline, and a

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PushBridge
-import PushBridgeCLI
+@testable import PushBridge
+@testable import PushBridgeCLI
 
 /// The parsers of the recipe files: directives, columns, and malformed lines.
 @Suite("Recipe files")

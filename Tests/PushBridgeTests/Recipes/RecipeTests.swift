@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import PushBridge
-import PushBridgeCLI
+@testable import PushBridge
+@testable import PushBridgeCLI
 
 /// Runs every recipe under `examples/` on its own samples and checks the notifications.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import PushBridge
+@testable import PushBridge
 import Synchronization
 
 /// A child process started with `Spawn` (`posix_spawn`), with every signal unblocked and at

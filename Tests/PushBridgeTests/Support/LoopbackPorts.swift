@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import PushBridge
+@testable import PushBridge
 
 /// Loopback TCP helpers for tests: a free port, and whether a port accepts connections.
 enum LoopbackPorts {
