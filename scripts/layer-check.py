@@ -2,7 +2,7 @@
 """The layer check: which folder of Sources/PushBridge uses which, derived from the code.
 
 The executable's files (Sources/pushbridge) are one more node, `pushbridge`, the top layer
-above `(root)`: they may use anything in the library, and the library never uses them (the
+above the library's rooms: they may use anything in the library, and the library never uses them (the
 compiler sees to that; names the executable declares are its own and make no edge). The
 command line's library target (Sources/PushBridgeCLI: the `monitor` session and table, the
 event-stream client, the stats parser, `try`'s runner and samples) is the node `PushBridgeCLI`
@@ -83,12 +83,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCES = os.path.join(ROOT, "Sources", "PushBridge")
 EXECUTABLE = os.path.join(ROOT, "Sources", "pushbridge")
 EXECUTABLE_NODE = "pushbridge"
-# The command line's library target (Sources/PushBridgeCLI): one more node, between (root) and
-# the executable; its declarations are owned like the library's, so the executable's uses count.
+# The command line's library target (Sources/PushBridgeCLI): one more node, between the library's
+# rooms and the executable; its declarations are owned like the library's, so the executable's uses count.
 CLI = os.path.join(ROOT, "Sources", "PushBridgeCLI")
 CLI_NODE = "PushBridgeCLI"
 README = os.path.join(ROOT, "README.md")
 ALLOW = os.path.join(ROOT, "scripts", "layer-allow.txt")
+# A file directly in Sources/PushBridge (none may be: every file lives in its room).
 ROOT_NODE = "(root)"
 LAYERS_PREFIX = "Layers (each knows only those before it):"
 CMODULES_PREFIX = "C modules (each imported only there):"

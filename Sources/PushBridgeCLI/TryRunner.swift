@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PushBridge
 
 /// `pushbridge try`: one message through mapping and the extension stage, offline.
@@ -6,15 +7,10 @@ package enum TryRunner {
     /// Runs `message` through an existing pipeline (several samples share one) and waits.
     package static func run(pipeline: Pipeline, message: InboundMessage,
                            now: Double = Date().timeIntervalSince1970) -> Decision {
-        let done = DispatchSemaphore(value: 0)
         let box = DecisionBox()
         let id = message.property("apns-id")?.lowercased() ?? NotificationRequest.newID()
-        pipeline.process(message, id: id, now: now) { decision in
-            box.set(decision)
-            done.signal()
-        }
-        done.wait()
-        return box.get()!
+        pipeline.process(message, id: id, now: now) { decision in box.set(decision) }
+        return box.wait()
     }
 
     /// The decisions of every route that decides `message` (`continue: true` hands it on), in
@@ -36,14 +32,9 @@ package enum TryRunner {
         switch step {
         case .decided(let d): return d
         case .waiting(let waiting):
-            let done = DispatchSemaphore(value: 0)
             let box = DecisionBox()
-            waiting.start { decision in
-                box.set(decision)
-                done.signal()
-            }
-            done.wait()
-            return box.get()!
+            waiting.start { decision in box.set(decision) }
+            return box.wait()
         }
     }
 
@@ -121,10 +112,20 @@ package enum TryRunner {
     }
 }
 
-private final class DecisionBox: @unchecked Sendable {
-    // Written once by the pipeline's completion before the semaphore is signalled,
-    // read once after `wait()` returns: the semaphore orders the two accesses.
-    private var value: Decision?
-    func set(_ d: Decision) { value = d }
-    func get() -> Decision? { value }
+/// A decision handed from the pipeline's completion (any thread) to the caller waiting for it.
+private final class DecisionBox: Sendable {
+    private let value = Mutex<Decision?>(nil)
+    private let arrived = WaitGate()
+
+    func set(_ d: Decision) {
+        value.withLock { $0 = d }
+        arrived.notify()
+    }
+
+    /// The decision, once it is there. The pipeline always completes: the extension stage's
+    /// time limit and grace bound every step, so the day here is only a backstop.
+    func wait() -> Decision {
+        _ = arrived.wait(until: .now + .seconds(86_400)) { value.withLock { $0 != nil } }
+        return value.withLock { $0 }!
+    }
 }

@@ -24,17 +24,19 @@ enum AckCommand {
         options.clientID = "\(config.broker.clientID)-ack-\(getpid())"
         options.cleanStart = true
         options.sessionExpiry = .zero
+        // Semaphores: this command blocks until libmosquitto calls back with the PUBACK and the CONNACK.
         let acknowledged = DispatchSemaphore(value: 0)
         let connected = DispatchSemaphore(value: 0)
         let client: MQTTClient
         do {
-            client = try MQTTClient(options: options, handlers: MQTTClientHandlers(
-                onPublished: { _ in acknowledged.signal() },
-                onConnection: { event in if case .connected = event { connected.signal() } }))
+            client = try MQTTClient(options: options)
         } catch {
             return fail(1, "\(error)")
         }
-        client.start()
+        // Waited for below (semaphores: this command blocks until the broker has answered).
+        client.start(handlers: MQTTClientHandlers(
+            onPublished: { _ in acknowledged.signal() },
+            onConnection: { event in if case .connected = event { connected.signal() } }))
         defer { client.stop(flushTimeout: .seconds(1)) }
         let broker = config.broker.address.description
         guard connected.wait(timeout: .now() + 10) == .success else {

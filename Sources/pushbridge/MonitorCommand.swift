@@ -24,8 +24,7 @@ enum MonitorCommand {
             onPublished: { _ in },
             onConnection: { event in
                 if case .connectFailed(let reason) = event { logger.error("monitor: \(reason)") }
-            },
-            log: { level, text in logger.log(level, text) })
+            })
         // The live stream first: a snapshot every second, so RATE/S is live.
         let live = config.monitoring.http.map { address in
             MonitorStream.start(address: address) { bytes in post.yield(.snapshot(bytes)) }
@@ -33,11 +32,11 @@ enum MonitorCommand {
         var client: MQTTClient?
         if !live {
             do {
-                client = try MQTTClient(options: options, handlers: handlers)
+                client = try MQTTClient(options: options, log: { level, text in logger.log(level, text) })
             } catch {
                 return fail(1, "\(error)")
             }
-            client?.start()
+            client?.start(handlers: handlers)
         }
         defer { client?.stop(flushTimeout: .milliseconds(100)) }
         let sourceName = live ? "http://\(config.monitoring.http.map(\.description) ?? "")/api/events" : "'\(statsTopic)'"
@@ -45,8 +44,8 @@ enum MonitorCommand {
         if once {
             // The stats topic is retained: a running bridge's snapshot arrives right after SUBACK.
             // A second live snapshot (a second later) gives RATE/S: waited for during 3 s.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(3)) { post.yield(.tick) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(10)) { post.finish() }
+            DueTimer.after(.seconds(3)) { post.yield(.tick) }
+            DueTimer.after(.seconds(10)) { post.finish() }
             var first: [UInt8]?
             var latest: [UInt8]?
             var count = 0
@@ -84,12 +83,14 @@ enum MonitorCommand {
             source.resume()
             sources.append(source)
         }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        timer.schedule(deadline: .now(), repeating: .seconds(1))
-        timer.setEventHandler { post.yield(.tick) }
-        timer.resume()
-        sources.append(timer)
-        defer { sources.forEach { $0.cancel() } }
+        let timer = DueTimer()
+        timer.start { post.yield(.tick) }
+        post.yield(.tick)
+        timer.arm(every: .seconds(1))
+        defer {
+            timer.cancel()
+            sources.forEach { $0.cancel() }
+        }
         var session = MonitorSession()
         var current: StatsSnapshot?
         FileHandle.standardOutput.write(Data(MonitorSession.enter.utf8))

@@ -27,7 +27,7 @@ public final class Bridge: Sendable {
     let status: StatusReporter
     /// Writes the filter memory to the journal in batches (when `journal` is set).
     let memoryWriter: FilterMemoryWriter?
-    /// The `outputs:` workers (ntfy, webhook); `nil` when none are configured.
+    /// The `outputs:` workers (ntfy, Web Push, webhook); `nil` when none are configured.
     let outputs: OutputSet?
     let stopRequested = StopSignal()
 
@@ -40,7 +40,7 @@ public final class Bridge: Sendable {
 
     /// As above, with the clock the extension stage and the conditions read; with
     /// `automaticConditionTimer: false` the conditions' timer is never armed (a test moves
-    /// its clock and calls `flow.conditionTimer.fire()`).
+    /// its clock and calls `flow.fireConditions()`).
     init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory?, clock: StageClock,
          automaticConditionTimer: Bool = true) throws {
         self.config = config
@@ -68,21 +68,14 @@ public final class Bridge: Sendable {
         let feed = DecisionFeed(includeText: config.monitoring.logLevel == .debug, traceTopic: config.monitoring.traceTopic,
                                 traceProperties: v5 ? [hop] : [])
         self.feed = feed
-        let receiver = Receiver()
         let status = StatusReporter(monitoring: config.monitoring, properties: v5 ? [hop] : [])
         self.status = status
         var options = MQTTClientOptions(config: config.broker, will: status.will,
                                         subscriptions: RouteSubscriptions.subscriptions(for: config))
         options.receiveMaximum = Intake.receiveMaximum
         options.readCoalescing = Self.intakeReadCoalescing
-        // Nothing published on the intake connection is tracked (status, stats, QoS 0
-        // displays): only the output connection's mids are (mids are per connection).
-        let handlers = MQTTClientHandlers(
-            onMessage: { message in receiver.receive(message) },
-            onConnection: { event in receiver.connectionChanged(event) },
-            log: { [logger] level, text in logger.log(level, text) })
         let publisher = try Publisher(
-            intake: options, output: Self.outputOptions(for: config.broker), handlers: handlers,
+            intake: options, output: Self.outputOptions(for: config.broker),
             tracking: PublishTracking(journal: intake.journal, limiter: intake.limiter, counters: intake.counters,
                                       delivered: { [stats] in stats.endToEndLatency(seconds: $0) }),
             logger: logger)
@@ -105,19 +98,6 @@ public final class Bridge: Sendable {
                            outputs: outputs, partition: config.partition.flatMap(Partition.init), hop: hop, logger: logger,
                            ackTopic: config.conditions?.ackTopic, wall: clock.wall,
                            automaticConditionTimer: automaticConditionTimer)
-        receiver.bridge = self
-    }
-
-    /// The intake connection's callbacks, made before the bridge they call exists.
-    private final class Receiver: @unchecked Sendable {
-        /// Set once at the end of `init`, before any connection starts; read-only after.
-        weak var bridge: Bridge?
-
-        func receive(_ message: InboundMessage) {
-            bridge?.flow.receive(message)
-        }
-
-        func connectionChanged(_ event: ConnectionEvent) { bridge?.connectionChanged(event) }
     }
 
     /// The pipeline messages arriving now go through.
@@ -159,9 +139,15 @@ public final class Bridge: Sendable {
             // that glibc keeps mapped between live blocks; give it back before traffic starts
             // (1.2 MB with 1 000 routes): the peak RSS is then what the running bridge needs.
             _ = malloc_trim(0)
-            publisher.start()
+            // The intake connection's callbacks. Nothing published on it is tracked (status,
+            // stats, QoS 0 displays): only the output connection's mids are (mids are per
+            // connection). The network thread holds them until the connection stops: weak, so
+            // that a bridge that goes away without a stop still lets its connections go.
+            publisher.start(intake: MQTTClientHandlers(
+                onMessage: { [weak flow] message in flow?.receive(message) },
+                onConnection: { [weak self] event in self?.connectionChanged(event) }))
         }
-        flow.conditionTimer.rearm()
+        flow.startConditionTimer()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.address)")
         status.start(through: publisher.intake) { [weak self] in self?.snapshot() }
         await stopRequested.wait()

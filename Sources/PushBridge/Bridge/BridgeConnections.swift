@@ -1,5 +1,5 @@
-/// What the bridge asks of the broker: the output connection's options and the
-/// subscriptions of the intake connection.
+/// The bridge's two connections: the output connection's options and the intake connection's
+/// pause between batches (what the intake connection subscribes to is `RouteSubscriptions`).
 extension Bridge {
     /// Appended to `broker.client_id` for the output connection.
     static let outputClientIDSuffix = "-out"

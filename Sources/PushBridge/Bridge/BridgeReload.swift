@@ -74,7 +74,7 @@ extension Bridge {
         flow.homeAssistant?.routesChanged(to: effective, client: client)
         // Let what the old pipeline still holds finish before its stage (and child) stops.
         let linger = old.extension.timeLimit + old.extension.expireGrace + .seconds(1)
-        DispatchQueue.global().asyncAfter(deadline: .now() + linger.dispatchInterval) {
+        DueTimer.after(linger) {
             previous.shutdown()
         }
         for w in warnings { logger.warning(w) }

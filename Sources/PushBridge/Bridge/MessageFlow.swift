@@ -67,10 +67,7 @@ final class MessageFlow: Sendable {
         conditions = pipeline.conditions
         self.ackTopic = ackTopic
         self.wall = wall
-        let outlet = ConditionOutlet()
-        let timer = ConditionTimer(engine: pipeline.conditions, wall: wall, automatic: automaticConditionTimer) { work, now in
-            outlet.flow?.notify(work, now: now)
-        }
+        let timer = ConditionTimer(engine: pipeline.conditions, wall: wall, automatic: automaticConditionTimer)
         conditionTimer = timer
         sequencer = TopicSequencer { f in
             // Stored for the outputs (with a journal) before the display publish can finish the
@@ -95,7 +92,6 @@ final class MessageFlow: Sendable {
             }
             if inFlight.count.subtract(1, ordering: .sequentiallyConsistent).newValue == 0 { inFlight.drained.notify() }
         }
-        outlet.flow = self
     }
 
     /// The pipeline messages arriving now go through.

@@ -4,6 +4,16 @@ import Foundation
 /// through the pipeline and the topic sequencer like messages, and acknowledgements arrive
 /// on `conditions.ack_topic`.
 extension MessageFlow {
+    /// Starts the conditions' timer: what falls due is decided and published (`notify`).
+    func startConditionTimer() {
+        conditionTimer.start { [weak self] work, now in self?.notify(work, now: now) }
+    }
+
+    /// Runs what is due now (a test that moves its clock; the timer does this by itself).
+    func fireConditions() {
+        conditionTimer.fire { [weak self] work, now in self?.notify(work, now: now) }
+    }
+
     /// Decides and publishes the due `work` (the timer's queue). Each notification takes an
     /// intake place (the publisher gives one back per decision) and keeps its topic's order.
     func notify(_ work: [ConditionEngine.Work], now: Double) {
@@ -49,11 +59,4 @@ extension MessageFlow {
             conditionTimer.rearm()
         }
     }
-}
-
-/// The timer's way back to the flow, set once at the end of `MessageFlow.init`.
-///
-/// `@unchecked Sendable`: `flow` is written once, before the timer can fire, and only read after.
-final class ConditionOutlet: @unchecked Sendable {
-    weak var flow: MessageFlow?
 }

@@ -3,13 +3,17 @@ import Foundation
 /// An MQTT client on libmosquitto that stays connected: it reconnects with backoff after
 /// any failure, resubscribes, and keeps QoS>0 publishes queued while offline.
 ///
-/// All callbacks run on the client's own network thread (see `MQTTClientHandlers`).
+/// It is complete when made: its callbacks are given to `start(handlers:)`, which hands them
+/// to the network thread, so nothing is filled in later. All callbacks run on that thread (see
+/// `MQTTClientHandlers`).
 package final class MQTTClient: Sendable {
     let core: ClientCore
 
-    /// Validates `options` and prepares the client; nothing touches the network yet.
-    package init(options: MQTTClientOptions, handlers: MQTTClientHandlers) throws(MQTTError) {
-        core = try ClientCore(options: options, handlers: handlers.core)
+    /// Validates `options` and prepares the client; nothing touches the network yet. `log`
+    /// takes the client's log lines (never the password), from now on.
+    package init(options: MQTTClientOptions,
+                 log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in }) throws(MQTTError) {
+        core = try ClientCore(options: options, log: log)
     }
 
     deinit {
@@ -17,17 +21,17 @@ package final class MQTTClient: Sendable {
         requestStop()
     }
 
-    /// Starts the network thread, which connects (retrying) in the background. Never blocks;
-    /// a second call does nothing.
-    package func start() {
+    /// Starts the network thread, which connects (retrying) in the background and calls
+    /// `handlers` until the client stops. Never blocks; a second call does nothing.
+    package func start(handlers: MQTTClientHandlers) {
         let begin = core.state.withLock { s -> Bool in
             if s.started || s.stopRequested { return false }
             s.started = true
             return true
         }
         guard begin else { return }
-        let core = self.core
-        Worker.run(name: "mqtt \(core.options.clientID)") { core.runNetworkLoop() }
+        let core = self.core, handlers = handlers.core
+        Worker.run(name: "mqtt \(core.options.clientID)") { core.runNetworkLoop(handlers: handlers) }
     }
 
     /// Publishes a message and returns its message id (the one `onPublished` reports).
@@ -166,6 +170,7 @@ package final class MQTTClient: Sendable {
     /// acknowledged, sends DISCONNECT (normal: the broker drops the will), and joins the
     /// network thread. Blocks the caller; call it off the cooperative pool.
     package func stop(flushTimeout: Duration) {
+        // Semaphore: signalled from libmosquitto's PUBACK callback when the last publish is acknowledged.
         let waiter = DispatchSemaphore(value: 0)
         let (started, mustWait) = core.state.withLock { s -> (Bool, Bool) in
             guard s.started, !s.stopRequested, s.unacknowledgedCount > 0, flushTimeout > .zero else { return (s.started, false) }
@@ -182,10 +187,8 @@ package final class MQTTClient: Sendable {
         requestStop()
         guard started else { return }
         let bound = ClientCore.disconnectGrace + .seconds(3)
-        if core.finished.wait(timeout: Self.deadline(bound)) == .timedOut {
+        if !core.ended.wait(until: .now + bound, for: { core.hasEnded.load(ordering: .acquiring) }) {
             core.log(.warning, "network thread still busy (connecting?) after stop; leaving it to finish")
-        } else {
-            core.finished.signal()  // a later stop() returns at once
         }
     }
 
@@ -204,7 +207,7 @@ package final class MQTTClient: Sendable {
             core.inWriteStep { core.handle.disconnect() }
         }
         core.wakeup.signal()
-        core.wake.signal()
+        core.wake.notify()
     }
 
     private static func deadline(_ d: Duration) -> DispatchTime {

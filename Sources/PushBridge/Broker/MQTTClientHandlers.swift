@@ -1,7 +1,7 @@
-/// The callbacks of an `MQTTClient`, fixed at init.
+/// The callbacks of a running `MQTTClient`, given to `start(handlers:)`.
 ///
-/// They are kept in `let`s (never in a lock) because the per-message closure is read on
-/// every message. All run on the client's network thread: return quickly.
+/// The network thread keeps them in `let`s (never in a lock) because the per-message closure
+/// is read on every message. All run on the client's network thread: return quickly.
 package struct MQTTClientHandlers: Sendable {
     /// A message arrived. Runs inside libmosquitto's `on_message`, before the QoS 1 PUBACK
     /// is written, so work done here (a journal write) happens before the broker forgets it.
@@ -10,8 +10,6 @@ package struct MQTTClientHandlers: Sendable {
     package var onPublished: @Sendable (Int32) -> Void
     /// Connected, disconnected, or a failed attempt.
     package var onConnection: @Sendable (ConnectionEvent) -> Void
-    /// One log line (never holds the password).
-    package var log: @Sendable (LogLevel, String) -> Void
     /// A batch of packets has been read and handled (every `onMessage` of the batch has
     /// returned) and nothing they queued, PUBACKs included, is written yet: the last moment
     /// to make the batch's messages durable together (one journal commit per batch). Called
@@ -22,12 +20,10 @@ package struct MQTTClientHandlers: Sendable {
     package init(onMessage: @escaping @Sendable (InboundMessage) -> Void = { _ in },
                 onPublished: @escaping @Sendable (Int32) -> Void = { _ in },
                 onConnection: @escaping @Sendable (ConnectionEvent) -> Void = { _ in },
-                log: @escaping @Sendable (LogLevel, String) -> Void = { _, _ in },
                 onReadsDone: @escaping @Sendable () -> Void = {}) {
         self.onMessage = onMessage
         self.onPublished = onPublished
         self.onConnection = onConnection
-        self.log = log
         self.onReadsDone = onReadsDone
     }
 }
@@ -43,6 +39,6 @@ extension MQTTClientHandlers {
                                          userProperties: userProperties, receivedAt: receivedAt, mid: mid,
                                          subscriptionIdentifiers: subscriptionIdentifiers))
             },
-            onPublished: onPublished, onConnection: onConnection, log: log, onReadsDone: onReadsDone)
+            onPublished: onPublished, onConnection: onConnection, onReadsDone: onReadsDone)
     }
 }

@@ -6,6 +6,7 @@ extension MQTTClient {
     /// SUBACK/UNSUBACK callbacks, not by polling. Call it off the cooperative pool.
     @discardableResult
     func waitUntilSubscribed(timeout: Duration) -> Bool {
+        // Semaphore: signalled from libmosquitto's SUBACK callback on the network thread.
         let waiter = DispatchSemaphore(value: 0)
         let settled = core.state.withLock { s -> Bool in
             if !s.connected || s.isSubscribed { return true }

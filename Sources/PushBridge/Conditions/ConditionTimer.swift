@@ -6,37 +6,36 @@ import Synchronization
 /// with nothing due it is not armed at all.
 ///
 /// `wall` is the clock the engine's times are read on (a fake one in tests). With
-/// `automatic: false` nothing is armed: a test advances its clock and calls `fire()`.
+/// `automatic: false` nothing is armed: a test advances its clock and calls `fire(_:)`.
 final class ConditionTimer: Sendable {
+    /// What is done with the work that fell due, and when (the wall clock's reading).
+    typealias Run = @Sendable ([ConditionEngine.Work], Double) -> Void
+
     private let engine: ConditionEngine
     private let wall: @Sendable () -> Double
-    private let run: @Sendable ([ConditionEngine.Work], Double) -> Void
-    private let queue = DispatchQueue(label: "pushbridge.conditions")
-    /// The Dispatch timer (`nil` when not automatic); touched only under its lock.
-    private let source: Mutex<DispatchSourceTimer?>
+    /// `nil` when not automatic. Its action runs on a serial queue: one firing at a time.
+    private let timer: DueTimer?
     /// The due time the timer is armed for (`nil`: not armed).
     private let armed = Mutex<Double?>(nil)
 
-    init(engine: ConditionEngine, wall: @escaping @Sendable () -> Double, automatic: Bool = true,
-         run: @escaping @Sendable ([ConditionEngine.Work], Double) -> Void) {
+    /// A timer not running yet (`start(_:)` runs it).
+    init(engine: ConditionEngine, wall: @escaping @Sendable () -> Double, automatic: Bool = true) {
         self.engine = engine
         self.wall = wall
-        self.run = run
-        if automatic {
-            source = Mutex(DispatchSource.makeTimerSource(queue: queue))
-            source.withLock { timer in
-                timer?.schedule(deadline: .distantFuture)
-                timer?.setEventHandler { [weak self] in self?.fire() }
-                timer?.activate()
-            }
-        } else {
-            source = Mutex(nil)
-        }
+        timer = automatic ? DueTimer(queue: DispatchQueue(label: "pushbridge.conditions")) : nil
+    }
+
+    /// Runs the timer: each time work falls due, `run` gets it. Call it once.
+    func start(_ run: @escaping Run) {
+        timer?.start { [weak self] in self?.fire(run) }
+        // Armed before it had its action, a firing did nothing: arm it again.
+        armed.withLock { $0 = nil }
+        rearm()
     }
 
     /// Arms the timer for the earliest due time, unless it is armed for that already.
     func rearm() {
-        guard source.withLock({ $0 != nil }) else { return }
+        guard let timer else { return }
         let due = engine.nextDue
         let changed = armed.withLock { current -> Bool in
             guard current != due else { return false }
@@ -44,17 +43,12 @@ final class ConditionTimer: Sendable {
             return true
         }
         guard changed else { return }
-        guard let due else {
-            source.withLock { $0?.schedule(deadline: .distantFuture) }
-            return
-        }
-        let delay = max(0, due - wall())
-        let deadline = DispatchTime.now() + .nanoseconds(Int(min(delay, 86_400 * 365) * 1e9))
-        source.withLock { $0?.schedule(deadline: deadline, leeway: .milliseconds(20)) }
+        guard let due else { return timer.disarm() }
+        timer.arm(after: .seconds(min(max(0, due - wall()), 86_400 * 365)), leeway: .milliseconds(20))
     }
 
-    /// Runs what is due now, then re-arms.
-    func fire() {
+    /// Hands what is due now to `run`, then re-arms.
+    func fire(_ run: Run) {
         armed.withLock { $0 = nil }
         let now = wall()
         let work = engine.due(now: now)
@@ -63,5 +57,5 @@ final class ConditionTimer: Sendable {
     }
 
     /// Stops the timer (a stopping bridge).
-    func stop() { source.withLock { $0?.cancel() } }
+    func stop() { timer?.cancel() }
 }

@@ -14,54 +14,49 @@ final class Publisher: Sendable {
     private let tracking: PublishTracking
     private let logger: BridgeLogger
     /// Signalled by the output connection's first CONNACK or failed attempt.
+    /// (A semaphore: signalled from libmosquitto's CONNACK callback, waited for by `start`.)
     private let outputSettled = DispatchSemaphore(value: 0)
-    /// The intake connection for its own end-of-batch callback, and its network thread.
-    private let intakeSide = IntakeSide()
+    /// The intake connection's network thread (where `onReadsDone` runs), once it has run.
+    private let intakeThread = Atomic<UInt>(0)
 
-    /// What the intake connection's callbacks need of it.
-    private final class IntakeSide: Sendable {
-        /// Set at the end of `init`, before the connection can start.
-        let client = Mutex<MQTTClient?>(nil)
-        /// The intake connection's network thread (where `onReadsDone` runs).
-        let thread = Atomic<UInt>(0)
-    }
-
-    /// Makes both connections (not started). `handlers` are the intake connection's; its
-    /// end-of-batch step is the publisher's (commit, then the held displays).
-    init(intake options: MQTTClientOptions, output outputOptions: MQTTClientOptions, handlers: MQTTClientHandlers,
+    /// Makes both connections (not started); their log lines go to `logger`.
+    init(intake options: MQTTClientOptions, output outputOptions: MQTTClientOptions,
          tracking: PublishTracking, logger: BridgeLogger) throws {
         self.tracking = tracking
         self.logger = logger
-        let settled = outputSettled, side = intakeSide
-        let output = try MQTTClient(options: outputOptions, handlers: MQTTClientHandlers(
-            onPublished: { [tracking] mid in tracking.acknowledged(mid) },
-            onConnection: { event in
-                if case .disconnected = event { return }
-                settled.signal()
-            },
-            log: handlers.log))
-        var intakeHandlers = handlers
-        intakeHandlers.onConnection = { [onConnection = handlers.onConnection] event in
-            side.thread.store(pthread_self(), ordering: .relaxed)
-            onConnection(event)
-        }
-        intakeHandlers.onReadsDone = { [tracking, logger] in
-            Self.commit(tracking, logger: logger, intake: side, output: output)
-            output.flushDeferredWake()
-        }
-        self.output = output
-        self.intake = try MQTTClient(options: options, handlers: intakeHandlers)
-        intakeSide.client.withLock { [intake] in $0 = intake }
+        let log: @Sendable (LogLevel, String) -> Void = { level, text in logger.log(level, text) }
+        output = try MQTTClient(options: outputOptions, log: log)
+        intake = try MQTTClient(options: options, log: log)
         tracking.journal?.groupCommits()
     }
 
     /// Starts the output connection, waits (bounded) for its first CONNACK or failure so
-    /// that the first messages find it, then starts the intake connection. Blocks: call it
-    /// off the cooperative pool.
-    func start() {
-        output.start()
+    /// that the first messages find it, then starts the intake connection with `handlers`;
+    /// the intake connection's end-of-batch step is the publisher's (commit, then the held
+    /// displays). Blocks: call it off the cooperative pool.
+    func start(intake handlers: MQTTClientHandlers) {
+        let settled = outputSettled, tracking = self.tracking, logger = self.logger
+        let intake = self.intake, output = self.output
+        output.start(handlers: MQTTClientHandlers(
+            onPublished: { mid in tracking.acknowledged(mid) },
+            // Waited for once (a semaphore: the wait is this blocking start's, bounded).
+            onConnection: { event in
+                if case .disconnected = event { return }
+                settled.signal()
+            }))
         _ = outputSettled.wait(timeout: .now() + .seconds(5))
-        intake.start()
+        var intakeHandlers = handlers
+        intakeHandlers.onConnection = { [weak self, onConnection = handlers.onConnection] event in
+            self?.intakeThread.store(pthread_self(), ordering: .relaxed)
+            onConnection(event)
+        }
+        // Weak: the network thread holds these handlers, and a client its own handlers held
+        // could never stop by going away.
+        intakeHandlers.onReadsDone = { [weak intake] in
+            Self.commit(tracking, logger: logger, intake: intake, output: output)
+            output.flushDeferredWake()
+        }
+        intake.start(handlers: intakeHandlers)
     }
 
     /// Publishes `decision`'s messages and arranges for the journal row to be finished.
@@ -89,16 +84,15 @@ final class Publisher: Sendable {
     }
 
     private var onIntakeThread: Bool {
-        pthread_equal(pthread_self(), intakeSide.thread.load(ordering: .relaxed)) != 0
+        pthread_equal(pthread_self(), intakeThread.load(ordering: .relaxed)) != 0
     }
 
     /// The end of a read batch (intake network thread, before the batch's PUBACKs are
     /// written): commits the batch's journal records, then publishes what was held for them.
-    private static func commit(_ tracking: PublishTracking, logger: BridgeLogger, intake side: IntakeSide,
+    private static func commit(_ tracking: PublishTracking, logger: BridgeLogger, intake: MQTTClient?,
                                output: MQTTClient) {
         guard let journal = tracking.journal else { return }
         tracking.held.withLock { list in
-            let intake = list.isEmpty ? nil : side.client.withLock { $0 }
             do {
                 try journal.commitBatch()
             } catch {

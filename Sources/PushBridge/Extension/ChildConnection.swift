@@ -91,7 +91,7 @@ final class ChildConnection: Sendable {
             status = raw
         }
         ended()
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.stdoutGrace.dispatchInterval) { [self] in
+        DueTimer.after(Self.stdoutGrace) { [self] in
             ended(force: true)
         }
     }

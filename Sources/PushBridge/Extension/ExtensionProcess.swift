@@ -182,7 +182,7 @@ final class ExtensionProcess: Sendable {
         }
         guard let delay else { return }
         if lived != nil { logger.warning("extension: process exited (\(how)); restarting in \(delay)") }
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) { [self] in
+        DueTimer.after(delay) { [self] in
             do {
                 try launch()
             } catch {

@@ -21,7 +21,7 @@ final class StepAttempt: Sendable {
         /// Reported before `outcome` began to wait.
         var early: Outcome?
         var waiter: CheckedContinuation<Outcome, Never>?
-        var timer: DispatchSourceTimer?
+        var timer: DueTimer?
     }
 
     private let state = Mutex(State())
@@ -43,11 +43,9 @@ final class StepAttempt: Sendable {
             let early: Outcome? = state.withLock { s in
                 if let early = s.early { return early }
                 s.waiter = continuation
-                // Made inside the lock: the timer (not Sendable) lives in the state's region.
-                let timer = DispatchSource.makeTimerSource(queue: queue)
-                timer.setEventHandler { [weak self] in self?.timerFired(grace: grace, onExpire: onExpire) }
-                timer.schedule(deadline: .now() + timeLimit.dispatchInterval)
-                timer.activate()
+                let timer = DueTimer(queue: queue)
+                timer.start { [weak self] in self?.timerFired(grace: grace, onExpire: onExpire) }
+                timer.arm(after: timeLimit)
                 s.timer = timer
                 return nil
             }
@@ -59,7 +57,7 @@ final class StepAttempt: Sendable {
         let first: Bool = state.withLock { s in
             guard !s.ended, !s.expiring else { return false }
             s.expiring = true
-            s.timer?.schedule(deadline: .now() + grace.dispatchInterval)
+            s.timer?.arm(after: grace)
             return true
         }
         if first { onExpire() } else { end { _ in .timedOut } }

@@ -10,7 +10,7 @@ enum AlertEvent {
     /// The one event type of a route's event entity.
     static let eventType = "delivered"
     /// The lifecycle's event types, fired by a condition route's event entity too.
-    static let conditionEventTypes = ["raised", "repeated", "escalated", "acknowledged", "snoozed", "cleared"]
+    static let conditionEventTypes = ConditionEventKind.allCases.map(\.rawValue)
 
     /// The event JSON of a condition's transition: `{"event_type":"raised","alert_id":…,
     /// "collapse_id":…,"key":…,"route":…,"source_topic":…,"repeat":…,"step":…}`.

@@ -23,7 +23,7 @@ enum StaleConfigSweep {
     static func retainedConfigs(broker: MQTTClientOptions, filter: String, logger: BridgeLogger) -> Set<String>? {
         final class Seen: Sendable {
             let topics = Mutex<Set<String>>([])
-            /// Signalled at every accepted CONNACK.
+            /// Signalled at every accepted CONNACK (semaphores: from libmosquitto's callbacks).
             let connected = DispatchSemaphore(value: 0)
             /// Signalled at every message.
             let arrived = DispatchSemaphore(value: 0)
@@ -40,10 +40,11 @@ enum StaleConfigSweep {
                 if message.retain, !message.payload.isEmpty { seen.topics.withLock { _ = $0.insert(message.topic) } }
                 seen.arrived.signal()
             },
-            onConnection: { if case .connected = $0 { seen.connected.signal() } },
-            log: { level, text in if level >= .warning { logger.debug("Home Assistant sweep: \(text)") } })
-        guard let client = try? MQTTClient(options: options, handlers: handlers) else { return nil }
-        client.start()
+            onConnection: { if case .connected = $0 { seen.connected.signal() } })
+        guard let client = try? MQTTClient(options: options, log: { level, text in
+            if level >= .warning { logger.debug("Home Assistant sweep: \(text)") }
+        }) else { return nil }
+        client.start(handlers: handlers)
         defer { client.stop(flushTimeout: .zero) }
         let end = ContinuousClock.now + budget
         // Connected, then the SUBACK (the retained store follows it); a connection lost in

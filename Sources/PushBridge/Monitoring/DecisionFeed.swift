@@ -27,6 +27,8 @@ final class DecisionFeed: Sendable {
     private let readers = Mutex<[FeedReader]>([])
     private let droppedTotal = Atomic<Int>(0)
     /// Signalled when a parked reader gets its first frame (the event streams' pump waits on it).
+    /// (A semaphore: libmicrohttpd's content-reader callback parks a connection, and the pump
+    /// thread that resumes it waits here.)
     let readerWake = DispatchSemaphore(value: 0)
 
     /// A feed; `traceProperties` go on every trace publish (the bridge's hop property).

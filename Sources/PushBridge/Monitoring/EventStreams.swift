@@ -26,6 +26,7 @@ final class EventStreams: Sendable {
     private let tick: Duration
     private let stopping = Atomic<Bool>(false)
     /// Signalled each time a reader's response is freed (its connection ended) during `stop()`.
+    /// (A semaphore: signalled from libmicrohttpd's response-free callback.)
     private let readerEnded = DispatchSemaphore(value: 0)
     /// The pump's thread; its `stop()` also ends the pump's wait between rounds.
     private let pumpWorker = Worker(name: "pushbridge-events")

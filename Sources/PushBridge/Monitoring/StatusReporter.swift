@@ -6,12 +6,8 @@ import Synchronization
 final class StatusReporter: Sendable {
     private let monitoring: MonitoringConfig
     private let properties: [(name: String, value: String)]
-    private let timer = Mutex<PeriodicTimer?>(nil)
-
-    /// A dispatch timer source (thread-safe: its methods may be called from any thread).
-    private final class PeriodicTimer: @unchecked Sendable {
-        let source = DispatchSource.makeTimerSource(queue: .global())
-    }
+    /// The stats interval.
+    private let timer = DueTimer()
 
     /// `properties` go on the stats publish (the hop property on MQTT 5).
     init(monitoring: MonitoringConfig, properties: [(name: String, value: String)]) {
@@ -41,21 +37,14 @@ final class StatusReporter: Sendable {
     /// `stop()` (a `nil` snapshot is skipped).
     func start(through client: MQTTClient, snapshot: @escaping @Sendable () -> StatsSnapshot?) {
         guard monitoring.statsTopic != nil else { return }
-        let timer = PeriodicTimer(), source = timer.source
-        let interval = monitoring.interval.dispatchInterval
-        source.schedule(deadline: .now() + interval, repeating: interval)
-        source.setEventHandler { [weak self] in
+        timer.start { [weak self] in
             if let self, let s = snapshot() { publishStats(s, through: client) }
         }
-        self.timer.withLock { $0 = timer }
-        source.resume()
+        timer.arm(every: monitoring.interval)
     }
 
     /// Stops the periodic stats.
     func stop() {
-        timer.withLock { t in
-            t?.source.cancel()
-            t = nil
-        }
+        timer.cancel()
     }
 }

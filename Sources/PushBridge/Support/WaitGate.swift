@@ -8,12 +8,15 @@ import Synchronization
 /// The condition must be made true by an atomic read-modify-write (or under a lock) before
 /// `notify()`; the waiter registers before it evaluates the condition, so a change between
 /// its check and its sleep is never missed.
-final class WaitGate: Sendable {
+package final class WaitGate: Sendable {
     private let condition = NSCondition()
     private let waiters = Atomic<Int>(0)
 
+    /// A gate nobody waits at yet.
+    package init() {}
+
     /// Returns `true` as soon as `ready()` holds, `false` if `deadline` passes first.
-    func wait(until deadline: ContinuousClock.Instant, for ready: () -> Bool) -> Bool {
+    package func wait(until deadline: ContinuousClock.Instant, for ready: () -> Bool) -> Bool {
         if ready() { return true }
         condition.lock()
         defer { condition.unlock() }
@@ -28,7 +31,7 @@ final class WaitGate: Sendable {
     }
 
     /// Wakes every waiter so that it looks at its condition again.
-    func notify() {
+    package func notify() {
         guard waiters.load(ordering: .sequentiallyConsistent) > 0 else { return }
         condition.lock()
         condition.broadcast()

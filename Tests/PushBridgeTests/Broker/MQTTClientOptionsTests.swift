@@ -43,13 +43,13 @@ import Testing
 
     @Test func invalidSubscriptionsAreRejectedAtInit() {
         #expect(throws: MQTTError.invalidTopicFilter("a/#/b")) {
-            try MQTTClient(options: options { $0.subscriptions = [MQTTSubscription(filter: "a/#/b")] }, handlers: .init())
+            try MQTTClient(options: options { $0.subscriptions = [MQTTSubscription(filter: "a/#/b")] })
         }
         #expect(throws: MQTTError.invalidTopicFilter("a+")) {
-            try MQTTClient(options: options { $0.subscriptions = [MQTTSubscription(filter: "a+")] }, handlers: .init())
+            try MQTTClient(options: options { $0.subscriptions = [MQTTSubscription(filter: "a+")] })
         }
         #expect(throws: MQTTError.invalidQoS(3)) {
-            try MQTTClient(options: options { $0.subscriptions = [MQTTSubscription(filter: "a", qos: 3)] }, handlers: .init())
+            try MQTTClient(options: options { $0.subscriptions = [MQTTSubscription(filter: "a", qos: 3)] })
         }
     }
 
@@ -67,7 +67,7 @@ import Testing
     @Test(arguments: ["keepalive", "port", "receive maximum", "client id", "TLS file", "cert without key"])
     func invalidOptionsAreRejected(name: String) {
         do {
-            _ = try MQTTClient(options: options { Self.breaking(name, &$0) }, handlers: .init())
+            _ = try MQTTClient(options: options { Self.breaking(name, &$0) })
             Issue.record("\(name): accepted")
         } catch {
             guard case .invalidOption = error else { Issue.record("\(name): \(error)"); return }
@@ -76,15 +76,15 @@ import Testing
 
     @Test func invalidWillIsRejected() {
         #expect(throws: MQTTError.invalidTopic("s/#")) {
-            try MQTTClient(options: options { $0.will = MQTTWill(topic: "s/#", payload: []) }, handlers: .init())
+            try MQTTClient(options: options { $0.will = MQTTWill(topic: "s/#", payload: []) })
         }
         #expect(throws: MQTTError.invalidQoS(-1)) {
-            try MQTTClient(options: options { $0.will = MQTTWill(topic: "s", payload: [], qos: -1) }, handlers: .init())
+            try MQTTClient(options: options { $0.will = MQTTWill(topic: "s", payload: [], qos: -1) })
         }
     }
 
     @Test func publishArgumentsAreCheckedBeforeTheNetwork() throws {
-        let client = try MQTTClient(options: options(), handlers: .init())
+        let client = try MQTTClient(options: options())
         #expect(throws: MQTTError.invalidTopic("a/+")) { try client.publish(topic: "a/+", payload: [], qos: 1, retain: false) }
         #expect(throws: MQTTError.invalidTopic("")) { try client.publish(topic: "", payload: [], qos: 1, retain: false) }
         // libmosquitto checks the topic (before it looks at the connection); the refusal is told apart.
@@ -103,7 +103,7 @@ import Testing
     }
 
     @Test func userPropertiesNeedMQTT5() throws {
-        let client = try MQTTClient(options: options { $0.protocolVersion = .v311 }, handlers: .init())
+        let client = try MQTTClient(options: options { $0.protocolVersion = .v311 })
         #expect(throws: MQTTError.userPropertiesRequireMQTT5) {
             try client.publish(topic: "a", payload: [], qos: 1, retain: false, userProperties: [("k", "v")])
         }

@@ -41,7 +41,7 @@ import Testing
             let problem = try #require(coalescing.problem)
             var options = MQTTClientOptions(host: "127.0.0.1", port: 1, clientID: uniqueName("offline"))
             options.readCoalescing = coalescing
-            #expect(throws: MQTTError.invalidOption(problem)) { try MQTTClient(options: options, handlers: .init()) }
+            #expect(throws: MQTTError.invalidOption(problem)) { try MQTTClient(options: options) }
         }
         #expect(ReadCoalescing(minimumBatch: 1, delay: ReadCoalescing.longestDelay).problem == nil)
         #expect(ReadCoalescing(minimumBatch: 1, delay: .nanoseconds(1)).problem == nil)

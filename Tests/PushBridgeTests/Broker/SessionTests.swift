@@ -112,15 +112,15 @@ import Testing
         let seen = Watched(0)
         let connections = Watched(0)
         let holder = ClientHolder()
-        let client = try MQTTClient(options: o, handlers: MQTTClientHandlers(onMessage: { m in
+        let client = try MQTTClient(options: o)
+        holder.client = client
+        client.start(handlers: MQTTClientHandlers(onMessage: { m in
             let n = seen.update { $0 += 1; return $0 }
             // First delivery: drop the connection from inside the callback, before the PUBACK is written.
             if n == 1 { holder.client?.abortConnectionForTesting() }
         }, onConnection: { e in
             if case .connected = e { connections.update { $0 += 1 } }
         }))
-        holder.client = client
-        client.start()
         try await connections.wait(for: "a connection") { $0 >= 1 }
         let subscribed = await TestClient.waitUntilSubscribed(client, timeout: .seconds(10))
         try #require(subscribed, "timed out waiting for the SUBACK")

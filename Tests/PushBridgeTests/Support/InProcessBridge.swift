@@ -67,7 +67,7 @@ final class InProcessBridge: Sendable {
     }
 
     /// Runs the conditions' due repeats and steps at the clock's time.
-    func fireConditions() { bridge.flow.conditionTimer.fire() }
+    func fireConditions() { bridge.flow.fireConditions() }
 
     /// The one place tests build a `Bridge` (running or not): a change to `Bridge.init` is
     /// one edit here. Declared `throws` for an initializer that may throw.

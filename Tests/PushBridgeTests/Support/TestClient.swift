@@ -18,6 +18,8 @@ final class TestClient: Sendable {
     }
 
     let client: MQTTClient
+    /// The callbacks `start()` hands the client.
+    let handlers: MQTTClientHandlers
     /// Every change wakes the waits (`waitForMessages`, `waitForEvent`): none of them polls.
     private let record: Watched<Record>
 
@@ -30,14 +32,14 @@ final class TestClient: Sendable {
         self.record = record
         var options = options
         if let broker, options.port == 1883 { options.port = broker.port }
-        client = try MQTTClient(options: options, handlers: MQTTClientHandlers(
+        client = try MQTTClient(options: options, log: { level, line in record.update { $0.logs.append((level, line)) } })
+        handlers = MQTTClientHandlers(
             onMessage: { m in
                 beforeRecording(m)
                 record.update { $0.messages.append(m) }
             },
             onPublished: { mid in record.update { $0.published.append(mid) } },
-            onConnection: { e in record.update { $0.events.append(e) } },
-            log: { level, line in record.update { $0.logs.append((level, line)) } }))
+            onConnection: { e in record.update { $0.events.append(e) } })
     }
 
     deinit {
@@ -63,7 +65,7 @@ final class TestClient: Sendable {
         return c
     }
 
-    func start() { client.start() }
+    func start() { client.start(handlers: handlers) }
 
     /// Stops the client (flushes QoS>0 publishes for up to `flushTimeout`).
     func stop(flushTimeout: Duration = .seconds(5)) { client.stop(flushTimeout: flushTimeout) }

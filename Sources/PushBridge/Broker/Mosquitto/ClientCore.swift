@@ -4,16 +4,18 @@ import Synchronization
 
 /// The part of an `MQTTClient` that libmosquitto calls back into and the network thread runs.
 ///
-/// It is the callback context (`userdata`): every stored property is a `let` of a
+/// While the network thread runs, it is the callback context (`userdata`) together with the
+/// handlers the client was started with (`ClientLoop`): every stored property is a `let` of a
 /// `Sendable` type and the mutable state sits in a `Mutex`. Lock order: this mutex may be
 /// taken inside libmosquitto's callback mutex, and libmosquitto's queue mutexes may be taken
 /// inside it (publish, subscribe); nothing under it waits for the callback mutex.
 final class ClientCore: Sendable {
     let options: MQTTClientOptions
-    let handlers: CoreHandlers
+    /// Where the core's own log lines go (never the password).
+    let log: @Sendable (LogLevel, String) -> Void
     let state: Mutex<ClientState>
-    /// Wakes the network thread from a backoff sleep (stop).
-    let wake = DispatchSemaphore(value: 0)
+    /// Wakes the network thread from its backoff sleep between two connection attempts (stop).
+    let wake = WaitGate()
     /// Wakes the network thread's `poll` after another thread queued a packet.
     let wakeup: LoopWakeup
     /// A publish asked to wake the loop later (`MQTTClient.flushDeferredWake`).
@@ -21,8 +23,9 @@ final class ClientCore: Sendable {
     /// Callbacks libmosquitto has made (network thread only): the loop's sign that a read
     /// completed a packet.
     let callbacksRun = Atomic<UInt>(0)
-    /// Signalled once when the network thread has ended.
-    let finished = DispatchSemaphore(value: 0)
+    /// Set once when the network thread has ended; `ended` wakes `stop()`, which waits for it.
+    let hasEnded = Atomic<Bool>(false)
+    let ended = WaitGate()
     /// Our publishes the broker acknowledged with a failure reason code (MQTT 5, ≥ 0x80).
     let refusedPublishes = Atomic<Int>(0)
     /// Set by `MQTTClient.pauseReads()`: the network thread writes but reads nothing more.
@@ -39,6 +42,7 @@ final class ClientCore: Sendable {
     let defersAcknowledgements: Bool
     /// Signalled once by the network thread when it has seen `readsPaused` between two turns
     /// (the read batch in progress, with its callbacks and `onReadsDone`, is over).
+    /// (A semaphore: the network thread signals it between two turns of libmosquitto's callbacks.)
     let readsPausedSeen = DispatchSemaphore(value: 0)
     let readsPausedSignalled = Atomic<Bool>(false)
     /// The executable's socket buffers, for a client on our own loop (`nil`: packet by packet).
@@ -60,13 +64,10 @@ final class ClientCore: Sendable {
     let lastBatch = Atomic<UInt>(0)
     /// Turns that paused before their `poll` (`options.readCoalescing`), over the client's life.
     let readPauses = Atomic<UInt>(0)
-    /// Set once in `init`; `nil` only while `init` runs.
-    private let handleBox: HandleBox
+    let handle: MosquittoHandle
     private let minimumLibraryLevel: LogLevel
 
-    var handle: MosquittoHandle { handleBox.handle! }
-
-    init(options: MQTTClientOptions, handlers: CoreHandlers) throws(MQTTError) {
+    init(options: MQTTClientOptions, log: @escaping @Sendable (LogLevel, String) -> Void) throws(MQTTError) {
         for s in options.subscriptions { try Self.validate(s) }
         guard (0...Int64(UInt16.max)).contains(options.keepalive.wholeSeconds(limit: .max)),
               options.keepalive.wholeSeconds() == 0 || options.keepalive.wholeSeconds() >= 5 else {
@@ -78,7 +79,7 @@ final class ClientCore: Sendable {
         }
         if let problem = options.readCoalescing?.problem { throw .invalidOption(problem) }
         self.options = options
-        self.handlers = handlers
+        self.log = log
         self.state = Mutex(ClientState(desired: options.subscriptions))
         self.minimumLibraryLevel = options.libraryLogLevel ?? .error
         self.topicAliases = TopicAliases(enabled: options.topicAliases, v5: options.protocolVersion == .v5)
@@ -87,16 +88,15 @@ final class ClientCore: Sendable {
         // itself, so the socket buffers are for plain TCP only.
         self.wakeup = try LoopWakeup()
         self.socketBuffers = options.tls == nil
-            ? SocketBufferHooks.forNewClient(log: handlers.log) : nil
+            ? SocketBufferHooks.forNewClient(log: log) : nil
         self.acknowledgementReadDelayMilliseconds = options.acknowledgementReadDelay.map(Self.pollMilliseconds)
         self.defersAcknowledgements = socketBuffers != nil && options.acknowledgementReadDelay == nil
         self.acceptsGuestWrites = socketBuffers != nil && options.acceptsGuestWrites
         self.readsPublishes = socketBuffers != nil && (options.libraryLogLevel.map { $0 > .debug } ?? true)
-        self.handleBox = HandleBox()
+        // No `userdata` yet: the network thread sets its `ClientLoop` while it runs.
         let handle = try MosquittoHandle(clientID: options.clientID, cleanStart: options.cleanStart,
-                                         context: Unmanaged.passUnretained(self).toOpaque(),
                                          buffers: socketBuffers)
-        handleBox.handle = handle
+        self.handle = handle
         try handle.configure(options)
         let forwardLogs = options.libraryLogLevel.map { $0 <= .debug || options.tls != nil } ?? false
         MosquittoCallbacks.install(on: handle, forwardLogs: forwardLogs)
@@ -110,20 +110,17 @@ final class ClientCore: Sendable {
         guard (0...2).contains(s.qos) else { throw .invalidQoS(s.qos) }
     }
 
-    func log(_ level: LogLevel, _ message: String) {
-        handlers.log(level, message)
-    }
-
     // MARK: callbacks (network thread)
 
-    func didConnect(code: Int32, sessionPresent: Bool, properties: OpaquePointer? = nil) {
+    /// A CONNACK: `true` when it accepted the connection (the caller reports it).
+    func didConnect(code: Int32, sessionPresent: Bool, properties: OpaquePointer? = nil) -> Bool {
         guard code == 0 else {
             // v5 reason codes and 3.1.1 return codes have separate tables.
             let reason = options.protocolVersion == .v5
                 ? String(cString: mosquitto_reason_string(code))
                 : String(cString: mosquitto_connack_string(code))
             state.withLock { $0.refusal = "\(reason) (CONNACK code \(code))" }
-            return
+            return false
         }
         topicAliases.connected(properties: properties)
         state.withLock { s in
@@ -134,7 +131,7 @@ final class ClientCore: Sendable {
         }
         log(.info, "connected to \(options.endpoint) as '\(options.clientID)'"
             + (sessionPresent ? " (session present)" : ""))
-        handlers.onConnection(.connected(sessionPresent: sessionPresent))
+        return true
     }
 
     func didDisconnect(code: Int32) {
@@ -150,10 +147,9 @@ final class ClientCore: Sendable {
             log(.warning, "broker rejected publish mid \(mid): \(String(cString: mosquitto_reason_string(reasonCode)))")
         }
         state.withLock { $0.acknowledgePublish(mid: mid) }
-        handlers.onPublished(mid)
     }
 
-    func didReceive(_ message: mosquitto_message, properties: OpaquePointer?) {
+    func didReceive(_ message: mosquitto_message, properties: OpaquePointer?, to onMessage: CoreHandlers.Message) {
         // Everything is copied: libmosquitto frees the message when the callback returns.
         let topic = message.topic.map { String(cString: $0) } ?? ""
         let count = Int(max(message.payloadlen, 0))
@@ -161,16 +157,17 @@ final class ClientCore: Sendable {
             Array(UnsafeRawBufferPointer(start: $0, count: count))
         } ?? []
         deliver(topic: topic, payload: payload, qos: Int(message.qos), retain: message.retain,
-                mid: message.mid, properties: properties)
+                mid: message.mid, properties: properties, to: onMessage)
     }
 
-    /// A received message to `handlers.onMessage`, stamped with the time now: from
-    /// libmosquitto's callback, or a PUBLISH we read ourselves (ReadStep.swift).
-    func deliver(topic: String, payload: [UInt8], qos: Int, retain: Bool, mid: Int32, properties: OpaquePointer?) {
+    /// A received message to `onMessage`, stamped with the time now: from libmosquitto's
+    /// callback, or a PUBLISH we read ourselves (ReadStep.swift).
+    func deliver(topic: String, payload: [UInt8], qos: Int, retain: Bool, mid: Int32, properties: OpaquePointer?,
+                 to onMessage: CoreHandlers.Message) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let read = properties == nil ? (userProperties: [], subscriptionIdentifiers: []) : PropertyList.received(properties)
-        handlers.onMessage(topic, payload, qos, retain, read.userProperties,
+        onMessage(topic, payload, qos, retain, read.userProperties,
                            Double(now.tv_sec) + Double(now.tv_nsec) / 1e9, mid,
                            read.subscriptionIdentifiers)
     }
@@ -249,12 +246,4 @@ final class ClientCore: Sendable {
         defer { copies.forEach { free($0) } }
         return copies.withUnsafeBufferPointer { body(Int32($0.count), $0.baseAddress!) }
     }
-}
-
-/// Holds the handle so that `ClientCore.init` can pass `self` to `mosquitto_new` first.
-///
-/// `@unchecked Sendable`: written once during `ClientCore.init`, before the core is
-/// shared with any other thread, and only read afterwards.
-final class HandleBox: @unchecked Sendable {
-    var handle: MosquittoHandle?
 }

@@ -30,6 +30,7 @@ struct ClientState: Sendable {
     var publishesInProgress = 0
     /// Signalled when `outstanding` becomes empty, with no publish in progress, while
     /// `stop` waits for it.
+    // Semaphores: signalled from libmosquitto's PUBACK and SUBACK callbacks, for a thread that waits for them.
     var flushWaiter: DispatchSemaphore? = nil
     /// Signalled when the subscriptions settle (see `settleSubscribeWaiters`).
     var subscribeWaiters: [DispatchSemaphore] = []

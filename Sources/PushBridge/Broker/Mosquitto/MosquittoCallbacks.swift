@@ -1,8 +1,8 @@
 import CMosquitto
 import Foundation
 
-/// Installs the C callbacks of `handle`, each forwarding to the `ClientCore` passed to
-/// `mosquitto_new` as `userdata`.
+/// Installs the C callbacks of `handle`, each forwarding to the `ClientLoop` the network
+/// thread sets as `userdata` while it runs.
 ///
 /// The callbacks run on the network thread with libmosquitto's `callback_mutex` held:
 /// they must not call `*_callback_set`; subscribing from them is allowed.
@@ -10,30 +10,35 @@ enum MosquittoCallbacks {
     static func install(on handle: MosquittoHandle, forwardLogs: Bool) {
         let raw = handle.raw
         mosquitto_connect_v5_callback_set(raw) { _, context, rc, flags, properties in
-            ClientCore.from(context).didConnect(code: rc, sessionPresent: flags & 1 == 1, properties: properties)
+            guard let loop = ClientLoop.from(context) else { return }
+            let sessionPresent = flags & 1 == 1
+            if loop.core.didConnect(code: rc, sessionPresent: sessionPresent, properties: properties) {
+                loop.handlers.onConnection(.connected(sessionPresent: sessionPresent))
+            }
         }
         mosquitto_disconnect_v5_callback_set(raw) { _, context, rc, _ in
-            ClientCore.from(context).didDisconnect(code: rc)
+            ClientLoop.from(context)?.core.didDisconnect(code: rc)
         }
         mosquitto_publish_v5_callback_set(raw) { _, context, mid, reason, _ in
-            ClientCore.from(context).didPublish(mid: mid, reasonCode: reason)
+            guard let loop = ClientLoop.from(context) else { return }
+            loop.core.didPublish(mid: mid, reasonCode: reason)
+            loop.handlers.onPublished(mid)
         }
         mosquitto_message_v5_callback_set(raw) { _, context, message, properties in
-            guard let message else { return }
-            ClientCore.from(context).didReceive(message.pointee, properties: properties)
+            guard let message, let loop = ClientLoop.from(context) else { return }
+            loop.core.didReceive(message.pointee, properties: properties, to: loop.handlers.onMessage)
         }
         mosquitto_subscribe_v5_callback_set(raw) { _, context, mid, count, granted, _ in
             let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(max(count, 0)))) } ?? []
-            ClientCore.from(context).didSubscribe(mid: mid, granted: codes)
+            ClientLoop.from(context)?.core.didSubscribe(mid: mid, granted: codes)
         }
         mosquitto_unsubscribe_v5_callback_set(raw) { _, context, mid, _ in
-            ClientCore.from(context).didUnsubscribe(mid: mid)
+            ClientLoop.from(context)?.core.didUnsubscribe(mid: mid)
         }
         if forwardLogs {
             mosquitto_log_callback_set(raw) { _, context, level, text in
                 // libmosquitto logs every packet at debug level: decide before copying the text.
-                guard let text else { return }
-                let core = ClientCore.forLog(context)
+                guard let text, let core = ClientLoop.forLog(context) else { return }
                 let ours = MosquittoCallbacks.logLevel(level)
                 if core.wantsLibraryLog(ours) { core.log(ours, "libmosquitto: " + String(cString: text)) }
             }
@@ -48,21 +53,5 @@ enum MosquittoCallbacks {
         case MOSQ_LOG_NOTICE, MOSQ_LOG_INFO: return .info
         default: return .debug
         }
-    }
-}
-
-extension ClientCore {
-    /// The core behind a callback's `userdata`. The network thread holds a strong
-    /// reference for as long as libmosquitto can call back, so the unretained pointer is live.
-    /// Counts the callback in `callbacksRun` (not for log lines, which are no packets).
-    static func from(_ context: UnsafeMutableRawPointer?) -> ClientCore {
-        let core = Unmanaged<ClientCore>.fromOpaque(context!).takeUnretainedValue()
-        core.callbacksRun.add(1, ordering: .relaxed)
-        return core
-    }
-
-    /// The core behind a log callback's `userdata`, not counted.
-    static func forLog(_ context: UnsafeMutableRawPointer?) -> ClientCore {
-        Unmanaged<ClientCore>.fromOpaque(context!).takeUnretainedValue()
     }
 }

@@ -12,18 +12,17 @@ final class MosquittoHandle: @unchecked Sendable {
     /// The muted write end of libmosquitto's wake-up socket pair, or -1.
     let mutedWakeFD: Int32
 
-    /// A new client for `clientID`, calling back with `context` as `userdata`.
+    /// A new client for `clientID`, with no `userdata` (the network thread sets it while it
+    /// runs, `ClientLoop`).
     ///
-    /// `context` must outlive the handle (the owner keeps both alive together).
     /// `buffers`: the client runs on our own loop, which never reads libmosquitto's wake-up
     /// socket pair; its one-byte write per queued packet is then answered without a system
     /// call (SocketBufferHooks), until `mosquitto_destroy` closes the pair.
-    init(clientID: String, cleanStart: Bool, context: UnsafeMutableRawPointer,
-         buffers: SocketBufferHooks? = nil) throws(MQTTError) {
+    init(clientID: String, cleanStart: Bool, buffers: SocketBufferHooks? = nil) throws(MQTTError) {
         MosquittoHandle.initializeLibrary
         guard !clientID.isEmpty else { throw .invalidOption("client id must not be empty") }
         buffers?.captureBegin()
-        let made = mosquitto_new(clientID, cleanStart, context)
+        let made = mosquitto_new(clientID, cleanStart, nil)
         let writeEnd = buffers?.captureEnd() ?? -1
         mutedWakeFD = made != nil && writeEnd >= 0 && buffers?.mute(writeEnd) == 0 ? writeEnd : -1
         guard let raw = made else {

@@ -36,9 +36,16 @@ extension ClientCore {
     /// How long the loop keeps running after stop, to write the DISCONNECT.
     static let disconnectGrace: Duration = .seconds(2)
 
-    /// Runs until stop is requested. The thread holds `self` strongly throughout, which
-    /// keeps the handle (and so every callback's `userdata`) alive.
-    func runNetworkLoop() {
+    /// Runs until stop is requested, calling `handlers`. The thread holds the `ClientLoop` it
+    /// sets as the handle's `userdata` strongly throughout, and clears `userdata` before it
+    /// lets go, so every callback's `userdata` is live or `nil`.
+    func runNetworkLoop(handlers: CoreHandlers) {
+        let loop = ClientLoop(core: self, handlers: handlers)
+        mosquitto_user_data_set(handle.raw, Unmanaged.passUnretained(loop).toOpaque())
+        defer {
+            mosquitto_user_data_set(handle.raw, nil)
+            withExtendedLifetime(loop) {}
+        }
         var backoff = ReconnectBackoff(minimum: options.reconnectMin, maximum: options.reconnectMax)
         let properties = connectProperties()
         let keepalive = Int32(options.keepalive.wholeSeconds())
@@ -82,7 +89,7 @@ extension ClientCore {
                         if !readsPausedSignalled.exchange(true, ordering: .acquiringAndReleasing) { readsPausedSeen.signal() }
                         ended = writeOnlyTurn()
                     } else {
-                        ended = serviceTurn(owedAcknowledgement: &owedAcknowledgement)
+                        ended = serviceTurn(owedAcknowledgement: &owedAcknowledgement, handlers: handlers)
                     }
                     // A DISCONNECT that cannot be written (a stuck broker) must not hold stop forever.
                     if stopSeen == nil, isStopRequested { stopSeen = .now }
@@ -111,7 +118,7 @@ extension ClientCore {
                 log(.error, "cannot connect to \(options.endpoint): \(why); \(retry)")
                 handlers.onConnection(.connectFailed(reason: why))
             }
-            _ = wake.wait(timeout: .now() + delay.dispatchInterval)
+            _ = wake.wait(until: .now + delay) { isStopRequested }
         }
         if let buffers = socketBuffers {
             log(.debug, buffers.summary(mutedFD: handle.mutedWakeFD))
@@ -124,7 +131,8 @@ extension ClientCore {
         }
         let pauses = readPauses.load(ordering: .relaxed)
         if pauses > 0 { log(.debug, "turns that paused for the next batch: \(pauses)") }
-        finished.signal()
+        hasEnded.store(true, ordering: .releasing)
+        ended.notify()
     }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
@@ -145,7 +153,7 @@ extension ClientCore {
     /// `owedAcknowledgement`: a turn read without writing, and the TCP ACK of what it read is
     /// left to the next turn's bytes, or to `TCP_QUICKACK` once `quickAckDeferral` passes with
     /// nothing to read (see `acknowledgeQuickly`).
-    private func serviceTurn(owedAcknowledgement: inout Bool) -> MosquittoCode {
+    private func serviceTurn(owedAcknowledgement: inout Bool, handlers: CoreHandlers) -> MosquittoCode {
         let raw = handle.raw
         let fd = mosquitto_socket(raw)
         guard fd >= 0 else { return .noConnection }
@@ -188,18 +196,20 @@ extension ClientCore {
         }
         if ready < 0 { return errno == EINTR ? .success : .errno }
         let polled = fds
-        return inWriteStep { turnAfterPoll(fd, polled, buffered: buffered, owedAcknowledgement: &owedAcknowledgement) }
+        return inWriteStep { turnAfterPoll(fd, polled, buffered: buffered, owedAcknowledgement: &owedAcknowledgement,
+                                    handlers: handlers) }
     }
 
     /// The rest of `serviceTurn` once `poll` returned with `fds` (under `writeStep`).
-    private func turnAfterPoll(_ fd: Int32, _ fds: [pollfd], buffered: Bool, owedAcknowledgement: inout Bool) -> MosquittoCode {
+    private func turnAfterPoll(_ fd: Int32, _ fds: [pollfd], buffered: Bool, owedAcknowledgement: inout Bool,
+                               handlers: CoreHandlers) -> MosquittoCode {
         let raw = handle.raw
         if fds[1].revents != 0 { wakeup.drain() }
         let readable = buffered || fds[0].revents & Int16(POLLIN | POLLERR | POLLHUP) != 0
         lastBatch.store(0, ordering: .relaxed)
         if readable {
             let before = callbacksRun.load(ordering: .relaxed)
-            let rc = readUntilEmpty(fd)
+            let rc = readUntilEmpty(fd, to: handlers.onMessage)
             lastBatch.store(callbacksRun.load(ordering: .relaxed) &- before, ordering: .relaxed)
             // Before any write: what the batch's messages need committed goes first.
             if callbacksRun.load(ordering: .relaxed) != before { handlers.onReadsDone() }

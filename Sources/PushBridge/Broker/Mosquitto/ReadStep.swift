@@ -17,10 +17,10 @@ extension ClientCore {
     /// Before each, a plain QoS 0 or QoS 1 PUBLISH at the head of the read-ahead buffer is taken by us
     /// (`takePublish`); every other packet, and every byte of one libmosquitto has begun, is
     /// libmosquitto's.
-    func readUntilEmpty(_ fd: Int32) -> MosquittoCode {
+    func readUntilEmpty(_ fd: Int32, to onMessage: CoreHandlers.Message) -> MosquittoCode {
         let raw = handle.raw
         for _ in 0..<Self.packetsPerTurn {
-            if readsPublishes, let buffers = socketBuffers, takePublish(buffers) {
+            if readsPublishes, let buffers = socketBuffers, takePublish(buffers, to: onMessage) {
                 if mosquitto_socket(raw) != fd { return .success }
                 continue
             }
@@ -47,7 +47,7 @@ extension ClientCore {
     /// order of their packets. libmosquitto no longer sees those packets
     /// arrive: while a flood of them lasts it may send a PINGREQ each keepalive, as it does
     /// when we write alone.
-    private func takePublish(_ buffers: SocketBufferHooks) -> Bool {
+    private func takePublish(_ buffers: SocketBufferHooks, to onMessage: CoreHandlers.Message) -> Bool {
         var parts: (Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0)
         // QoS 1 only while libmosquitto has nothing queued, and not on a connection another
         // thread writes as a guest: its write would send libmosquitto's later PUBACKs ahead of
@@ -63,7 +63,7 @@ extension ClientCore {
         callbacksRun.add(1, ordering: .relaxed)
         publishesRead.add(1, ordering: .relaxed)
         let mid = Int32(parts.5)
-        deliver(topic: topic, payload: payload, qos: mid == 0 ? 0 : 1, retain: parts.4 != 0, mid: mid, properties: nil)
+        deliver(topic: topic, payload: payload, qos: mid == 0 ? 0 : 1, retain: parts.4 != 0, mid: mid, properties: nil, to: onMessage)
         return true
     }
 
