@@ -175,38 +175,7 @@ package struct FilterConfig: Sendable {
     var memoryIdentity: String { name + "\u{1F}" + definition }
 
     /// `true` for the filters that remember keys (`dedupe`, `rate_limit`, `changed`).
-    var hasMemory: Bool {
-        switch action {
-        case .dedupe, .rateLimit, .changed: return true
-        case .suppress, .set, .quietHours: return false
-        }
-    }
-}
-
-/// What `changed` does with a key it has no value for.
-enum ChangedInitial: String, Sendable, CaseIterable {
-    case deliver, suppress
-}
-
-/// The one action of a filter.
-enum FilterAction: Sendable {
-    /// Hand back empty content when the expression is true.
-    case suppress(Expression)
-    /// Rewrite content fields: field name (`title`, `subtitle`, `body`, `sound`,
-    /// `sound_critical`, `sound_volume`,
-    /// `badge`, `thread_id`, `category`, `interruption_level`, `relevance_score`,
-    /// `target_content_id`, `filter_criteria`, `user_info`) → template.
-    case set([(field: String, value: Template)])
-    /// Suppress a repeat of `key` within `window`.
-    case dedupe(key: Template, window: Duration)
-    /// Let at most `max` per `key` through within `window`.
-    case rateLimit(key: Template, max: Int, window: Duration)
-    /// Report by exception: suppress when `value` equals the last value recorded for
-    /// `key` (numbers: within `deadband`); `initial` decides for a key with no value yet.
-    case changed(key: Template, value: Template, deadband: Double, initial: ChangedInitial)
-    /// Suppress between `from` and `to` (minutes after midnight) in `timezone`,
-    /// unless `unless` is true.
-    case quietHours(fromMinute: Int, toMinute: Int, timezone: String?, unless: Expression?)
+    var hasMemory: Bool { action.kind.remembers }
 }
 
 /// Format of the display message.

@@ -82,7 +82,7 @@ extension BridgeConfig {
         if let command = e.command { out.append("  command: " + command.joined(separator: " ")) }
         out.append("  filters (\(e.filters.count), in order):")
         for (index, f) in e.filters.enumerated() {
-            var line = "    \(index + 1). \(f.name): \(Self.describe(f.action))"
+            var line = "    \(index + 1). \(f.name): \(f.action.summary)"
             if let w = f.when { line += " when \"\(w.source)\"" }
             line += " routes=" + (f.routes?.joined(separator: ",") ?? "all")
             if f.hasMemory { line += " max_keys=\(f.maxKeys)" }
@@ -105,30 +105,5 @@ extension BridgeConfig {
         out += describeHomeAssistant()
         out += describeOutputs()
         return out.joined(separator: "\n") + "\n"
-    }
-
-    private static func describe(_ action: FilterAction) -> String {
-        switch action {
-        case .suppress(let e):
-            return "suppress \"\(e.source)\""
-        case .set(let fields):
-            return "set " + fields.map { "\($0.field)=\"\($0.value.source)\"" }.joined(separator: " ")
-        case .dedupe(let key, let window):
-            return "dedupe key=\"\(key.source)\" window=\(window.text)"
-        case .rateLimit(let key, let max, let window):
-            return "rate_limit key=\"\(key.source)\" max=\(max) window=\(window.text)"
-        case .changed(let key, let value, let deadband, let initial):
-            var text = "changed key=\"\(key.source)\" value=\"\(value.source)\""
-            if deadband != 0 { text += " deadband=\(JSONValue.numberText(deadband))" }
-            return text + " initial=\(initial.rawValue)"
-        case .quietHours(let from, let to, let zone, let unless):
-            func hm(_ m: Int) -> String {
-                let h = m / 60, mm = m % 60
-                return (h < 10 ? "0" : "") + "\(h):" + (mm < 10 ? "0" : "") + "\(mm)"
-            }
-            var text = "quiet_hours \(hm(from))-\(hm(to)) timezone=\(zone ?? "local")"
-            if let unless { text += " unless \"\(unless.source)\"" }
-            return text
-        }
     }
 }

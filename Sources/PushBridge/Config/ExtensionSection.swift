@@ -7,12 +7,6 @@ extension ConfigReader {
     /// The keys of a filter that are no action.
     static let filterModifiers = ["name", "when", "routes"]
     static let filterActions = filterKeys.filter { !filterModifiers.contains($0) }
-
-    /// The action keys of a filter, one per entry (`filterActions`, from the key reference,
-    /// lists the same names; a test holds them together).
-    enum FilterActionKind: String, CaseIterable {
-        case suppress, set, dedupe, rateLimit = "rate_limit", changed, quietHours = "quiet_hours"
-    }
     static let setFields = ConfigReference.keys(in: "extension.filters[].set")
 
     /// The section and, for each filter, the `routes:` names with their scalars (checked later).
@@ -67,14 +61,14 @@ extension ConfigReader {
         if let n = f["name"], let v = string(n, key: "name") {
             if v.isEmpty { error("'name' must not be empty", at: n.mark) } else { name = v; nameMark = n.mark }
         }
-        guard let kind = FilterActionKind(rawValue: actionKey) else {
+        guard let kind = FilterAction.Kind(rawValue: actionKey) else {
             error("'\(actionKey)' is a filter key this version cannot read; use one of "
-                  + Self.list(FilterActionKind.allCases.map { "'\($0.rawValue)'" }), at: f.keyMarks[actionKey] ?? f.mark)
+                  + Self.list(FilterAction.Kind.allCases.map { "'\($0.rawValue)'" }), at: f.keyMarks[actionKey] ?? f.mark)
             return nil
         }
         guard let actionNode = f.values[actionKey], let action = readAction(kind, actionNode) else { return nil }
         var filter = FilterConfig(name: name, action: action)
-        if let n = maxKeysNode(actionKey, actionNode), let v = int(n, key: "max_keys", range: 1...10_000_000) {
+        if kind.remembers, let n = maxKeysNode(actionNode), let v = int(n, key: "max_keys", range: 1...10_000_000) {
             filter.maxKeys = v
         }
         filter.definition = Self.canonicalText(node, skipping: "name")
@@ -85,63 +79,6 @@ extension ConfigReader {
             refs = list
         }
         return (filter, nameMark, refs)
-    }
-
-    private func readAction(_ kind: FilterActionKind, _ node: YAMLNode) -> FilterAction? {
-        switch kind {
-        case .suppress:
-            return expression(node, key: "suppress").map(FilterAction.suppress)
-        case .set:
-            return contentSets(node, key: "set").map(FilterAction.set)
-        case .dedupe:
-            guard let f = fields(node, key: "dedupe", context: "dedupe", known: ConfigReference.keys(in: "extension.filters[].dedupe")) else { return nil }
-            let k = required(f, "key", in: "dedupe").flatMap { template($0, key: "key") }
-            let w = required(f, "window", in: "dedupe").flatMap { duration($0, key: "window", minimum: Self.positive) }
-            guard let k, let w else { return nil }
-            return .dedupe(key: k, window: w)
-        case .rateLimit:
-            guard let f = fields(node, key: "rate_limit", context: "rate_limit", known: ConfigReference.keys(in: "extension.filters[].rate_limit")) else { return nil }
-            let k = required(f, "key", in: "rate_limit").flatMap { template($0, key: "key") }
-            let m = required(f, "max", in: "rate_limit").flatMap { int($0, key: "max", range: 1...Int.max) }
-            let w = required(f, "window", in: "rate_limit").flatMap { duration($0, key: "window", minimum: Self.positive) }
-            guard let k, let m, let w else { return nil }
-            return .rateLimit(key: k, max: m, window: w)
-        case .changed:
-            return readChanged(node)
-        case .quietHours:
-            return readQuietHours(node)
-        }
-    }
-
-    private func readChanged(_ node: YAMLNode) -> FilterAction? {
-        guard let f = fields(node, key: "changed", context: "changed",
-                             known: ConfigReference.keys(in: "extension.filters[].changed")) else { return nil }
-        let k = required(f, "key", in: "changed").flatMap { template($0, key: "key") }
-        let v = required(f, "value", in: "changed").flatMap { template($0, key: "value") }
-        var deadband = 0.0
-        var ok = true
-        if let n = f["deadband"] {
-            if case .scalar(let s) = n, !s.style.isQuoted, let d = JSONValue(numberText: s.value)?.arithmeticValue,
-               d.isFinite, d >= 0 {
-                deadband = d
-            } else {
-                error("'deadband' must be a number of at least 0, got \(show(n))", at: n.mark)
-                ok = false
-            }
-        }
-        var initial = ChangedInitial.deliver
-        if let n = f["initial"] {
-            if let w: ChangedInitial = word(n, key: "initial") { initial = w } else { ok = false }
-        }
-        guard let k, let v, ok else { return nil }
-        return .changed(key: k, value: v, deadband: deadband, initial: initial)
-    }
-
-    /// The `max_keys` node inside a remembering filter's mapping.
-    private func maxKeysNode(_ action: String, _ node: YAMLNode) -> YAMLNode? {
-        guard ["dedupe", "rate_limit", "changed"].contains(action), case .mapping(let pairs, _) = node else { return nil }
-        for pair in pairs { if case .scalar(let k) = pair.key, k.value == "max_keys" { return pair.value } }
-        return nil
     }
 
     /// A node as canonical text: scalars JSON-quoted with their style, mappings in file order.
@@ -159,44 +96,6 @@ extension ConfigReader {
             }
             return "{" + parts.joined(separator: ",") + "}"
         }
-    }
-
-    private func readQuietHours(_ node: YAMLNode) -> FilterAction? {
-        guard let f = fields(node, key: "quiet_hours", context: "quiet_hours",
-                             known: ConfigReference.keys(in: "extension.filters[].quiet_hours")) else { return nil }
-        let from = required(f, "from", in: "quiet_hours").flatMap { clock($0, key: "from") }
-        let to = required(f, "to", in: "quiet_hours").flatMap { clock($0, key: "to") }
-        var zone: String?
-        var zoneOK = true
-        if let n = f["timezone"], let v = string(n, key: "timezone") {
-            if TimeZone(identifier: v) == nil {
-                error("unknown 'timezone' \(show(n)); use an IANA name such as Europe/Berlin", at: n.mark)
-                zoneOK = false
-            } else {
-                zone = v
-            }
-        }
-        var unless: Expression?
-        var unlessOK = true
-        if let n = f["unless"] {
-            unless = expression(n, key: "unless")
-            unlessOK = unless != nil
-        }
-        guard let from, let to, zoneOK, unlessOK else { return nil }
-        return .quietHours(fromMinute: from, toMinute: to, timezone: zone, unless: unless)
-    }
-
-    /// `HH:MM` (00:00–23:59) as minutes after midnight.
-    private func clock(_ node: YAMLNode, key: String) -> Int? {
-        if case .scalar(let s) = node {
-            let parts = s.value.split(separator: ":", omittingEmptySubsequences: false)
-            if parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
-               let h = Int(parts[0]), let m = Int(parts[1]), (0...23).contains(h), (0...59).contains(m) {
-                return h * 60 + m
-            }
-        }
-        error("'\(key)' must be a time \"HH:MM\" (00:00 to 23:59), got \(show(node))", at: node.mark)
-        return nil
     }
 
     /// The value of a key that must be present and not null.

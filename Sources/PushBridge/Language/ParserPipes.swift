@@ -30,26 +30,21 @@ extension Parser {
             }
             return Int(n)
         }
+        /// A pipe that takes no arguments.
+        func bare(_ pipe: Pipe) throws(LanguageError) -> Pipe {
+            try arity(0...0, "takes no arguments")
+            return pipe
+        }
         let pipe: Pipe
         switch name {
         case "default":
             try arity(1...1, "expects 1 argument")
             pipe = .defaultValue(arguments[0].node)
-        case "upper":
-            try arity(0...0, "takes no arguments")
-            pipe = .upper
-        case "lower":
-            try arity(0...0, "takes no arguments")
-            pipe = .lower
-        case "json":
-            try arity(0...0, "takes no arguments")
-            pipe = .json
-        case "number":
-            try arity(0...0, "takes no arguments")
-            pipe = .number
-        case "trim":
-            try arity(0...0, "takes no arguments")
-            pipe = .trim
+        case "upper": pipe = try bare(.upper)
+        case "lower": pipe = try bare(.lower)
+        case "json": pipe = try bare(.json)
+        case "number": pipe = try bare(.number)
+        case "trim": pipe = try bare(.trim)
         case "fixed":
             try arity(1...1, "expects 1 argument")
             pipe = .fixed(try integer(0...15, "an integer literal from 0 to 15"))

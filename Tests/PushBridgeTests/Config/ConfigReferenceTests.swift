@@ -154,7 +154,7 @@ import Testing
         #expect(ConfigReference.keys(in: "extension.filters[].set") == set)
         #expect(ConfigReader.filterActions == ["suppress", "set", "dedupe", "rate_limit", "changed", "quiet_hours"])
         // Every action key of the reference is one the reader can read (no default kind).
-        #expect(ConfigReader.filterActions == ConfigReader.FilterActionKind.allCases.map(\.rawValue))
+        #expect(ConfigReader.filterActions == FilterAction.Kind.allCases.map(\.rawValue))
         #expect(Set(ConfigReference.all.map(\.path)).count == ConfigReference.all.count, "a path is listed twice")
     }
 
