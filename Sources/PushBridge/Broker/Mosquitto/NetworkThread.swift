@@ -131,7 +131,7 @@ extension ClientCore {
         }
         let pauses = readPauses.load(ordering: .relaxed)
         if pauses > 0 { log(.debug, "turns that paused for the next batch: \(pauses)") }
-        hasEnded.store(true, ordering: .releasing)
+        _ = hasEnded.exchange(true, ordering: .sequentiallyConsistent)  // a read-modify-write before the notify (WaitGate)
         ended.notify()
     }
 
