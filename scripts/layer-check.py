@@ -630,9 +630,7 @@ def main():
     rank = {name: i for i, name in enumerate(layers)}
     files = []
     for top, executable, node in ((SOURCES, False, None), (CLI, False, CLI_NODE), (EXECUTABLE, True, None)):
-        for directory, _, names in os.walk(top):
-            files += [SourceFile(os.path.join(directory, n), executable, node)
-                      for n in sorted(names) if n.endswith(".swift")]
+        files += [SourceFile(path, executable, node) for path in swift_files(top)]
     files.sort(key=lambda f: (f.executable, f.rel))
     library = [f for f in files if not f.executable]
     problems = []

@@ -30,18 +30,18 @@ extension ConfigReader {
                 continue
             }
             names[name] = nameNode.mark
-            let kinds = OutputKindKey.allCases.filter { f.has($0.rawValue) }.map(\.rawValue)
+            let kinds = OutputKindKey.allCases.filter { f.has($0.rawValue) }
             guard kinds.count == 1 else {
                 if kinds.isEmpty {
                     error("output '\(name)' needs one of \(Self.list(Self.outputKinds.map { "'\($0)'" }))", at: f.mark)
                 } else {
-                    error("output '\(name)' has \(kinds.map { "'\($0)'" }.joined(separator: " and ")): one kind per output", at: f.keyMarks[kinds[1]] ?? f.mark)
+                    error("output '\(name)' has \(kinds.map { "'\($0.rawValue)'" }.joined(separator: " and ")): one kind per output", at: f.keyMarks[kinds[1].rawValue] ?? f.mark)
                 }
                 continue
             }
             var kind: OutputKindConfig?
-            if let kindNode = f.values[kinds[0]], let key = OutputKindKey(rawValue: kinds[0]) {
-                switch key {
+            if let kindNode = f.values[kinds[0].rawValue] {
+                switch kinds[0] {
                 case .ntfy: kind = readNtfy(kindNode, baseDirectory: baseDirectory).map(OutputKindConfig.ntfy)
                 case .webhook: kind = readWebhook(kindNode).map(OutputKindConfig.webhook)
                 case .webpush:

@@ -39,7 +39,6 @@ final class Publisher: Sendable {
         let intake = self.intake, output = self.output
         output.start(handlers: MQTTClientHandlers(
             onPublished: { mid in tracking.acknowledged(mid) },
-            // Waited for once (a semaphore: the wait is this blocking start's, bounded).
             onConnection: { event in
                 if case .disconnected = event { return }
                 settled.signal()
@@ -53,7 +52,7 @@ final class Publisher: Sendable {
         // Weak: the network thread holds these handlers, and a client its own handlers held
         // could never stop by going away.
         intakeHandlers.onReadsDone = { [weak intake] in
-            Self.commit(tracking, logger: logger, intake: intake, output: output)
+            Self.commit(tracking, logger: logger, intake: { intake }, output: output)
             output.flushDeferredWake()
         }
         intake.start(handlers: intakeHandlers)
@@ -89,10 +88,12 @@ final class Publisher: Sendable {
 
     /// The end of a read batch (intake network thread, before the batch's PUBACKs are
     /// written): commits the batch's journal records, then publishes what was held for them.
-    private static func commit(_ tracking: PublishTracking, logger: BridgeLogger, intake: MQTTClient?,
+    private static func commit(_ tracking: PublishTracking, logger: BridgeLogger, intake: () -> MQTTClient?,
                                output: MQTTClient) {
         guard let journal = tracking.journal else { return }
         tracking.held.withLock { list in
+            // The intake client (a weak reference's load) only for a batch with held displays.
+            let intake = list.isEmpty ? nil : intake()
             do {
                 try journal.commitBatch()
             } catch {

@@ -74,8 +74,7 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
     /// The socket addresses of this host and port, in the resolver's order (`localhost` is
     /// 127.0.0.1, as it always was for the metrics endpoint); never empty. `passive` for binding.
     package func socketAddresses(passive: Bool = false) throws(Problem) -> [SocketAddress] {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
+        var hints = addrinfo()  // ai_family 0: IPv4 and IPv6 alike
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)
         var list: UnsafeMutablePointer<addrinfo>?
