@@ -72,6 +72,7 @@ package enum TryRunner {
             }
             o["display"] = .object(display)
         }
+        if !d.attachments.isEmpty { o["attachments"] = .array(d.attachments.map(\.jsonValue)) }
         if d.outcome == .rejected, let m = d.publish.first {
             o["dead_letter"] = .object(["topic": .string(m.topic), "payload": .string(m.payloadText)])
         }
@@ -92,6 +93,9 @@ package enum TryRunner {
         if let r = d.request {
             row("request", r.apnsHeaders.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
             row("body", r.apnsBody.jsonText)
+        }
+        if !d.attachments.isEmpty {
+            row("attach", d.attachments.map(\.line).joined(separator: "\n"))
         }
         if !d.filterTrace.isEmpty {
             row("filters", d.filterTrace.map { "\($0.name): \($0.verdict)" }.joined(separator: "\n"))

@@ -15,6 +15,9 @@ package struct TrySample: Sendable, Equatable {
     package var at: String? = nil
     /// `#@ env NAME=VALUE` lines so far: the config is reloaded with them set.
     package var environment: [String: String] = [:]
+    /// `#@ attach NAME=FILE` lines just before it: bytes for its attachment `NAME` (the
+    /// file's path as resolved against the samples file's folder).
+    package var attach: [String: String] = [:]
 
     package init(line: Int, topic: String, payload: String) {
         self.line = line
@@ -40,6 +43,8 @@ package enum TrySamples {
         var at: String?
         var environment: [String: String] = [:]
         var retainNext = false
+        var attachNext: [String: String] = [:]
+        let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) + "/" : ""
         // "\r\n" is one Character in Swift: both line ends split.
         for (index, line) in text.split(omittingEmptySubsequences: false,
                                         whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
@@ -60,8 +65,14 @@ package enum TrySamples {
                     environment[String(pair[0])] = String(pair[1])
                 case ("retain"?, 1):
                     retainNext = true
+                case ("attach"?, 2):
+                    let pair = words[1].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                    guard pair.count == 2, !pair[0].isEmpty, !pair[1].isEmpty else {
+                        throw TrySampleError(description: "\(here): error: '#@ attach' needs NAME=FILE, got '\(words[1])'")
+                    }
+                    attachNext[String(pair[0])] = pair[1].hasPrefix("/") ? String(pair[1]) : folder + pair[1]
                 default:
-                    throw TrySampleError(description: "\(here): error: unknown directive '\(line)'; known: '#@ at TIME', '#@ env NAME=VALUE', '#@ retain'")
+                    throw TrySampleError(description: "\(here): error: unknown directive '\(line)'; known: '#@ at TIME', '#@ env NAME=VALUE', '#@ retain', '#@ attach NAME=FILE'")
                 }
                 continue
             }
@@ -74,13 +85,38 @@ package enum TrySamples {
             sample.retain = retainNext
             sample.at = at
             sample.environment = environment
+            sample.attach = attachNext
             retainNext = false
+            attachNext = [:]
             out.append(sample)
         }
         if retainNext {
             throw TrySampleError(description: "\(path): error: '#@ retain' at the end applies to no sample")
         }
+        if !attachNext.isEmpty {
+            throw TrySampleError(description: "\(path): error: '#@ attach' at the end applies to no sample")
+        }
         return out
+    }
+
+    /// `NAME=FILE` (`--attach`): the attachment's identifier and the file's bytes.
+    package static func readAttachment(_ text: String) -> Result<(name: String, bytes: [UInt8]), TrySampleError> {
+        guard let eq = text.firstIndex(of: "="), eq != text.startIndex, text.index(after: eq) != text.endIndex else {
+            return .failure(TrySampleError(description: "--attach needs NAME=FILE (an attachment's identifier and a file), got '\(text)'"))
+        }
+        let file = String(text[text.index(after: eq)...])
+        guard let data = FileManager.default.contents(atPath: file) else {
+            return .failure(TrySampleError(description: "cannot read attachment file '\(file)'"))
+        }
+        return .success((String(text[..<eq]), Array(data)))
+    }
+
+    /// The attachment service of an offline run (`try`): a private temporary store, bytes
+    /// from `--attach` only; `nil` when no route has attachments.
+    package static func offlineAttachments(for config: BridgeConfig) throws -> AttachmentService? {
+        guard AttachmentService.needed(by: config) else { return nil }
+        // Never the running bridge's store in the journal's folder.
+        return try AttachmentService(config: config, directory: AttachmentService.temporaryDirectory(), temporary: true, offline: true)
     }
 
     /// Runs samples through one pipeline, reloading the config (keeping the memory of
@@ -98,6 +134,8 @@ package enum TrySamples {
         private let conditions: ConditionEngine
         private var pipeline: Pipeline?
         private var environment: [String: String]?
+        /// The offline attachment store, made with the first config that has attachments.
+        private var attachments: AttachmentService?
 
         /// `baseEnvironment` is what `#@ env` adds to (the process's for `try`); `day` is
         /// the date a `#@ at HH:MM` falls on; `defaultTime` (UNIX seconds) is when samples
@@ -113,7 +151,10 @@ package enum TrySamples {
             conditions = ConditionEngine(logger: logger)
         }
 
-        deinit { pipeline?.shutdown() }
+        deinit {
+            pipeline?.shutdown()
+            attachments?.close()
+        }
 
         /// The decision for `sample` and the message it became, or the errors of the
         /// config it needed (re)loaded.
@@ -125,13 +166,25 @@ package enum TrySamples {
                 case .failure(let errors): return .failure(errors)
                 case .success(let config):
                     pipeline?.shutdown()
+                    if let attachments {
+                        attachments.configure(config)
+                    } else {
+                        attachments = try? TrySamples.offlineAttachments(for: config)
+                    }
                     pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension,
-                                        memory: memory, clock: clock.stageClock, conditions: conditions)
+                                        memory: memory, clock: clock.stageClock, conditions: conditions,
+                                        attachments: attachments)
                     environment = sample.environment
                 }
             }
             let now = time(of: sample)
             clock.set(now)
+            var supplied: [String: (bytes: [UInt8], file: String)] = [:]
+            for (name, file) in sample.attach {
+                // An unreadable file supplies nothing: the attachment is reported missing.
+                if let data = FileManager.default.contents(atPath: file) { supplied[name] = (Array(data), file) }
+            }
+            attachments?.supplied.withLock { $0 = supplied }
             let message = InboundMessage(topic: sample.topic, payload: Array(sample.payload.utf8), qos: 1,
                                          retain: sample.retain, receivedAt: now)
             var decisions = TryRunner.chain(pipeline: pipeline!, message: message, now: now)

@@ -13,13 +13,13 @@ struct Arguments {
 
     /// Options that take a value, per command.
     static let valued: Set<String> = ["-c", "--config", "-t", "--topic", "-m", "--message", "-f", "--file",
-                                      "-p", "--property", "--samples", "--url", "--at", "--snooze", "--by"]
+                                      "-p", "--property", "--samples", "--url", "--at", "--snooze", "--by", "--attach"]
     static let aliases: [String: String] = ["--config": "-c", "--topic": "-t", "--message": "-m",
                                             "--file": "-f", "--property": "-p"]
     static let allowed: [String: Set<String>] = [
         "run": ["-c"],
         "check": ["-c"],
-        "try": ["-c", "-t", "-m", "-f", "-p", "--json", "--samples", "--retain", "--at"],
+        "try": ["-c", "-t", "-m", "-f", "-p", "--json", "--samples", "--retain", "--at", "--attach"],
         "monitor": ["-c", "--once", "--json"],
         "health": ["-c", "--url"],
         "schema": [],

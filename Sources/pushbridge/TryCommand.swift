@@ -46,8 +46,25 @@ enum TryCommand {
             printErr("note: with partition index=\(partition.index) count=\(partition.count) this bridge skips '\(topic)' "
                      + "(partition_skipped); index \(Partition.owner(of: topic, count: partition.count)) handles it, as below")
         }
-        let pipeline = Pipeline(config: config, logger: logger, clock: clock)
-        defer { pipeline.shutdown() }
+        var supplied: [String: (bytes: [UInt8], file: String)] = [:]
+        for a in args.options["--attach"] ?? [] {
+            switch TrySamples.readAttachment(a) {
+            case .success(let (name, bytes)): supplied[name] = (bytes, String(a[a.index(after: a.firstIndex(of: "=")!)...]))
+            case .failure(let e): return fail(2, e.description)
+            }
+        }
+        let attachments: AttachmentService?
+        do {
+            attachments = try TrySamples.offlineAttachments(for: config)
+        } catch {
+            return fail(2, "cannot make a temporary attachment store: \(error)")
+        }
+        attachments?.supplied.withLock { $0 = supplied }
+        let pipeline = Pipeline(config: config, logger: logger, clock: clock, attachments: attachments)
+        defer {
+            pipeline.shutdown()
+            attachments?.close()
+        }
         // A route with `continue: true` hands the message on: each route's decision in turn
         // (JSON: one object per line), the last being the message's outcome.
         let decisions = TryRunner.chain(pipeline: pipeline, message: message, now: now)

@@ -29,6 +29,8 @@ public final class Bridge: Sendable {
     let memoryWriter: FilterMemoryWriter?
     /// The `outputs:` workers (ntfy, Web Push, webhook); `nil` when none are configured.
     let outputs: OutputSet?
+    /// The attachments' sources and store, made with the first config that has attachments.
+    let attachmentSlot: Mutex<AttachmentService?>
     let stopRequested = StopSignal()
 
     /// Builds a bridge for `config` (nothing connects before `run()`); `serviceExtension`
@@ -58,8 +60,10 @@ public final class Bridge: Sendable {
         }
         // Conditions outlive pipelines (reloads) and, with the journal, the process.
         let conditions = ConditionEngine(journal: intake.journal, logger: logger)
+        let attachments = try Self.attachmentService(for: config, existing: nil)
+        attachmentSlot = Mutex(attachments)
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
-                                clock: clock, conditions: conditions)
+                                clock: clock, conditions: conditions, attachments: attachments)
         conditions.restore()
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
@@ -102,6 +106,18 @@ public final class Bridge: Sendable {
 
     /// The pipeline messages arriving now go through.
     var pipeline: Pipeline { flow.pipeline }
+
+    /// The attachment service for `config`: `existing` reconfigured, a new one when `config`
+    /// is the first with attachments, `nil` when there is none and none is needed.
+    static func attachmentService(for config: BridgeConfig, existing: AttachmentService?) throws -> AttachmentService? {
+        if let existing {
+            existing.configure(config)
+            return existing
+        }
+        guard AttachmentService.needed(by: config) else { return nil }
+        let (directory, temporary) = AttachmentService.directory(for: config)
+        return try AttachmentService(config: config, directory: directory, temporary: temporary)
+    }
 
     /// Connects, processes messages until SIGTERM/SIGINT (or `requestStop()`, or the task is
     /// cancelled), then drains and stops.

@@ -64,8 +64,18 @@ extension Bridge {
         effective.conditions = old.conditions
         effective.outputs = old.outputs
         // Unchanged filters keep their memory; changed and removed ones forget theirs.
+        let attachments: AttachmentService?
+        do {
+            let existing = attachmentSlot.withLock { $0 }
+            attachments = try Self.attachmentService(for: effective, existing: existing)
+            attachmentSlot.withLock { $0 = attachments }
+        } catch {
+            let line = "reload refused: the attachment store cannot be opened: \(error)"
+            logger.error(line)
+            return .refused(errors: [line])
+        }
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
-                                   memory: pipeline.filterMemory, conditions: pipeline.conditions)
+                                   memory: pipeline.filterMemory, conditions: pipeline.conditions, attachments: attachments)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake
         client.setSubscriptions(RouteSubscriptions.subscriptions(for: effective))

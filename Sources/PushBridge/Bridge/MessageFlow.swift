@@ -120,6 +120,13 @@ final class MessageFlow: Sendable {
             acknowledge(message)
             return
         }
+        // Bytes for the attachments (a camera's snapshot): kept as the topic's newest; decided
+        // as a message only when a route matches the topic too.
+        if let attachments = pipeline.attachments,
+           message.payload.withUnsafeBytes({ attachments.intercept(topic: message.topic, payload: $0, at: message.receivedAt) }),
+           pipeline.table.matchIndex(message.topic) == nil {
+            return
+        }
         // Another partition's topic: dropped before the journal and the pipeline; returning
         // lets libmosquitto send the QoS 1 PUBACK as for any message.
         if let partition, !partition.handles(topic: message.topic) {

@@ -24,6 +24,8 @@ public struct BridgeConfig: Sendable {
     package var outputs: [OutputConfig] = []
     /// The alert lifecycle's shared settings (`conditions:`), when set.
     package var conditions: ConditionsConfig? = nil
+    /// The top-level `attachments:` settings (their defaults when the file has none).
+    var attachments = AttachmentsConfig()
     /// The file this config was read from, for messages.
     package var sourcePath: String = "bridge.yml"
 
@@ -124,6 +126,8 @@ package struct RouteConfig: Sendable {
     package var userInfo: Template? = nil
     /// Alerts that raise, repeat, escalate, are acknowledged and clear; `nil`: each message is an event.
     var condition: ConditionConfig? = nil
+    /// `attachments:`: what is attached to the route's alerts, in order.
+    var attachments: [AttachmentSpec] = []
     /// `continue: true`: a message this route decides also goes on to the next route (in file
     /// order) whose filter matches its topic, which decides it too.
     var continueMatching = false

@@ -35,6 +35,7 @@ struct ConfigAssembly {
         var outputRoutes: [(String, YAMLScalar)] = []
         if let n = f["outputs"] { (config.outputs, outputRoutes) = reader.readOutputs(n, baseDirectory: directory, monitoringHTTP: config.monitoring.http != nil) }
         if let n = f["conditions"] { config.conditions = reader.readConditions(n) }
+        if let n = f["attachments"] { config.attachments = reader.readAttachmentsSettings(n) }
         checkConditions(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")

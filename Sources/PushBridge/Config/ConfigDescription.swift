@@ -74,6 +74,19 @@ extension BridgeConfig {
                 out.append("     alert: " + (set.isEmpty ? "none" : set.joined(separator: " ")))
             }
             if let c = r.condition { out.append("     condition: " + c.life) }
+            for a in r.attachments {
+                var line = "     attachment \(a.identifier): "
+                switch a.source {
+                case .topic(let t, let filter):
+                    line += "newest bytes on \(q(t)) (subscribed as \(filter)), at most \(d(a.maxAge)) old or arriving within the wait"
+                case .url(let t):
+                    line += "fetched from \(q(t))"
+                    let names = a.headers.map(\.name).filter { $0 != "Authorization" || a.tokenFile == nil }
+                    if !names.isEmpty { line += " headers: " + names.joined(separator: ", ") }
+                    if let file = a.tokenFile { line += " token: *** (from \(file))" }
+                }
+                out.append(line)
+            }
             if r.continueMatching { out.append("     continue: the next matching route decides its messages too") }
         }
 
@@ -91,6 +104,14 @@ extension BridgeConfig {
 
         out.append("display: topic=\(q(display.topic)) qos=\(display.qos) retain=\(display.retain) format=\(display.format.rawValue)")
         out.append("dead_letter: " + (deadLetter.map { "topic=\(q($0.topic)) qos=\($0.qos)" } ?? "off"))
+        if routes.contains(where: { !$0.attachments.isEmpty }) {
+            let x = attachments
+            out.append("attachments: wait=\(d(x.wait)) max_bytes image=\(ByteCount.text(x.maxImage)) audio=\(ByteCount.text(x.maxAudio)) video=\(ByteCount.text(x.maxVideo))")
+            out.append("  store: " + (journal.map { "\($0.path)/attachments" } ?? "a private temporary folder (no journal)")
+                       + " keep=\(d(x.keep)) total_bytes=\(ByteCount.text(x.totalBytes))")
+            let base = x.publicURL ?? monitoring.http.map { "\(monitoring.tls == nil ? "http" : "https")://\($0)" }
+            out.append("  served at: " + (base.map { "\($0)/attachments/<token>/<identifier>.<ext>" } ?? "nowhere (set monitoring.http or attachments.public_url for URLs)"))
+        }
         out.append("journal: " + (journal.map { "path=\($0.path) fsync=\($0.fsync.rawValue) max_messages=\($0.maxMessages)" } ?? "off"))
         let m = monitoring
         out.append("monitoring: status_topic=\(m.statusTopic ?? "off") stats_topic=\(m.statsTopic ?? "off") interval=\(d(m.interval)) max_topics=\(m.maxTopics)")

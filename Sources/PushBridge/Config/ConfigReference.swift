@@ -7,7 +7,8 @@
 /// unknown key, and a key in the table that no code reads fails `ConfigReferenceTests`.
 package enum ConfigReference {
     /// Every key, sections before their keys, in the order the file is written.
-    static let all: [ConfigKey] = top + broker + routes + conditionKeys + extensionSection + outputs + scaleOut + deliveryOutputs + conditionsSection
+    static let all: [ConfigKey] = top + broker + routes + routeAttachments + conditionKeys + extensionSection + outputs + scaleOut
+        + deliveryOutputs + conditionsSection + attachmentsSection
 
     /// The key at `path`, or `nil`.
     package static func key(_ path: String) -> ConfigKey? { byPath[path] }

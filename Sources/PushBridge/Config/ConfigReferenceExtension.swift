@@ -36,7 +36,10 @@ extension ConfigReference {
         ("interruption_level", "passive, active, time-sensitive or critical.", "critical"),
         ("relevance_score", "Relevance, 0 to 1.", "1"), ("target_content_id", "The target content id.", "{{ topic }}"),
         ("filter_criteria", "Focus filter criteria.", "home"), ("user_info", "userInfo (JSON).", "{{ payload }}"),
-    ].map { ConfigKey("extension.filters[].set." + $0.0, .template, example: .string($0.2), $0.1) }
+    ].map { ConfigKey("extension.filters[].set." + $0.0, .template, example: .string($0.2), $0.1) } + [
+        ConfigKey("extension.filters[].set.attachments", .either([.strings, .template]), example: .array([]),
+                  "The attachments to keep, by identifier (a list, or a template rendering one): [] drops them all. Never adds one."),
+    ]
 
     private static func maxKeys(_ action: String) -> ConfigKey {
         ConfigKey("extension.filters[].\(action).max_keys", .integer(min: 1, max: 10_000_000),

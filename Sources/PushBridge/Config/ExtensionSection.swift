@@ -108,6 +108,19 @@ extension ConfigReader {
         for pair in pairs {
             guard case .scalar(let k) = pair.key, f.has(k.value),
                   !out.contains(where: { $0.field == k.value }) else { continue }
+            if k.value == "attachments", case .sequence = pair.value {
+                // `attachments: [snapshot]`: the identifiers to keep, as a list literal.
+                guard let names = strings(pair.value, key: "attachments"),
+                      names.allSatisfy({ name in
+                          guard name.1.style == .plain, JSONValue(numberText: name.0) != nil else { return true }
+                          error("'attachments' lists identifiers: quote a number used as one (\"\(name.0)\")", at: name.1.mark)
+                          return false
+                      }),
+                      let t = try? compiler.template("{{ [" + names.map { JSONValue.string($0.0).jsonText }.joined(separator: ", ") + "] }}")
+                else { continue }
+                out.append((k.value, t))
+                continue
+            }
             guard let t = template(pair.value, key: k.value) else { continue }
             if !t.hasHoles, case .scalar(let s) = pair.value { checkConstant(key: k.value, value: s.value, node: pair.value) }
             out.append((k.value, t))

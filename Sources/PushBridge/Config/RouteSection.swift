@@ -71,6 +71,7 @@ extension ConfigReader {
         } else if !f.isExplicitNull("user_info") {
             route.userInfo = try? compiler.template("{{ payload }}")
         }
+        if let n = f["attachments"] { route.attachments = readAttachmentSpecs(n, route: name) }
         if let n = f["condition"] {
             route.condition = readCondition(n, route: name)
             route.conditionMark = f.keyMarks["condition"]

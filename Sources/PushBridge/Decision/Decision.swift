@@ -40,6 +40,8 @@ package struct Decision: Sendable {
     var stageSeconds: Double?
     /// The messages to publish: the display message or the dead letter.
     package var publish: [OutboundMessage] = []
+    /// What became of each of the route's attachments (empty when it has none).
+    package var attachments: [AttachmentOutcome] = []
     /// A condition's transition this decision carries (raised, repeated, escalated, cleared).
     package var conditionEvent: ConditionEvent?
     /// The withdraw message's value, when a condition cleared (already rendered into `publish`).

@@ -61,6 +61,10 @@ extension DisplayRenderer {
             b.append(",\"user_info\":")
             c.userInfo.write(to: &b)
         }
+        if !c.attachments.isEmpty {
+            b.append(",\"attachments\":")
+            c.attachmentsValue.write(to: &b)
+        }
         if case .object = condition {
             b.append(",\"condition\":")
             condition.write(to: &b)

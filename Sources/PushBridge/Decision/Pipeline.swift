@@ -16,6 +16,8 @@ package final class Pipeline: Sendable {
     package let conditions: ConditionEngine
     /// Which copy to keep of a message that partly overlapping subscriptions bring twice.
     let duplicateCopies: DuplicateCopies?
+    /// Gathers the routes' attachments (`nil` when no route has any).
+    package let attachments: AttachmentService?
 
     /// Builds the pipeline for `config`. `serviceExtension` is a Swift extension supplied
     /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
@@ -23,8 +25,10 @@ package final class Pipeline: Sendable {
     /// others are forgotten); by default the filters start with none.
     package init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil,
                 hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
-                clock: StageClock = .system, conditions: ConditionEngine? = nil) {
+                clock: StageClock = .system, conditions: ConditionEngine? = nil,
+                attachments: AttachmentService? = nil) {
         self.config = config
+        self.attachments = attachments
         self.table = RouteTable(routes: config.routes)
         self.duplicateCopies = RouteSubscriptions.plan(for: config).copies
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
@@ -79,13 +83,40 @@ package final class Pipeline: Sendable {
         let receivedAt: Double
         /// Applied to the decision when it is reached (a condition's withdraw, display topic, event).
         var finish: (@Sendable (inout Decision) -> Void)? = nil
+        /// The route's attachments, gathered before the stage runs (empty: none).
+        var gather: [AttachmentSpec] = []
+        /// What became of the attachments (gathered by an earlier step).
+        var outcomes: [AttachmentOutcome] = []
 
         /// Runs the stage; `completion` is called exactly once (possibly before this returns).
         package func start(_ completion: @escaping @Sendable (Decision) -> Void) {
-            let (pipeline, request, context, receivedAt, finish) = (pipeline, request, context, receivedAt, finish)
+            if !gather.isEmpty, let service = pipeline.attachments {
+                let (pipeline, request, context, receivedAt, finish) = (pipeline, request, context, receivedAt, finish)
+                service.gather(gather, context: context, now: receivedAt) { attachments, outcomes in
+                    var r = request
+                    var c = context
+                    if !attachments.isEmpty {
+                        r.content.attachments = attachments
+                        c.content = r.content
+                    }
+                    switch pipeline.afterAttachments(r, context: c, receivedAt: receivedAt) {
+                    case .decided(var d):
+                        d.attachments = outcomes
+                        finish?(&d)
+                        completion(d)
+                    case .waiting(var next):
+                        next.finish = finish
+                        next.outcomes = outcomes
+                        next.start(completion)
+                    }
+                }
+                return
+            }
+            let (pipeline, request, context, receivedAt, finish, outcomes) = (pipeline, request, context, receivedAt, finish, outcomes)
             // The closure keeps only what it reads (the context is one shared buffer).
             pipeline.stage.process(request, context: context) { result in
                 var d = pipeline.decision(result, request: request, context: context, receivedAt: receivedAt)
+                if !outcomes.isEmpty { d.attachments = outcomes }
                 finish?(&d)
                 completion(d)
             }
@@ -127,7 +158,8 @@ package final class Pipeline: Sendable {
         case .success(let r):
             request = r
         }
-        return decideRequest(request, context: mapped.context, route: entry.route.name, receivedAt: message.receivedAt, now: now)
+        return decideRequest(request, context: mapped.context, route: entry.route.name, receivedAt: message.receivedAt, now: now,
+                             attachments: entry.route.attachments)
     }
 
     /// Rule 2: the rejection, with its dead letter when one is configured.
@@ -143,7 +175,7 @@ package final class Pipeline: Sendable {
 
     /// Rules 3 to 6 for a valid request.
     func decideRequest(_ request: NotificationRequest, context: MessageContext, route: String,
-                       receivedAt: Double, now: Double) -> Step {
+                       receivedAt: Double, now: Double, attachments: [AttachmentSpec] = []) -> Step {
         if let e = request.expiration, e > 0, Double(e) < now {
             var d = Decision(outcome: .expired, route: route, rule: "rule 3: apns-expiration \(e) has passed")
             d.request = request
@@ -164,6 +196,15 @@ package final class Pipeline: Sendable {
             d.request = request
             return .decided(d)
         }
+        if !attachments.isEmpty, self.attachments != nil {
+            // The attachments are gathered first (at most `attachments.wait`): the stage sees them.
+            return .waiting(Waiting(pipeline: self, request: request, context: context, receivedAt: receivedAt, gather: attachments))
+        }
+        return afterAttachments(request, context: context, receivedAt: receivedAt)
+    }
+
+    /// Rules 5 and 6 for a displayable alert whose attachments (if any) are gathered.
+    func afterAttachments(_ request: NotificationRequest, context: MessageContext, receivedAt: Double) -> Step {
         guard request.mutableContent else {
             return .decided(deliver(request, context: context, receivedAt: receivedAt, modified: false,
                                     rule: "rule 6: delivered (mutable-content not set, the extension stage does not run)"))
@@ -183,7 +224,13 @@ package final class Pipeline: Sendable {
         case .deliver(let content, let modified):
             // The content as mapped (the usual case) keeps the request as it is, not a changed copy.
             var r = request
-            if !content.isIdentical(to: request.content) { r.content = content }
+            if !content.isIdentical(to: request.content) {
+                r.content = content
+                // An extension may keep fewer attachments, never add one: only the request's own stay.
+                if content.attachments != request.content.attachments {
+                    r.content.attachments = Self.narrow(content.attachments, to: request.content.attachments)
+                }
+            }
             let display = renderer.displayMessage(r, context: context, modified: modified, receivedAt: receivedAt)
             return Decision(outcome: .delivered, route: context.route, request: r, decidedBy: nil, rule: result.rule,
                             modified: modified, timedOut: result.timedOut, extensionFailed: result.extensionFailed,
@@ -206,5 +253,16 @@ package final class Pipeline: Sendable {
         return Decision(outcome: .delivered, route: context.route, request: r, decidedBy: nil, rule: rule,
                         modified: modified, timedOut: false, extensionFailed: false, stageTrace: [],
                         stageSeconds: nil, publish: [display])
+    }
+
+    /// The attachments of `original` that `kept` names by identifier, in `kept`'s order, each once.
+    static func narrow(_ kept: [NotificationAttachment], to original: [NotificationAttachment]) -> [NotificationAttachment] {
+        var out: [NotificationAttachment] = []
+        for a in kept {
+            if let own = original.first(where: { $0.identifier == a.identifier }), !out.contains(where: { $0.identifier == a.identifier }) {
+                out.append(own)
+            }
+        }
+        return out
     }
 }

@@ -23,6 +23,23 @@ enum ContentSetter {
                 set.append(field)
                 continue
             }
+            if field == "attachments" {
+                // The identifiers to keep (strings, or objects with an `identifier`); never new ones.
+                let value = template.value(in: context)
+                let items: [JSONValue]
+                switch value {
+                case .array(let list): items = list
+                case .null: items = []
+                case .string(let text) where text.trimmingCharacters(in: .whitespaces).isEmpty: items = []
+                default:
+                    problems.append("attachments is not a list")
+                    continue
+                }
+                let names = items.compactMap { $0.stringValue ?? $0["identifier"]?.stringValue }
+                content.attachments = content.attachments.filter { names.contains($0.identifier) }
+                set.append(field)
+                continue
+            }
             let text = template.render(in: context)
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if let problem = assign(field, text: text, trimmed: trimmed, in: &content) {

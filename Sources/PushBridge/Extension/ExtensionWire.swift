@@ -5,8 +5,9 @@
 /// child -> bridge  {"id":"…","content":{…}}        ({} means empty content)
 /// bridge -> child  {"id":"…","event":"time_will_expire"}
 /// ```
-/// Content members: the `ContentField` keys (`title`, `thread_id`, …), `attachments` (strings)
-/// and `user_info`; absent members are left out. An answer's
+/// Content members: the `ContentField` keys (`title`, `thread_id`, …), `attachments` (a list
+/// of `{identifier, type, size, url}`; an answer may list fewer, by object or by identifier,
+/// never new ones) and `user_info`; absent members are left out. An answer's
 /// content replaces the content as a whole (a member it leaves out is gone); `null` is absent.
 enum ExtensionWire {
     /// Why an answer line could not be used.
@@ -38,7 +39,6 @@ enum ExtensionWire {
     static func json(_ content: NotificationContent) -> JSONValue {
         guard case .object(var members) = content.jsonValue else { return .object([:]) }
         if let sound = content.soundJSON { members["sound"] = sound }  // the critical dictionary as it is
-        if !content.attachments.isEmpty { members["attachments"] = .array(content.attachments.map { .string($0) }) }
         return .object(members)
     }
 
@@ -85,9 +85,12 @@ enum ExtensionWire {
         switch o["attachments"] {
         case nil, .null?: break
         case .array(let items)?:
+            // Only the identifiers count: the stage keeps the request's own attachments they name.
             c.attachments = try items.map { item throws(Garbage) in
-                guard let s = item.stringValue else { throw Garbage(id: nil, description: "'attachments' holds a non-string") }
-                return s
+                guard let identifier = item.stringValue ?? item["identifier"]?.stringValue else {
+                    throw Garbage(id: nil, description: "'attachments' holds an item that is neither an identifier nor an object with one")
+                }
+                return NotificationAttachment(identifier: identifier, type: "", size: 0, file: "")
             }
         default: throw Garbage(id: nil, description: "'attachments' is not a list")
         }

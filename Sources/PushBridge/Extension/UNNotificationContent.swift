@@ -46,7 +46,7 @@ open class UNNotificationContent: NSObject, NSCopying, NSMutableCopying {
     open var relevanceScore: Double { notificationContent.relevanceScore ?? 0 }
     /// `filter-criteria`, or `nil`.
     open var filterCriteria: String? { notificationContent.filterCriteria }
-    /// The attachments (their URLs are what travels).
+    /// The attachments the bridge stored, each with its file URL and type.
     open var attachments: [UNNotificationAttachment] {
         notificationContent.attachments.map(UNNotificationAttachment.init(stored:))
     }
@@ -119,7 +119,7 @@ open class UNMutableNotificationContent: UNNotificationContent {
     open override var filterCriteria: String? { get { super.filterCriteria } set { notificationContent.filterCriteria = newValue } }
     /// The attachments; settable.
     open override var attachments: [UNNotificationAttachment] {
-        get { super.attachments } set { notificationContent.attachments = newValue.map(\.url.absoluteString) }
+        get { super.attachments } set { notificationContent.attachments = newValue.map(\.notificationAttachment) }
     }
     /// The user info (property-list values); settable.
     open override var userInfo: [AnyHashable: Any] {
@@ -218,25 +218,45 @@ public final class UNNotificationSound: NSObject, Sendable {
     public override var hash: Int { storedName.hashValue ^ (isCritical ? 1 : 0) }
 }
 
-/// A media attachment; only its URL travels (APNs bodies carry no attachments).
+/// A media attachment: a file the bridge stored for the notification (docs/attachments.md).
+///
+/// The attachments of a request are the ones the route's `attachments:` gathered; an
+/// extension may keep fewer (assign a shorter list) but never add one: an attachment it
+/// makes itself is dropped when the content comes back.
 public final class UNNotificationAttachment: NSObject, Sendable {
-    /// The identifier given at creation (the URL text for attachments read from content).
+    /// Unique within the request (`snapshot`).
     public let identifier: String
-    /// Where the attachment lives.
+    /// The stored file (a `file:` URL).
     public let url: URL
-    /// A type hint; always `""` here.
-    public let type: String = ""
+    /// Apple's uniform type identifier of the bytes (`public.jpeg`); `""` for one made here.
+    public let type: String
+    /// The stored attachment behind it; `nil` for one an extension made.
+    let stored: NotificationAttachment?
 
-    /// An attachment for `url`.
+    /// An attachment for `url`. The bridge only delivers the ones it stored itself, so one
+    /// made here does not survive the extension stage.
     public init(identifier: String, url: URL, options: [AnyHashable: Any]? = nil) throws {
         self.identifier = identifier
         self.url = url
+        type = ""
+        stored = nil
         super.init()
     }
 
-    init(stored: String) {
-        identifier = stored
-        url = URL(string: stored) ?? URL(fileURLWithPath: stored)
+    /// The uniform type identifier (`type` under the name of Apple's option key
+    /// `UNNotificationAttachmentOptionsTypeHintKey`).
+    public var typeHint: String { type }
+
+    init(stored: NotificationAttachment) {
+        identifier = stored.identifier
+        url = URL(fileURLWithPath: stored.file)
+        type = stored.typeHint
+        self.stored = stored
         super.init()
+    }
+
+    /// What travels back: the stored attachment, or one holding only the identifier.
+    var notificationAttachment: NotificationAttachment {
+        stored ?? NotificationAttachment(identifier: identifier, type: "", size: 0, file: url.path)
     }
 }

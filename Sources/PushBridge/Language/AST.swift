@@ -49,6 +49,10 @@ enum Pipe: Sendable {
     case number
     /// `trim`: the text without leading and trailing white space (newlines included).
     case trim
+    /// `join(sep)`: a list's items rendered and joined with `sep`; anything else unchanged.
+    case join(Node)
+    /// `length`: items of a list, keys of an object, characters of a text; `null` is 0.
+    case length
 }
 
 /// A regular expression compiled once at parse time and shared by every evaluation.
@@ -87,6 +91,7 @@ extension Node {
         case .pipe(let base, let pipe):
             base.collectVariables(into: &set)
             if case .defaultValue(let fallback) = pipe { fallback.collectVariables(into: &set) }
+            if case .join(let separator) = pipe { separator.collectVariables(into: &set) }
         }
     }
 }

@@ -163,6 +163,33 @@ package struct Template: Sendable, Equatable {
         }
     }
 
+    /// The template's text pieces in order, `nil` for each hole: what is fixed whatever a
+    /// message holds (a URL's scheme and host, a topic's literal levels).
+    var literalPieces: [String?] {
+        segments.map { if case .text(let text) = $0 { text } else { nil } }
+    }
+
+    /// Renders with each hole's text passed through `escape` (which may refuse a value by
+    /// returning `nil`: the whole rendering is then `nil`). Literal text is kept as it is.
+    func render(in context: some EvaluationContext, escapingHoles escape: (String) -> String?) -> String? {
+        var out = ""
+        for segment in segments {
+            switch segment {
+            case .text(let text): out += text
+            case .hole(let node):
+                let text: String
+                switch node.evaluate(in: context) {
+                case .null: text = ""
+                case .string(let s): text = s
+                case let value: text = ValueText.render(value)
+                }
+                guard let escaped = escape(text) else { return nil }
+                out += escaped
+            }
+        }
+        return out
+    }
+
     /// The value: for a template that is exactly one hole (`"{{ payload }}"`, whitespace
     /// around it allowed) the expression's value itself, otherwise the rendered string.
     package func value(in context: some EvaluationContext) -> JSONValue {

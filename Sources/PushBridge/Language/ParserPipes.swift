@@ -45,6 +45,10 @@ extension Parser {
         case "json": pipe = try bare(.json)
         case "number": pipe = try bare(.number)
         case "trim": pipe = try bare(.trim)
+        case "length": pipe = try bare(.length)
+        case "join":
+            try arity(1...1, "expects 1 argument (the separator)")
+            pipe = .join(arguments[0].node)
         case "fixed":
             try arity(1...1, "expects 1 argument")
             pipe = .fixed(try integer(0...15, "an integer literal from 0 to 15"))
@@ -56,7 +60,7 @@ extension Parser {
             pipe = .truncate(try integer(0...Int64(Int32.max), "a non-negative integer literal"))
         default:
             throw LanguageError(
-                message: "unknown pipe '\(name)'; known pipes: default, upper, lower, round, truncate, json, fixed, number, trim",
+                message: "unknown pipe '\(name)'; known pipes: default, upper, lower, round, truncate, json, fixed, number, trim, join, length",
                 offset: nameStart)
         }
         return try make(.pipe(value.node, pipe), [value] + arguments)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// The pipes `default`, `upper`, `lower`, `round`, `truncate`, `json`, `fixed`, `number` and `trim`.
+/// The pipes `default`, `upper`, `lower`, `round`, `truncate`, `json`, `fixed`, `number`, `trim`,
+/// `join` and `length`.
 extension Pipe {
     func apply<Context: EvaluationContext>(to value: JSONValue, in context: Context) -> JSONValue {
         switch self {
@@ -26,6 +27,18 @@ extension Pipe {
             return NumberText.number(value)
         case .trim:
             return .string(ValueText.render(value).trimmingCharacters(in: .whitespacesAndNewlines))
+        case .join(let separator):
+            guard case .array(let items) = value else { return value }
+            let sep = ValueText.render(separator.evaluate(in: context))
+            return .string(items.map(ValueText.render).joined(separator: sep))
+        case .length:
+            switch value {
+            case .array(let items): return .int(Int64(items.count))
+            case .object(let o): return .int(Int64(o.count))
+            case .string(let s): return .int(Int64(s.count))
+            case .null: return .int(0)
+            default: return .int(Int64(ValueText.render(value).count))
+            }
         }
     }
 

@@ -168,7 +168,11 @@ package struct MessageContext: EvaluationContext, Sendable {
         case .content:
             // `content` has each field present under its key, and `user_info`.
             if let field = ContentField(key: name) { return field.value(in: storage.content) ?? .null }
-            return name == "user_info" ? storage.content.userInfo : .null
+            switch name {
+            case "user_info": return storage.content.userInfo
+            case "attachments": return storage.content.attachmentsValue
+            default: return .null
+            }
         case .properties:
             return storage.properties[name].map(JSONValue.string) ?? .null
         default:

@@ -1,5 +1,5 @@
 /// What the bridge subscribes to on its intake connection: the routes' filters, Home
-/// Assistant's status topic and the acknowledgement topic, with the rule for the copies that
+/// Assistant's status topic, the acknowledgement topic and the attachments' topics, with the rule for the copies that
 /// partly overlapping filters bring. The pipeline (which copy to keep) and the composition
 /// root (what to ask of the broker) both read it.
 enum RouteSubscriptions {
@@ -31,7 +31,11 @@ enum RouteSubscriptions {
         let all = TopicFilterCover.minimal(order.map { byFilter[$0]! }
             + homeAssistantStatus(for: config).filter { byFilter[$0.filter] == nil }
             + (config.conditions.map { [MQTTSubscription(filter: $0.ackTopic, qos: 1, noLocal: false)] } ?? [])
-                .filter { byFilter[$0.filter] == nil })
+                .filter { byFilter[$0.filter] == nil }
+            // The attachments' topics (QoS 0: only the newest bytes matter; never shared: every
+            // replica needs the picture its alerts ask for).
+            + config.attachmentTopicFilters.filter { byFilter[$0] == nil }
+                .map { MQTTSubscription(filter: $0, qos: 0, noLocal: config.broker.protocolVersion == .v5) })
         let (subscriptions, copies) = DuplicateCopies.assign(all, v5: config.broker.protocolVersion == .v5)
         return (subscriptions, copies)
     }

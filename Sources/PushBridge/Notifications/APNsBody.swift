@@ -10,11 +10,17 @@ extension NotificationRequest {
         }
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         if contentAvailable { aps["content-available"] = .int(1) }
-        if mutableContent { aps["mutable-content"] = .int(1) }
+        // With attachments the app's own service extension downloads them: it only runs with mutable-content.
+        if mutableContent || !c.attachments.isEmpty { aps["mutable-content"] = .int(1) }
         liveActivity?.write(into: &aps)
         var body: JSONObject = [:]
         if case .object(let custom) = c.userInfo {
             for (k, v) in custom where k != "aps" { body[k] = v }
+        }
+        let urls = c.attachments.compactMap(\.url)
+        if let first = urls.first {
+            body["attachment-url"] = .string(first)
+            body["attachments"] = .array(urls.map(JSONValue.string))
         }
         body["aps"] = .object(aps)
         return .object(body)

@@ -83,6 +83,12 @@ extension NotificationContent {
             if let value = field.value(in: self) { o[field.key] = value }
         }
         o["user_info"] = userInfo
+        if !attachments.isEmpty { o["attachments"] = attachmentsValue }
         return .object(o)
+    }
+
+    /// `content.attachments`: a list of `{identifier, type, size, url}` (empty without any).
+    var attachmentsValue: JSONValue {
+        .array(attachments.map(\.jsonValue))
     }
 }

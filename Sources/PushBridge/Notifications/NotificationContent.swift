@@ -12,7 +12,7 @@ public struct NotificationContent: Sendable, Equatable {
         var soundVolume: Double?
         var badge: Int?
         var relevanceScore: Double?
-        var attachments: [String] = []
+        var attachments: [NotificationAttachment] = []
         var userInfo: JSONValue = .object(JSONObject())
         /// See `NotificationContent.userInfoSizeBound` (not compared: it describes `userInfo`).
         var userInfoSizeBound: Int?
@@ -94,8 +94,8 @@ public struct NotificationContent: Sendable, Equatable {
         get { self[text: .filterCriteria] }
         set { self[text: .filterCriteria] = newValue }
     }
-    /// Attachment identifiers or URLs (kept for Apple API parity; never rendered).
-    public var attachments: [String] {
+    /// The attachments the bridge stored for this notification, in order (docs/attachments.md).
+    public var attachments: [NotificationAttachment] {
         get { storage.fields.attachments }
         set { uniqueStorage().fields.attachments = newValue }
     }

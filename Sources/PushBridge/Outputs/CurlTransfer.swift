@@ -6,7 +6,7 @@ import Foundation
 ///
 /// Owned by the output's worker thread, which alone touches it (the multi handle drives it
 /// there); the handle is cleaned up in `deinit`, after the multi handle let go of it.
-final class CurlTransfer {
+final class CurlTransfer: CurlDriven {
     let handle: UnsafeMutableRawPointer
     /// Which delivery this exchange is for.
     let tag: Int

@@ -16,7 +16,7 @@ final class OutputWorker: Sendable {
     let journal: Journal?
     private let logger: BridgeLogger
     private let reject: @Sendable (OutputRejection) -> Void
-    private let multi: CurlMulti
+    private let multi: CurlMulti<CurlTransfer>
     private let shared = Mutex<Shared>(Shared())
     /// Rows may be waiting in the journal that the worker has not read.
     private let journalDirty: Atomic<Bool>
@@ -36,7 +36,7 @@ final class OutputWorker: Sendable {
 
     init?(config: OutputConfig, kind: any OutputKind, journal: Journal?, logger: BridgeLogger,
           reject: @escaping @Sendable (OutputRejection) -> Void) {
-        guard let multi = CurlMulti(maxHostConnections: config.concurrency) else { return nil }
+        guard let multi = CurlMulti<CurlTransfer>(maxHostConnections: config.concurrency) else { return nil }
         self.multi = multi
         self.config = config
         self.kind = kind

@@ -22,6 +22,10 @@ import Testing
         "outputs[].webpush.vapid_key_file": ["monitoring.http"],
         "outputs[].webpush.subject": ["monitoring.http"],
         "outputs[].webpush.subscribe_token_file": ["monitoring.http"],
+        "routes[].attachments[].identifier": ["routes[].attachments[].from_topic"],
+        "routes[].attachments[].max_age": ["routes[].attachments[].from_topic"],
+        "routes[].attachments[].headers": ["routes[].attachments[].url"],
+        "routes[].attachments[].token_file": ["routes[].attachments[].url"],
         "routes[].condition.live_activity": ["display.format"],
         "routes[].condition.live_activity.content_state": ["display.format"],
         "routes[].condition.live_activity.stale_after": ["display.format"],
@@ -85,6 +89,7 @@ import Testing
         let dir = try makeTempDirectory()
         try "secret\n".write(toFile: dir + "/mqtt_password", atomically: true, encoding: .utf8)
         try "tk_example\n".write(toFile: dir + "/ntfy_token", atomically: true, encoding: .utf8)
+        try "frigate_example_token\n".write(toFile: dir + "/frigate_token", atomically: true, encoding: .utf8)
         try "wp_example_token_0123456789\n".write(toFile: dir + "/webpush_token", atomically: true, encoding: .utf8)
         // monitoring.tls reads both files when the config loads (their PEM labels are checked).
         try "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n".write(toFile: dir + "/tls.crt", atomically: true, encoding: .utf8)
@@ -150,7 +155,7 @@ import Testing
     @Test func contentFieldsAreTheAlertAndSetKeys() {
         #expect(ConfigReference.keys(in: "routes[].alert") == ContentField.allCases.map(\.key))
         let set = ContentField.allCases.flatMap { $0 == .sound ? ["sound", "sound_critical", "sound_volume"] : [$0.key] }
-            + ["user_info"]
+            + ["user_info", "attachments"]
         #expect(ConfigReference.keys(in: "extension.filters[].set") == set)
         #expect(ConfigReader.filterActions == ["suppress", "set", "dedupe", "rate_limit", "changed", "quiet_hours"])
         // Every action key of the reference is one the reader can read (no default kind).

@@ -17,7 +17,7 @@ struct ContentBridgeTests {
         c.relevanceScore = 0.25
         c.targetContentID = "target"
         c.filterCriteria = "work"
-        c.attachments = ["file:///tmp/a.png"]
+        c.attachments = [NotificationAttachment(identifier: "a", type: "image/png", size: 3, file: "/tmp/a.png")]
         c.userInfo = .object(["n": .int(1), "d": .double(1.5), "b": .bool(true), "s": .string("x"),
                               "null": .null, "list": .array([.int(2), .string("y")]),
                               "obj": .object(["deep": .bool(false)])])
@@ -34,6 +34,7 @@ struct ContentBridgeTests {
         #expect(content.relevanceScore == 0.25)
         #expect(content.targetContentIdentifier == "target" && content.filterCriteria == "work")
         #expect(content.attachments.map(\.url.absoluteString) == ["file:///tmp/a.png"])
+        #expect(content.attachments.map(\.identifier) == ["a"] && content.attachments.map(\.typeHint) == ["public.png"])
         #expect(content.userInfo["s"] as? String == "x")
         #expect(content.userInfo["n"] as? Int == 1)
         #expect(content.userInfo["b"] as? Bool == true)
@@ -133,7 +134,7 @@ struct ExtensionWireTests {
         let (_, c) = try ExtensionWire.answer(line)
         #expect(c.title == "T" && c.subtitle == nil && c.body == "B" && c.sound == "default" && c.badge == 2)
         #expect(c.threadID == "th" && c.category == "c" && c.interruptionLevel == "passive" && c.relevanceScore == 1)
-        #expect(c.targetContentID == "x" && c.filterCriteria == "f" && c.attachments == ["u"])
+        #expect(c.targetContentID == "x" && c.filterCriteria == "f" && c.attachments.map(\.identifier) == ["u"])
         #expect(c.userInfo == .array([.int(1)]))
     }
 

@@ -67,7 +67,7 @@ struct LanguageErrorTests {
         ("{{ topic }} and {{ (qos }}", "expected ')' to close '(', found '}}'", 24),
         ("{{ \"abc }}", "unterminated string", 3),
         ("ok {{ qos }} {{ payload.x | nope }}",
-         "unknown pipe 'nope'; known pipes: default, upper, lower, round, truncate, json, fixed, number, trim", 28),
+         "unknown pipe 'nope'; known pipes: default, upper, lower, round, truncate, json, fixed, number, trim, join, length", 28),
         ("{{ qos + }}", "expected an expression, found '}}'", 9),
         ("{{ qos + (1 }}", "expected ')' to close '(', found '}}'", 12),
         ("✓ {{ topic =~ '(' + x }}", "unknown name 'x'; known names: topic, levels, payload, raw, properties, route, "

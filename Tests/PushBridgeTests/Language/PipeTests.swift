@@ -42,7 +42,7 @@ struct PipeTests {
     }
 
     @Test("unknown pipes and wrong arity are parse errors", arguments: [
-        ("topic | bogus", "unknown pipe 'bogus'; known pipes: default, upper, lower, round, truncate, json, fixed, number, trim", 8),
+        ("topic | bogus", "unknown pipe 'bogus'; known pipes: default, upper, lower, round, truncate, json, fixed, number, trim, join, length", 8),
         ("topic | default", "'default' expects 1 argument, got 0", 8),
         ("topic | default()", "'default' expects 1 argument, got 0", 8),
         ("topic | default(1, 2)", "'default' expects 1 argument, got 2", 8),

@@ -5,7 +5,7 @@ import Foundation
 /// bounded by `timeout`. For reading what a test server received (ntfy's JSON API, the
 /// webhook server's request list).
 func loopbackHTTP(_ request: ServiceRequest, timeout: Duration = .seconds(10)) throws -> ServiceResponse {
-    guard let multi = CurlMulti(maxHostConnections: 1) else { throw ProcessError(description: "curl_multi_init failed") }
+    guard let multi = CurlMulti<CurlTransfer>(maxHostConnections: 1) else { throw ProcessError(description: "curl_multi_init failed") }
     try multi.add(CurlTransfer(request, tag: 1, timeout: timeout, tls: OutputTLSConfig()))
     let deadline = ContinuousClock.now + timeout + .seconds(1)
     while ContinuousClock.now < deadline {

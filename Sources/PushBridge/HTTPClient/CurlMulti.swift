@@ -1,14 +1,26 @@
 import CCurl
 
-/// One libcurl multi handle: the transfers of one output, driven by that output's worker
-/// thread (`perform`, `wait`, `finished`); other threads only `wakeUp()` a wait.
+/// A libcurl easy handle's owner that a `CurlMulti` drives: it gives its handle and makes
+/// its answer when the transfer ends.
+protocol CurlDriven: AnyObject {
+    /// What a finished transfer yields.
+    associatedtype Answer
+    /// The easy handle (owned by the transfer, cleaned up in its `deinit`).
+    var handle: UnsafeMutableRawPointer { get }
+    /// The answer, once the multi handle reported the transfer done with `result`.
+    func answer(result: CURLcode) -> Answer
+}
+
+/// One libcurl multi handle: the transfers of one output (or of the attachment fetcher),
+/// driven by its one worker thread (`perform`, `wait`, `finished`); other threads only
+/// `wakeUp()` a wait.
 ///
 /// `@unchecked Sendable`: libcurl allows `curl_multi_wakeup` from any thread; every other
 /// call is made by the single worker thread that owns the handle.
-final class CurlMulti: @unchecked Sendable {
+final class CurlMulti<Transfer: CurlDriven>: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
     /// The transfers running, by easy handle (they must outlive their time in the multi handle).
-    private var running: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    private var running: [UnsafeMutableRawPointer: Transfer] = [:]
 
     init?(maxHostConnections: Int) {
         guard Curl.ready, let m = Curl.multiInit() else { return nil }
@@ -27,7 +39,7 @@ final class CurlMulti: @unchecked Sendable {
     var count: Int { running.count }
 
     /// Starts `transfer` (it runs during the next `perform` calls).
-    func add(_ transfer: CurlTransfer) throws(CurlError) {
+    func add(_ transfer: Transfer) throws(CurlError) {
         let rc = Curl.multiAddHandle(handle, transfer.handle)
         guard rc == CURLM_OK else {
             throw CurlError(code: CURLE_FAILED_INIT, detail: Curl.multiStrerror(rc))
@@ -42,8 +54,8 @@ final class CurlMulti: @unchecked Sendable {
     }
 
     /// The transfers that ended since the last call, each with its answer.
-    func finished() -> [(CurlTransfer, HTTPAnswer)] {
-        var done: [(CurlTransfer, HTTPAnswer)] = []
+    func finished() -> [(Transfer, Transfer.Answer)] {
+        var done: [(Transfer, Transfer.Answer)] = []
         var left: Int32 = 0
         while let message = Curl.multiInfoRead(handle, &left) {
             guard pb_curl_msg_done(message) != 0, let easy = pb_curl_msg_handle(message) else { continue }
@@ -64,6 +76,12 @@ final class CurlMulti: @unchecked Sendable {
     /// Ends a `wait` in progress (or the next one) at once; any thread.
     func wakeUp() {
         Curl.multiWakeup(handle)
+    }
+
+    /// Abandons one running transfer (its deadline passed); it ends without an answer.
+    func abandon(_ transfer: Transfer) {
+        guard running.removeValue(forKey: transfer.handle) != nil else { return }
+        Curl.multiRemoveHandle(handle, transfer.handle)
     }
 
     /// Abandons every running transfer (the drain bound passed).
