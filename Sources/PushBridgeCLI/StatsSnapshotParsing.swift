@@ -64,6 +64,12 @@ extension StatsSnapshot {
                     guard let n = int(n) else { return nil }
                     c.rejectedByReason[reason] = n
                 }
+            case "attachment_failures":
+                guard case .object(let reasons) = v else { return nil }
+                for (reason, n) in reasons {
+                    guard let n = int(n) else { return nil }
+                    c.attachmentFailures[reason] = n
+                }
             case "last_seen":
                 continue
             default:

@@ -23,6 +23,8 @@ package final class AttachmentService: Sendable {
     private let writer = Worker(name: "pushbridge-attach")
     /// `try`: no broker, no network; bytes come from `--attach` only.
     let offline: Bool
+    /// Requests whose attachments are being gathered now.
+    let pending = Atomic<Int>(0)
     /// `try --attach NAME=FILE`: bytes that stand in for the source of attachment `NAME`.
     package let supplied = Mutex<[String: (bytes: [UInt8], file: String)]>([:])
 
@@ -96,8 +98,12 @@ package final class AttachmentService: Sendable {
                 completion: @escaping @Sendable ([NotificationAttachment], [AttachmentOutcome]) -> Void) {
         let current = settings.withLock { $0 }
         let supplied = self.supplied.withLock { $0 }
+        pending.add(1, ordering: .relaxed)
         let gathering = Gathering(specs: specs, token: AttachmentStore.newToken(), limits: current.limits,
-                                  baseURL: current.baseURL, service: self, completion: completion)
+                                  baseURL: current.baseURL, service: self) { [self] attachments, outcomes in
+            self.pending.subtract(1, ordering: .relaxed)
+            completion(attachments, outcomes)
+        }
         let deadline = ContinuousClock.now.advanced(by: current.limits.wait)
         for (index, spec) in specs.enumerated() {
             if let given = supplied[spec.identifier] {
@@ -289,5 +295,42 @@ private final class Gathering: Sendable {
     private func finish(_ done: [(source: String, result: Fetched)]) {
         let results = zip(specs, done).map { (spec: $0, source: $1.source, result: $1.result) }
         service.finish(token, baseURL: baseURL, results: results, completion: completion)
+    }
+}
+
+/// The attachments' numbers for the stats and `/metrics`.
+struct AttachmentCounts: Sendable, Equatable {
+    /// Bytes and files in the store now.
+    var storeBytes: Int
+    var storeFiles: Int
+    /// Files evicted to stay under `total_bytes`, and files past `keep`, since start.
+    var evicted: Int
+    var expired: Int
+    /// Bytes of the `from_topic` topics held now.
+    var cacheBytes: Int
+    /// Alerts waiting for their attachments now.
+    var waiting: Int
+}
+
+extension AttachmentService {
+    /// The store's and the cache's numbers now.
+    var counts: AttachmentCounts {
+        let c = store.counts
+        return AttachmentCounts(storeBytes: c.bytes, storeFiles: c.files, evicted: c.evicted, expired: c.expired,
+                                cacheBytes: bytes.heldBytes, waiting: pending.load(ordering: .relaxed))
+    }
+}
+
+/// The attachment service a running bridge uses, shared by what reads it (the stats, the
+/// HTTP server) and replaced only by a reload that brings the first attachments.
+final class AttachmentSlot: Sendable {
+    private let slot: Mutex<AttachmentService?>
+
+    init(_ service: AttachmentService?) { slot = Mutex(service) }
+
+    /// The service, or `nil` while no route has had attachments.
+    var service: AttachmentService? {
+        get { slot.withLock { $0 } }
+        set { slot.withLock { $0 = newValue } }
     }
 }

@@ -30,7 +30,7 @@ public final class Bridge: Sendable {
     /// The `outputs:` workers (ntfy, Web Push, webhook); `nil` when none are configured.
     let outputs: OutputSet?
     /// The attachments' sources and store, made with the first config that has attachments.
-    let attachmentSlot: Mutex<AttachmentService?>
+    let attachmentSlot: AttachmentSlot
     let stopRequested = StopSignal()
 
     /// Builds a bridge for `config` (nothing connects before `run()`); `serviceExtension`
@@ -61,7 +61,7 @@ public final class Bridge: Sendable {
         // Conditions outlive pipelines (reloads) and, with the journal, the process.
         let conditions = ConditionEngine(journal: intake.journal, logger: logger)
         let attachments = try Self.attachmentService(for: config, existing: nil)
-        attachmentSlot = Mutex(attachments)
+        attachmentSlot = AttachmentSlot(attachments)
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
                                 clock: clock, conditions: conditions, attachments: attachments)
         conditions.restore()
@@ -94,8 +94,10 @@ public final class Bridge: Sendable {
             }
         }
         self.outputs = outputs
-        statsSources = StatsSources(stats: stats, filterMemory: memory, conditions: conditions, delivery: intake.counters,
-                                    connections: [publisher.intake, publisher.output], outputs: outputs)
+        var sources = StatsSources(stats: stats, filterMemory: memory, conditions: conditions, delivery: intake.counters,
+                                   connections: [publisher.intake, publisher.output], outputs: outputs)
+        sources.attachments = { [attachmentSlot] in attachmentSlot.service }
+        statsSources = sources
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
                            homeAssistant: HomeAssistantLink(config: config, broker: MQTTClientOptions(config: config.broker, will: nil, subscriptions: []),
                                                             version: Self.version, hop: hop, logger: logger),

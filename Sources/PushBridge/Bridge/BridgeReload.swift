@@ -66,9 +66,9 @@ extension Bridge {
         // Unchanged filters keep their memory; changed and removed ones forget theirs.
         let attachments: AttachmentService?
         do {
-            let existing = attachmentSlot.withLock { $0 }
+            let existing = attachmentSlot.service
             attachments = try Self.attachmentService(for: effective, existing: existing)
-            attachmentSlot.withLock { $0 = attachments }
+            attachmentSlot.service = attachments
         } catch {
             let line = "reload refused: the attachment store cannot be opened: \(error)"
             logger.error(line)

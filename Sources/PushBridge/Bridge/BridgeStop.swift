@@ -33,7 +33,7 @@ extension Bridge {
         // The outputs deliver what they can within the same bound; the rest stays in the journal.
         await Worker.runBlocking { [outputs] in outputs?.drain(until: deadline) }
         pipeline.shutdown()
-        attachmentSlot.withLock { $0 }?.close()
+        attachmentSlot.service?.close()
         stats.setConnected(false)  // the last retained snapshot outlives this connection
         status.publishStats(snapshot(), through: output)
         status.publishStatus(online: false, through: output)

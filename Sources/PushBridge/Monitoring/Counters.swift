@@ -34,6 +34,8 @@ package struct Counters: Sendable, Equatable {
     package var inFlight = 0
     /// Rejection reason (`RejectReason` raw value) to count.
     package var rejectedByReason: [String: Int] = [:]
+    /// Attachments not attached, by reason (`UnsupportedType`, `Empty`, `TooLarge`, `FetchFailed`).
+    package var attachmentFailures: [String: Int] = [:]
 
     /// All zero counters.
     package init() {}
@@ -96,6 +98,9 @@ package struct Counters: Sendable, Equatable {
         if decision.extensionFailed { extensionFailed += 1 }
         if decision.outcome == .rejected {
             rejectedByReason[decision.rejection?.reason.rawValue ?? Counters.unknownReason, default: 0] += 1
+        }
+        for a in decision.attachments {
+            if let failure = a.failure { attachmentFailures[failure.rawValue, default: 0] += 1 }
         }
         if finishing { inFlight -= 1 }
     }

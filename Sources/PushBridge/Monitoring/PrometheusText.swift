@@ -40,6 +40,26 @@ func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String
     for reason in reasons {
         out.sample("pushbridge_rejected_total", [("reason", reason)], s.totals.rejectedByReason[reason] ?? 0)
     }
+    let attachmentRoutes = s.routes.keys.sorted().filter { !s.routes[$0]!.attachmentFailures.isEmpty }
+    if s.attachments != nil || !attachmentRoutes.isEmpty {
+        out.family("pushbridge_attachment_failures_total", .counter,
+                   "Attachments not attached, by route and reason (UnsupportedType, Empty, TooLarge, FetchFailed).")
+        for route in attachmentRoutes {
+            let failures = s.routes[route]!.attachmentFailures
+            for reason in failures.keys.sorted() {
+                out.sample("pushbridge_attachment_failures_total", [("route", route), ("reason", reason)], failures[reason]!)
+            }
+        }
+    }
+    if let a = s.attachments {
+        out.single("pushbridge_attachment_store_bytes", .gauge, "Bytes in the attachment store.", a.storeBytes)
+        out.single("pushbridge_attachment_store_files", .gauge, "Files in the attachment store.", a.storeFiles)
+        out.single("pushbridge_attachment_evictions_total", .counter,
+                   "Stored attachments evicted (oldest first) to stay under attachments.total_bytes.", a.evicted)
+        out.single("pushbridge_attachment_expired_total", .counter, "Stored attachments deleted after attachments.keep.", a.expired)
+        out.single("pushbridge_attachment_cache_bytes", .gauge, "Bytes of the from_topic topics' newest messages held.", a.cacheBytes)
+        out.single("pushbridge_attachment_waiting", .gauge, "Alerts waiting for their attachments now.", a.waiting)
+    }
     out.family("pushbridge_filter_suppressed_total", .counter, "Messages suppressed, by filter or extension.")
     for filter in s.filters.keys.sorted() {
         out.sample("pushbridge_filter_suppressed_total", [("filter", filter)], s.filters[filter]!)

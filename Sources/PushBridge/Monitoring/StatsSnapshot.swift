@@ -54,6 +54,9 @@ package struct StatsSnapshot: Sendable, Equatable {
     var delivery: DeliveryCounts?
     /// Each output's counters (`outputs:`); written as the `outputs` object when not empty.
     package var outputs: [OutputStatsSnapshot] = []
+    /// The attachment store and cache (set by the bridge when routes have attachments);
+    /// written as the `attachments` object when set.
+    var attachments: AttachmentCounts?
 
     /// Messages received and not yet finished (the totals' `in_flight`).
     package var inFlight: Int { totals.inFlight }
@@ -129,6 +132,16 @@ package struct StatsSnapshot: Sendable, Equatable {
             w.endObject()
         }
         writeOutputs(into: &w)
+        if let a = attachments {
+            w.key("attachments"); w.beginObject()
+            w.key("store_bytes"); w.number(a.storeBytes)
+            w.key("store_files"); w.number(a.storeFiles)
+            w.key("evicted"); w.number(a.evicted)
+            w.key("expired"); w.number(a.expired)
+            w.key("cache_bytes"); w.number(a.cacheBytes)
+            w.key("waiting"); w.number(a.waiting)
+            w.endObject()
+        }
         w.endObject()
         return w.bytes
     }
@@ -145,6 +158,11 @@ package struct StatsSnapshot: Sendable, Equatable {
         if all || !c.rejectedByReason.isEmpty {
             w.key("rejected_by_reason"); w.beginObject()
             for reason in c.rejectedByReason.keys.sorted() { w.key(reason); w.number(c.rejectedByReason[reason]!) }
+            w.endObject()
+        }
+        if !c.attachmentFailures.isEmpty {
+            w.key("attachment_failures"); w.beginObject()
+            for reason in c.attachmentFailures.keys.sorted() { w.key(reason); w.number(c.attachmentFailures[reason]!) }
             w.endObject()
         }
         extra(&w)

@@ -12,6 +12,8 @@ struct StatsSources: Sendable {
     /// The connections whose refused publishes count as `publish_refused`.
     let connections: [MQTTClient]
     let outputs: OutputSet?
+    /// The attachment service in use, if any (made with the first config that has attachments).
+    var attachments: @Sendable () -> AttachmentService? = { nil }
 
     /// The counters now (`now` in UNIX seconds), with the other layers' counts.
     func snapshot(now: Double = Date().timeIntervalSince1970) -> StatsSnapshot {
@@ -20,6 +22,7 @@ struct StatsSources: Sendable {
         s.conditions = conditions.counts
         s.delivery = delivery.counts(publishRefused: connections.reduce(0) { $0 + $1.refusedPublishCount })
         s.outputs = outputs?.snapshots() ?? []
+        s.attachments = attachments()?.counts
         return s
     }
 }
