@@ -22,7 +22,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 N0 = int(os.environ.get("BENCH_N0", "200000"))   # QoS 0 flood size
 N1 = int(os.environ.get("BENCH_N1", "100000"))   # QoS 1 flood size
-ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "conditions", "fixed", "usersink", "nodelay")
+ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "conditions", "attach", "fixed", "usersink", "nodelay")
 # BENCH_CASES=q1,journal runs only those cases (ratios need "relay"; targets whose inputs
 # were not run are left out). Default: all.
 CASES = [c for c in os.environ.get("BENCH_CASES", ",".join(ALL_CASES)).split(",") if c]
@@ -151,7 +151,7 @@ class Bench:
             log(f"  warning: {mode} {args}: {int(result['received'])} of {int(result['expected'])} arrived")
         return result
 
-    def config(self, name, broker, qos, routes=1, journal=None, http_port=None, condition=False):
+    def config(self, name, broker, qos, routes=1, journal=None, http_port=None, condition=False, attach=False):
         lines = [
             "broker:",
             "  host: 127.0.0.1",
@@ -182,6 +182,20 @@ class Bench:
                     "      active: 'payload.drop != true'",
                     "      repeat: {every: 1h}",
                 ]
+        if attach:
+            # 20 alerts/s on cams/alert/<cam>, each with the camera's newest snapshot (AttachLoad).
+            lines += [
+                "  - name: cams",
+                "    topic: cams/alert/+",
+                "    qos: 0",
+                "    alert: {title: \"Motion at {{ levels[2] }}\"}",
+                "    attachments:",
+                "      - identifier: snapshot",
+                "        from_topic: \"cams/{{ levels[2] }}/snapshot\"",
+                "attachments:",
+                "  wait: 2s",
+                f"  total_bytes: {ATTACH_STORE_BYTES}",
+            ]
         lines += [
             "extension:",
             "  filters:",
@@ -206,12 +220,13 @@ class Bench:
     def config_loads(self, path):
         return subprocess.run([self.pushbridge, "check", "-c", path], capture_output=True).returncode == 0
 
-    def start_bridge(self, name, broker, qos, routes=1, journal=None, condition=False, wrapper=(), ready_within=20):
+    def start_bridge(self, name, broker, qos, routes=1, journal=None, condition=False, wrapper=(), ready_within=20,
+                     attach=False):
         """`pushbridge run` with the benchmark's config, once /readyz answers; `wrapper` is a
         command to run it under (scripts/symbol-order.py: valgrind), `ready_within` seconds."""
         http = free_port()
         self.http_port = http
-        path = self.config(name, broker, qos, routes, journal, http, condition)
+        path = self.config(name, broker, qos, routes, journal, http, condition, attach)
         logf = open(os.path.join(self.workdir, f"{name}.log"), "w")
         proc = subprocess.Popen([*wrapper, self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
         logf.close()  # the child has its own descriptor
@@ -238,12 +253,12 @@ class Bench:
             proc.kill()
             proc.wait()
 
-    def flood(self, broker, qos, n, bridge=None, topics=16, routes=1, expected=None):
+    def flood(self, broker, qos, n, bridge=None, topics=16, routes=1, expected=None, sink=None):
         """RUNS floods; medians of rate and of CPU per message for the bridge and the broker."""
         rates, bridge_us, broker_us, received, io, broker_split = [], [], [], [], [], []
         if expected is None:
             expected = delivered(n, topics) if bridge else n
-        sink = "display/#" if bridge else "bench/#"
+        sink = sink or ("display/#" if bridge else "bench/#")
         for _ in range(RUNS):
             i0 = proc_io(bridge.pid) if bridge else None
             s0 = cpu_split(bridge.pid) if bridge else None
@@ -292,13 +307,13 @@ class Bench:
                 reader.stop()
             self.stop_bridge(proc)
 
-    def fixed(self, broker, qos, bridge=None, quickack=True, bystander=False):
+    def fixed(self, broker, qos, bridge=None, quickack=True, bystander=False, sink=None):
         b0 = cpu_seconds(bridge.pid) if bridge else 0
         k0 = cpu_seconds(broker.proc.pid)
         n = FIXED_RATE * FIXED_SECONDS
         expected = delivered(n, 16) if bridge else n
         r = self.gen(broker, "fixed", "-q", qos, "-Q", qos, "-r", FIXED_RATE, "-d", FIXED_SECONDS,
-                     "-e", expected, "-s", "display/#" if bridge else "bench/#", "-i", 3,
+                     "-e", expected, "-s", sink or ("display/#" if bridge else "bench/#"), "-i", 3,
                      *(["-A"] if quickack else []), *(["-S"] if bystander else []))
         k1 = cpu_seconds(broker.proc.pid)
         row = {"rate": r["rate"], "p50": r["p50_ms"], "p99": r["p99_ms"], "lost": expected - r["received"],
@@ -307,6 +322,74 @@ class Bench:
             row["bridge_us"] = (cpu_seconds(bridge.pid) - b0) / n * 1e6
             row["rss"] = peak_rss_mb(bridge.pid)
         return row
+
+
+ATTACH_STORE_BYTES = 20_000_000  # the attach case's attachments.total_bytes
+
+
+def metric(port, name):
+    """One unlabelled sample of the bridge's /metrics, or None."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
+            for line in r.read().decode().splitlines():
+                if line.startswith(name + " "):
+                    return float(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class AttachLoad:
+    """20 alerts/s with a 200 KB snapshot each, beside the flood: a plain MQTT 3.1.1 client on
+    a socket of its own publishes a JPEG-typed snapshot on cams/<cam>/snapshot and then the
+    alert on cams/alert/<cam> (QoS 0), and samples the store's size on /metrics."""
+
+    def __init__(self, broker_port, http_port, rate=20, size=200_000):
+        self.broker_port, self.http_port, self.rate, self.size = broker_port, http_port, rate, size
+        self.done = threading.Event()
+        self.sent = 0
+        self.store_max = 0.0
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def packet(kind, body):
+        n, length = len(body), b""
+        while True:
+            byte, n = n % 128, n // 128
+            length += bytes([byte | (128 if n else 0)])
+            if not n:
+                return bytes([kind]) + length + body
+
+    def publish(self, sock, topic, payload):
+        t = topic.encode()
+        sock.sendall(self.packet(0x30, len(t).to_bytes(2, "big") + t + payload))
+
+    def run(self):
+        sock = socket.create_connection(("127.0.0.1", self.broker_port), timeout=10)
+        cid = b"bench-attach-load"
+        sock.sendall(self.packet(0x10, b"\x00\x04MQTT\x04\x02\x00\x3c" + len(cid).to_bytes(2, "big") + cid))
+        sock.recv(4)  # CONNACK
+        picture = b"\xff\xd8\xff\xe0" + bytes(self.size - 6) + b"\xff\xd9"
+        next_at, last_sample = time.monotonic(), 0.0
+        while not self.done.is_set():
+            cam = f"c{self.sent % 4}"
+            self.publish(sock, f"cams/{cam}/snapshot", picture)
+            self.publish(sock, f"cams/alert/{cam}", b'{"motion":true}')
+            self.sent += 1
+            now = time.monotonic()
+            if now - last_sample >= 0.5:
+                last_sample = now
+                self.store_max = max(self.store_max, metric(self.http_port, "pushbridge_attachment_store_bytes") or 0)
+            next_at += 1 / self.rate
+            self.done.wait(max(0, next_at - time.monotonic()))
+        sock.sendall(bytes([0xE0, 0]))
+        sock.close()
+
+    def stop(self):
+        self.done.set()
+        self.thread.join(5)
+        return {"sent": self.sent, "store_max": self.store_max}
 
 
 class DashboardReader:
@@ -372,6 +455,7 @@ def main():
     log(f"pushbridge benchmark: {RUNS} run(s) per flood, {os.cpu_count()} cores; work files in {workdir}")
     broker = Broker(workdir, tuned=True)
     pub0 = pub1 = sink1 = relay0 = relay1 = small0 = small1 = dash0 = journal_row = big0 = None
+    attach0 = attach_fixed = attach_load = None
     try:
         if "load" in CASES:
             log("load generator alone")
@@ -414,6 +498,21 @@ def main():
             log("pushbridge QoS 0, 10 000 conditions raised and cleared in turn")
             rows.append(("pushbridge QoS 0 10k conditions", bench.bridge_flood("cond", broker, 0, N0, topics=10000,
                                                                               condition=True), relay0))
+        if "attach" in CASES:
+            log("pushbridge QoS 0 beside 20 alerts/s with a 200 KB snapshot each")
+            proc = bench.start_bridge("attach", broker, 0, attach=True)
+            load = AttachLoad(broker.port, bench.http_port)
+            try:
+                # The sink reads the flood's display topics only, not the cameras' alerts.
+                attach0 = bench.flood(broker, 0, N0, bridge=proc, sink="display/bench/#")
+                attach_fixed = bench.fixed(broker, 0, proc, sink="display/bench/#")
+                attach_fixed["rss"] = attach0["rss"] = peak_rss_mb(proc.pid)
+            finally:
+                attach_load = load.stop()
+                attach_load["evicted"] = metric(bench.http_port, "pushbridge_attachment_evictions_total")
+                bench.stop_bridge(proc)
+            rows.append(("pushbridge QoS 0 + 20 alerts/s with 200 KB snapshots", attach0, relay0))
+            rows.append((f"pushbridge QoS 0 @{FIXED_RATE}/s + snapshots (quick-ACK)", attach_fixed, None))
     finally:
         broker.stop()
 
@@ -491,6 +590,14 @@ def main():
         ("1 000 routes/10 000 topics >= 0.9 x small config", big0 and small0 and big0["rate"] / small0["rate"], ">=", 0.9),
         ("QoS 0 flood with one dashboard reader >= 0.9 x without", dash0 and small0 and dash0["rate"] / small0["rate"],
          ">=", 0.9),
+        ("QoS 0 flood beside snapshots: x relay >= (without) - 0.03", attach0 and small0 and relay0
+         and attach0["rate"] / relay0["rate"], ">=", small0 and relay0 and small0["rate"] / relay0["rate"] - 0.03),
+        (f"display p99 of routes without attachments @{FIXED_RATE}/s beside snapshots <= 2 ms",
+         attach_fixed and attach_fixed["p99"], "<=", 2.0),
+        ("peak RSS beside snapshots <= QoS 0 flood's + 30 MB", attach0 and small0 and attach0.get("rss"), "<=",
+         small0 and small0.get("rss", 0) + 30),
+        ("attachment store never over total_bytes (MB, sampled twice a second)",
+         attach_load and attach_load["store_max"] / 1e6, "<=", ATTACH_STORE_BYTES / 1e6),
     ]
     for variant, what in (("fixed", "quick-ACK sink"), ("usersink", "default sink"),
                           ("nodelay", "default sink, broker set_tcp_nodelay")) if FIXED_RATE == 1000 else ():
@@ -507,6 +614,9 @@ def main():
             continue  # a case it needs was not run (BENCH_CASES)
         ok = value >= bound if op == ">=" else value <= bound
         print(f"  {'met ' if ok else 'MISS'}  {name}: {value:.2f} (bound {bound:.2f})")
+    if attach_load:
+        print(f"  (snapshots: {attach_load['sent']} alerts with 200 KB each; store evictions "
+              f"{attach_load['evicted'] if attach_load['evicted'] is not None else '?'})")
     if largest:
         print(f"  (largest peak RSS of any case: {largest[0]:.1f} MB, {largest[1].strip()})")
     if dash0 and dash0.get("dashboard"):

@@ -71,6 +71,7 @@ package final class AttachmentService: Sendable {
     /// Takes a reloaded config's settings and topics (the store keeps its files).
     package func configure(_ config: BridgeConfig) {
         settings.withLock { $0 = Settings(limits: config.attachments, filters: Self.filters(config), baseURL: Self.baseURL(config)) }
+        store.update(keep: config.attachments.keep, totalBytes: config.attachments.totalBytes)
     }
 
     /// The topic filters to subscribe to for the `from_topic` sources.
@@ -313,8 +314,10 @@ struct AttachmentCounts: Sendable, Equatable {
 }
 
 extension AttachmentService {
-    /// The store's and the cache's numbers now.
+    /// The store's and the cache's numbers now (files past `keep` are deleted first: the
+    /// stats interval is the store's sweep when no attachment arrives).
     var counts: AttachmentCounts {
+        store.sweep()
         let c = store.counts
         return AttachmentCounts(storeBytes: c.bytes, storeFiles: c.files, evicted: c.evicted, expired: c.expired,
                                 cacheBytes: bytes.heldBytes, waiting: pending.load(ordering: .relaxed))

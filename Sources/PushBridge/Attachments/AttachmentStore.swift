@@ -27,25 +27,24 @@ final class AttachmentStore: Sendable {
         var bytes = 0
         var evicted = 0
         var expired = 0
+        var keep: Duration
+        var totalBytes: Int
     }
 
     /// The folder the files are in.
     let directory: String
-    let keep: Duration
-    let totalBytes: Int
     /// Removed when the store is closed (a private temporary folder without a journal).
     let temporary: Bool
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let clock: @Sendable () -> Double
 
     /// Opens the store in `directory` (made when missing) and indexes what an earlier run left.
     init(directory: String, keep: Duration, totalBytes: Int, temporary: Bool,
          clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) throws {
         self.directory = directory
-        self.keep = keep
-        self.totalBytes = totalBytes
         self.temporary = temporary
         self.clock = clock
+        state = Mutex(State(keep: keep, totalBytes: totalBytes))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         var found: [Item] = []
@@ -96,6 +95,7 @@ final class AttachmentStore: Sendable {
 
     /// Stores `bytes` as `identifier` of the request `token`; the stored item, or the error.
     func put(token: String, identifier: String, media: MediaType, bytes: [UInt8]) throws -> Item {
+        sweep()
         let name = identifier + "." + media.fileExtension
         let folder = directory + "/" + token
         let path = folder + "/" + name
@@ -114,7 +114,7 @@ final class AttachmentStore: Sendable {
             s.order.append(key)
             s.bytes += item.size
             var out: [Item] = []
-            while s.bytes > totalBytes, let first = s.order.first, first != key {
+            while s.bytes > s.totalBytes, let first = s.order.first, first != key {
                 s.order.removeFirst()
                 if let gone = s.items.removeValue(forKey: first) {
                     s.bytes -= gone.size
@@ -137,17 +137,17 @@ final class AttachmentStore: Sendable {
     func lookup(token: String, name: String) -> Item? {
         guard Self.isToken(token), Self.parse(name: name) != nil else { return nil }
         let now = clock()
-        let horizon = keep.seconds
         return state.withLock { s -> Item? in
-            guard let item = s.items[token + "/" + name], now - item.storedAt <= horizon else { return nil }
+            guard let item = s.items[token + "/" + name], now - item.storedAt <= s.keep.seconds else { return nil }
             return item
         }
     }
 
     /// Deletes the files older than `keep`.
     func sweep() {
-        let cutoff = clock() - keep.seconds
+        let now = clock()
         let expired = state.withLock { s -> [Item] in
+            let cutoff = now - s.keep.seconds
             var out: [Item] = []
             while let first = s.order.first, let item = s.items[first], item.storedAt < cutoff {
                 s.order.removeFirst()
@@ -159,6 +159,14 @@ final class AttachmentStore: Sendable {
             return out
         }
         for item in expired { remove(item) }
+    }
+
+    /// Takes a reloaded config's `keep` and `total_bytes` (the next store or sweep applies them).
+    func update(keep: Duration, totalBytes: Int) {
+        state.withLock { s in
+            s.keep = keep
+            s.totalBytes = totalBytes
+        }
     }
 
     /// Bytes stored, files stored, files evicted for room and files expired so far.
