@@ -77,7 +77,7 @@ import Testing
         ("extension:\n  filters:\n    - set: {tilte: x}\n" + route,
          "bridge.yml:3:13: error: unknown key 'tilte' in set; did you mean 'title'?"),
         ("extension:\n  filters:\n    - set: {colour: x}\n" + route,
-         "bridge.yml:3:13: error: unknown key 'colour' in set; known keys: title, subtitle, body, sound, sound_critical, sound_volume, badge, thread_id, category, interruption_level, relevance_score, target_content_id, filter_criteria, user_info"),
+         "bridge.yml:3:13: error: unknown key 'colour' in set; known keys: title, subtitle, body, sound, sound_critical, sound_volume, badge, thread_id, category, interruption_level, relevance_score, target_content_id, filter_criteria, user_info, attachments"),
         ("extension:\n  filters:\n    - suppress: 'true'\n      routes: [dorbell]\nroutes: [{name: doorbell, topic: a}]\n",
          "bridge.yml:4:16: error: unknown route 'dorbell' in filter 'routes'; did you mean 'doorbell'?"),
         ("extension:\n  filters:\n    - suppress: 'true'\n    - {name: suppress#1, suppress: 'false'}\n" + route,

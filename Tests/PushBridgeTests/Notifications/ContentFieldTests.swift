@@ -55,7 +55,7 @@ import Testing
                                                     "filter_criteria"])
         #expect(ConfigReader.setFields == ["title", "subtitle", "body", "sound", "sound_critical", "sound_volume", "badge",
                                            "thread_id", "category", "interruption_level", "relevance_score",
-                                           "target_content_id", "filter_criteria", "user_info"])
+                                           "target_content_id", "filter_criteria", "user_info", "attachments"])
         #expect(ContentField.threadID.apsKey == "thread-id" && ContentField.relevanceScore.apsKey == "relevance-score")
         let slots = ContentField.allCases.compactMap(\.slot)
         #expect(Set(slots) == Set(0..<NotificationContent.Fields().texts.count) && slots.count == Set(slots).count)
