@@ -228,6 +228,9 @@ public struct MonitoringConfig: Sendable, Equatable {
     package var http: HostPort? = nil
     /// `tls`: serve `http` over TLS with this certificate and key; `nil` = plain HTTP.
     package var tls: MonitoringTLSConfig? = nil
+    /// `http_auth`: who may use `http`; `nil` when not written (allowed on loopback only).
+    /// A reload applies a changed one to the running server when `http` is unchanged.
+    package var httpAuth: HTTPAuthConfig? = nil
     /// `trace_topic`: every decision object published there (QoS 0, not retained); `nil` = off.
     var traceTopic: String? = nil
     /// `log_level`: the least severe level logged.

@@ -116,6 +116,11 @@ extension BridgeConfig {
         let m = monitoring
         out.append("monitoring: status_topic=\(m.statusTopic ?? "off") stats_topic=\(m.statsTopic ?? "off") interval=\(d(m.interval)) max_topics=\(m.maxTopics)")
         out.append("  http=\(m.http?.description ?? "off") trace_topic=\(m.traceTopic ?? "off") log_level=\(m.logLevel.rawValue) log_format=\(m.logFormat.rawValue)")
+        switch m.httpAuth {
+        case .token(let file, _)?: out.append("  http_auth: token_file=\(file)")   // the file, never the token
+        case .open?: out.append("  http_auth: none (open to everyone who can reach http)")
+        case nil: break
+        }
         if let tls = m.tls { out.append("  tls: cert_file=\(tls.certFile) key_file=\(tls.keyFile)") }
         out.append("partition: " + (partition.map {
             "index=\($0.index) count=\($0.count) (this replica handles the topics whose FNV-1a 32-bit hash modulo \($0.count) is \($0.index))"

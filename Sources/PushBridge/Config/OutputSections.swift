@@ -57,6 +57,7 @@ extension ConfigReader {
                 self.error("invalid 'http' \(show(n)): \(error)", at: n.mark)
             }
         }
+        readHTTPAccess(f, into: &mon)
         if let n = f["tls"] {
             mon.tls = readMonitoringTLS(n)
             if f["http"] == nil { error("'tls' needs 'http' (the address to serve HTTPS on)", at: f.keyMarks["tls"] ?? n.mark) }
@@ -64,6 +65,21 @@ extension ConfigReader {
         if let n = f["log_level"], let v: LogLevel = word(n, key: "log_level") { mon.logLevel = v }
         if let n = f["log_format"], let v: LogFormat = word(n, key: "log_format") { mon.logFormat = v }
         return mon
+    }
+
+    /// `http_auth`, read when `http` is set: required unless `http` is a loopback address.
+    /// With `http` written but null (an empty `${PUSHBRIDGE_HTTP:-}`), `http_auth` is not read,
+    /// so one file serves with and without the HTTP server.
+    private func readHTTPAccess(_ f: ConfigFields, into mon: inout MonitoringConfig) {
+        if let n = f["http_auth"] {
+            if !f.has("http") {
+                error("'http_auth' needs 'http' (the address of the server it guards)", at: f.keyMarks["http_auth"] ?? n.mark)
+            }
+            if !f.has("http") || f["http"] != nil { mon.httpAuth = readHTTPAuth(n, http: mon.http) }
+            return
+        }
+        guard let http = mon.http, !http.isLoopback, let n = f["http"] else { return }
+        error("'http' \(show(n)) is not a loopback address, so 'http_auth' is required: add 'http_auth: {token_file: <file whose first line is the token>}' under 'monitoring', or 'http_auth: none' to leave the server open to everyone who can reach it", at: n.mark)
     }
 
     /// A topic template: compiled, and when constant, a valid publish topic.

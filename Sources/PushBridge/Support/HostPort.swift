@@ -71,6 +71,20 @@ package struct HostPort: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// `true` when the host is a loopback address written out: `localhost`, an IPv4 address in
+    /// 127.0.0.0/8, `::1` (in any spelling) or an IPv4-mapped loopback (`::ffff:127.0.0.1`).
+    /// Host names are not resolved: a name that happens to point at loopback does not count.
+    var isLoopback: Bool {
+        if host.lowercased() == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        if bytes == [UInt8](repeating: 0, count: 15) + [1] { return true }
+        return bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+    }
+
     /// The socket addresses of this host and port, in the resolver's order (`localhost` is
     /// 127.0.0.1, as it always was for the metrics endpoint); never empty. `passive` for binding.
     package func socketAddresses(passive: Bool = false) throws(Problem) -> [SocketAddress] {

@@ -15,6 +15,8 @@ import Testing
     static let companions: [String: [String]] = [
         "broker.tls.cert_file": ["broker.tls.key_file"],
         "broker.tls.key_file": ["broker.tls.cert_file"],
+        "monitoring.http_auth": ["monitoring.http"],
+        "monitoring.http_auth.token_file": ["monitoring.http"],
         "monitoring.tls": ["monitoring.http"],
         "monitoring.tls.cert_file": ["monitoring.http"],
         "monitoring.tls.key_file": ["monitoring.http"],
@@ -91,6 +93,7 @@ import Testing
         try "tk_example\n".write(toFile: dir + "/ntfy_token", atomically: true, encoding: .utf8)
         try "frigate_example_token\n".write(toFile: dir + "/frigate_token", atomically: true, encoding: .utf8)
         try "wp_example_token_0123456789\n".write(toFile: dir + "/webpush_token", atomically: true, encoding: .utf8)
+        try "http_example_token_0123456789\n".write(toFile: dir + "/http_token", atomically: true, encoding: .utf8)
         // monitoring.tls reads both files when the config loads (their PEM labels are checked).
         try "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n".write(toFile: dir + "/tls.crt", atomically: true, encoding: .utf8)
         try "-----BEGIN PRIVATE KEY-----\n-----END PRIVATE KEY-----\n".write(toFile: dir + "/tls.key", atomically: true, encoding: .utf8)
