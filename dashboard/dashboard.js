@@ -204,12 +204,16 @@
     body.replaceChildren(frag);
   }
 
+  // Under monitoring.http_auth a session ends after 12 hours (or when the token changes): the
+  // API then answers 401, and reloading shows the sign-in form in place of a page that stalls.
+  function signedOut(r) { if (r.status === 401) location.reload(); return r; }
+
   // The active conditions (GET api/alerts), fetched with each stats snapshot (once a second).
   let alertsInFlight = false;
   function loadAlerts() {
     if (alertsInFlight) return;
     alertsInFlight = true;
-    fetch("api/alerts", { cache: "no-store" }).then((r) => (r.ok ? r.json() : [])).then(renderAlerts)
+    fetch("api/alerts", { cache: "no-store" }).then(signedOut).then((r) => (r.ok ? r.json() : [])).then(renderAlerts)
       .catch(() => {}).finally(() => { alertsInFlight = false; });
   }
 
@@ -424,14 +428,19 @@
   function connect() {
     const source = new EventSource("api/events");
     source.addEventListener("open", () => { state.streamOpen = true; showConnection(); });
-    source.addEventListener("error", () => { state.streamOpen = false; showConnection(); });
+    source.addEventListener("error", () => {
+      state.streamOpen = false;
+      showConnection();
+      // A refused stream is not retried by the browser: find out whether the session ended.
+      if (source.readyState === EventSource.CLOSED) fetch("api/stats", { cache: "no-store" }).then(signedOut).catch(() => {});
+    });
     source.addEventListener("stats", (e) => { const s = parse(e.data); if (s) { state.streamOpen = true; onStats(s); } });
     source.addEventListener("decision", (e) => { const d = parse(e.data); if (d && d.topic !== undefined) onDecision(d); });
   }
 
   // The server's last minutes of totals: the chart starts full, not empty.
   function loadHistory() {
-    fetch("api/history", { cache: "no-store" }).then((r) => (r.ok ? r.json() : [])).then((h) => {
+    fetch("api/history", { cache: "no-store" }).then(signedOut).then((r) => (r.ok ? r.json() : [])).then((h) => {
       if (!Array.isArray(h) || !h.length) return;
       const first = state.history.length ? state.history[0].t : Infinity;
       const before = h.filter((p) => p[0] < first - 500)

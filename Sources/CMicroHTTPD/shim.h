@@ -35,6 +35,10 @@ struct pb_mhd {
     // Request headers (the subscription API's Authorization).
     const char *(*lookup_connection_value)(struct MHD_Connection *connection, enum MHD_ValueKind kind,
                                            const char *key);
+    // The client's address (the access check's failure table). Variadic: Swift cannot call it
+    // through this pointer, so `pb_mhd_client_address` below does.
+    const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *connection,
+                                                           enum MHD_ConnectionInfoType info_type, ...);
 };
 
 // Fills `table` from the shared library (its soname first, then the development link).
@@ -55,8 +59,17 @@ static inline const char *pb_mhd_load(struct pb_mhd *table) {
     PB_MHD_SYMBOL(suspend_connection, "MHD_suspend_connection")
     PB_MHD_SYMBOL(resume_connection, "MHD_resume_connection")
     PB_MHD_SYMBOL(lookup_connection_value, "MHD_lookup_connection_value")
+    PB_MHD_SYMBOL(get_connection_info, "MHD_get_connection_info")
 #undef PB_MHD_SYMBOL
     return NULL;
+}
+
+// The socket address of `connection`'s client (IPv4 or IPv6), or NULL. libmicrohttpd owns it
+// for as long as the connection lives.
+static inline const struct sockaddr *pb_mhd_client_address(const struct pb_mhd *table,
+                                                           struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = table->get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
 }
 
 // The content reader's "end of stream" and "error: close now" results (macros in the header).

@@ -31,6 +31,9 @@ public final class Bridge: Sendable {
     let outputs: OutputSet?
     /// The attachments' sources and store, made with the first config that has attachments.
     let attachmentSlot: AttachmentSlot
+    /// The HTTP server's access check (`monitoring.http_auth`), kept so that a reload can give
+    /// it a new token; `nil` without `monitoring.http`.
+    let httpAccess: HTTPAccess?
     let stopRequested = StopSignal()
 
     /// Builds a bridge for `config` (nothing connects before `run()`); `serviceExtension`
@@ -94,6 +97,9 @@ public final class Bridge: Sendable {
             }
         }
         self.outputs = outputs
+        httpAccess = config.monitoring.http.map { _ in
+            HTTPAccess(auth: config.monitoring.httpAuth, secureCookie: config.monitoring.tls != nil, log: { logger.warning($0) })
+        }
         var sources = StatsSources(stats: stats, filterMemory: memory, conditions: conditions, delivery: intake.counters,
                                    connections: [publisher.intake, publisher.output], outputs: outputs)
         sources.attachments = { [attachmentSlot] in attachmentSlot.service }
@@ -139,9 +145,9 @@ public final class Bridge: Sendable {
                                                       JSONValue.array(conditions.active.map(\.apiValue)).write(into: &bytes)
                                                       return bytes
                                                   }),
-                    webPush: outputs?.webPushEndpoints(logger: logger), tls: config.monitoring.tls)
+                    webPush: outputs?.webPushEndpoints(logger: logger), tls: config.monitoring.tls, access: httpAccess)
                 let scheme = config.monitoring.tls == nil ? "http" : "https"
-                logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz)")
+                logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz; \(config.monitoring.httpAuth.accessText))")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
                 throw error

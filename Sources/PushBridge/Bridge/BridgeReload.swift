@@ -15,7 +15,8 @@ extension Bridge {
     /// so no message between them is lost. Messages already in flight finish under the
     /// config they started with. `broker`, `journal`, `monitoring`, `homeassistant`,
     /// `outputs`, `conditions` and `partition` need a restart: a change there is logged as a
-    /// warning and ignored. The memory of `dedupe`,
+    /// warning and ignored; except `monitoring.http_auth` (its token file is read again), which
+    /// the running HTTP server takes at once while `monitoring.http` is unchanged. The memory of `dedupe`,
     /// `rate_limit` and `changed` filters whose definition is unchanged is kept.
     ///
     /// Returns once the new subscriptions are acknowledged (see `apply(_:)`). Reloads must not
@@ -41,8 +42,11 @@ extension Bridge {
         var warnings: [String] = []
         let old = pipeline.config
         // Each compared as a whole value: any field changed is a change.
+        // `monitoring.http_auth` alone is applied to the running HTTP server (its token re-read).
+        var monitoringButAccess = new.monitoring
+        monitoringButAccess.httpAuth = old.monitoring.httpAuth
         let needRestart = [("the broker section", old.broker != new.broker), ("the journal section", old.journal != new.journal),
-                           ("the monitoring section", old.monitoring != new.monitoring),
+                           ("the monitoring section", old.monitoring != monitoringButAccess),
                            ("the homeassistant section", old.homeAssistant != new.homeAssistant),
                            ("the outputs section", old.outputs != new.outputs),
                            ("the conditions section", old.conditions != new.conditions),
@@ -60,6 +64,11 @@ extension Bridge {
         effective.broker = old.broker
         effective.journal = old.journal
         effective.monitoring = old.monitoring
+        if let httpAccess, new.monitoring.http == old.monitoring.http, new.monitoring.httpAuth != old.monitoring.httpAuth {
+            httpAccess.update(new.monitoring.httpAuth)
+            effective.monitoring.httpAuth = new.monitoring.httpAuth
+            logger.info("monitoring.http_auth reloaded (\(new.monitoring.httpAuth.accessText)); the sessions of the previous one ended")
+        }
         effective.homeAssistant = old.homeAssistant
         effective.conditions = old.conditions
         effective.outputs = old.outputs

@@ -37,8 +37,9 @@ enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 /// `/api/stats` and `/api/events` (Server-Sent Events, see `EventStreams`); any other path
 /// is 404. With `webPush`, also the `/subscribe` page and the subscription API (see
 /// `WebPushEndpoints`; POST and DELETE bodies are read by `RequestUpload`). With `tls`, every
-/// route is served over TLS only. The content providers are fixed at init and called on
-/// libmicrohttpd's thread.
+/// route is served over TLS only. With `access`, requests pass its check first (`HTTPAccess`:
+/// the token of `monitoring.http_auth`, `POST /login`). The content providers are fixed at
+/// init and called on libmicrohttpd's thread (`MetricsHandler`).
 final class MetricsServer: Sendable {
     /// The address it was asked to bind (`HostPort`'s form: an IPv6 host in brackets).
     package let address: String
@@ -55,16 +56,17 @@ final class MetricsServer: Sendable {
     convenience init(address: String, metrics: @escaping @Sendable () -> String,
                             ready: @escaping @Sendable () -> Bool,
                             dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
-                            tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
+                            tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil) throws(MetricsServerError) {
         guard let hostPort = try? HostPort(parsing: address, ports: 0...65_535) else { throw .invalidAddress(address) }
-        try self.init(address: hostPort, metrics: metrics, ready: ready, dashboard: dashboard, webPush: webPush, tls: tls)
+        try self.init(address: hostPort, metrics: metrics, ready: ready, dashboard: dashboard, webPush: webPush, tls: tls,
+                      access: access)
     }
 
     /// Binds exactly `hostPort` (port 0 picks a free one) and starts serving.
     init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool,
                 dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
-                tls: MonitoringTLSConfig? = nil) throws(MetricsServerError) {
+                tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil) throws(MetricsServerError) {
         let address = hostPort.description
         let socketAddress = try Self.bindAddress(hostPort)
         let mhd: pb_mhd
@@ -74,7 +76,8 @@ final class MetricsServer: Sendable {
         }
         let (fd, port) = try Self.listen(on: socketAddress, address: address)
         let streams = dashboard.map { EventStreams(feed: $0.feed, snapshot: $0.snapshot, totals: $0.totals) }
-        let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams, webPush: webPush)
+        let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams, webPush: webPush,
+                                     access: access)
         let material = tls.map { TLSMaterial(cert: $0.certPEM, key: $0.keyPEM) }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
             | (streams == nil ? 0 : MHD_ALLOW_SUSPEND_RESUME.rawValue) | (material == nil ? 0 : MHD_USE_TLS.rawValue)
@@ -91,20 +94,9 @@ final class MetricsServer: Sendable {
             mhd.start_daemon_va(flags, 0, nil, nil, { cls, connection, url, method, _, upload, uploadSize, context in
                 guard let cls, let connection else { return .NO }
                 let handler = Unmanaged<MetricsHandler>.fromOpaque(cls).takeUnretainedValue()
-                let method = method.map { String(cString: $0) } ?? ""
-                let path = url.map { String(cString: $0) } ?? "/"
-                if let webPush = handler.webPush, WebPushEndpoints.takesBody(method: method, path: path),
-                   let uploadSize, let context {
-                    return RequestUpload.step(connection, upload, uploadSize, context, limit: WebPushEndpoints.maximumBody) { body in
-                        webPush.respond(method: method, path: path,
-                                        authorization: RequestUpload.header(connection, "Authorization"), body: body)
-                            ?? HTTPResponse(status: 404, body: "not found\n")
-                    }
-                }
-                if method == "GET", path == "/api/events", let streams = handler.streams {
-                    return streams.respond(on: connection)
-                }
-                return handler.respond(method: method, path: path).queue(on: connection)
+                return handler.serve(connection, method: method.map { String(cString: $0) } ?? "",
+                                     path: url.map { String(cString: $0) } ?? "/",
+                                     upload: upload, uploadSize: uploadSize, context: context)
             }, cls, args)
         }
         // On failure libmicrohttpd 0.9.75 has already closed the listen socket it was given
@@ -167,48 +159,6 @@ final class MetricsServer: Sendable {
             throw .bindFailed(address: address, reason: reason)
         }
         return (fd, bound.port)
-    }
-}
-
-/// The request router behind `MetricsServer`, reached from libmicrohttpd's thread.
-///
-/// Immutable (`let` closures only), hence `Sendable` without locks.
-final class MetricsHandler: Sendable {
-    let metrics: @Sendable () -> String
-    let ready: @Sendable () -> Bool
-    let dashboard: DashboardEndpoints?
-    let streams: EventStreams?
-    let webPush: WebPushEndpoints?
-
-    init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool,
-         dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil, webPush: WebPushEndpoints? = nil) {
-        self.metrics = metrics
-        self.ready = ready
-        self.dashboard = dashboard
-        self.streams = streams
-        self.webPush = webPush
-    }
-
-    /// The response for one request (HEAD gets the GET response; libmicrohttpd drops the body).
-    func respond(method: String, path: String) -> HTTPResponse {
-        if let answer = webPush?.respond(method: method, path: path, authorization: nil, body: nil) { return answer }
-        guard method == "GET" || method == "HEAD" else {
-            return HTTPResponse(status: 405, body: "method not allowed\n", headers: [("Allow", "GET, HEAD")])
-        }
-        switch path {
-        case "/metrics":
-            return HTTPResponse(status: 200, body: metrics(), contentType: "text/plain; version=0.0.4; charset=utf-8")
-        case "/healthz":
-            return HTTPResponse(status: 200, body: "ok")
-        case "/readyz":
-            return ready() ? HTTPResponse(status: 200, body: "ready") : HTTPResponse(status: 503, body: "not ready")
-        default:
-            if path == "/api/history", let streams, streams.totals != nil {
-                return HTTPResponse(status: 200, body: String(decoding: streams.historyJSON(), as: UTF8.self),
-                                    contentType: "application/json", headers: [("Cache-Control", "no-store")])
-            }
-            return dashboard?.respond(path: path) ?? HTTPResponse(status: 404, body: "not found\n")
-        }
     }
 }
 

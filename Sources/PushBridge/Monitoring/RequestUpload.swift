@@ -43,13 +43,6 @@ final class RequestUpload {
         return respond(upload.overflowed ? nil : upload.bytes).queue(on: connection)
     }
 
-    /// The value of request header `name`, or `nil`.
-    static func header(_ connection: OpaquePointer, _ name: String) -> String? {
-        guard case .success(let table) = MicroHTTPD.functions,
-              let value = table.functions.lookup_connection_value(connection, .HEADER_KIND, name) else { return nil }
-        return String(cString: value)
-    }
-
     /// `MHD_OPTION_NOTIFY_COMPLETED`'s callback, as a variadic argument: releases the upload kept for the request, if any.
     static var completedCallback: OpaquePointer {
         let callback: MHD_RequestCompletedCallback = { _, _, context, _ in

@@ -16,6 +16,10 @@ final class WebPushEndpoints: Sendable {
     static let maximumBody = 8 * 1024
     /// The subscription API's path.
     static let subscriptionsPath = "/api/webpush/subscriptions"
+    /// The paths a browser reaches without the monitoring server's token (`monitoring.http_auth`):
+    /// the page, its files, the VAPID key and the subscription API (which checks its own token).
+    static let publicPaths: Set<String> = ["/subscribe", "/subscribe/", "/manifest.webmanifest", "/sw.js", "/icon.svg",
+                                           "/icon-192.png", "/icon-512.png", "/api/webpush/vapid-public-key", subscriptionsPath]
 
     /// Where subscriptions go.
     let store: any SubscriptionStore

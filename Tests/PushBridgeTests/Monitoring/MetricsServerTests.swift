@@ -12,11 +12,16 @@ struct RawHTTPReply {
 
 enum RawHTTPError: Error { case connect(Int32), malformed(String) }
 
-/// One HTTP/1.0 request over a plain TCP socket to `host`:`port`; reads to EOF.
-func rawHTTP(_ method: String, _ path: String, port: Int, host: String = "127.0.0.1") throws -> RawHTTPReply {
+/// One HTTP/1.0 request over a plain TCP socket to `host`:`port`, with `headers` (`Name: value`)
+/// and a `body` (its `Content-Length` added); reads to EOF.
+func rawHTTP(_ method: String, _ path: String, port: Int, host: String = "127.0.0.1",
+             headers: [String] = [], body: String? = nil) throws -> RawHTTPReply {
     guard let fd = LoopbackPorts.connect(port: port, host: host) else { throw RawHTTPError.connect(errno) }
     defer { close(fd) }
-    let request = Array("\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+    var requestHead = "\(method) \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n"
+    for header in headers { requestHead += header + "\r\n" }
+    if let body { requestHead += "Content-Length: \(body.utf8.count)\r\n" }
+    let request = Array((requestHead + "\r\n" + (body ?? "")).utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var data: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
