@@ -49,8 +49,9 @@ package final class EventStreamClient {
         try self.init(address: parsed, path: path)
     }
 
-    /// Connects to `hostPort` (a wildcard such as `0.0.0.0` means loopback) and requests `path`.
-    package init(address hostPort: HostPort, path: String = "/api/events") throws(EventStreamError) {
+    /// Connects to `hostPort` (a wildcard such as `0.0.0.0` means loopback) and requests `path`,
+    /// with `Authorization: Bearer <bearer>` when given (`monitoring.http_auth`'s token).
+    package init(address hostPort: HostPort, path: String = "/api/events", bearer: String? = nil) throws(EventStreamError) {
         let target = hostPort.connectable, address = hostPort.description
         let sa: SocketAddress
         do { sa = try target.socketAddresses()[0] } catch { throw .connectFailed(address, reason: "\(error)") }
@@ -62,7 +63,8 @@ package final class EventStreamClient {
             throw .connectFailed(address, reason: reason)
         }
         let loopback = target.description
-        let request = Array("GET \(path) HTTP/1.0\r\nHost: \(loopback)\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        let authorization = bearer.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+        let request = Array("GET \(path) HTTP/1.0\r\nHost: \(loopback)\r\n\(authorization)Accept: text/event-stream\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         self.fd = fd
     }

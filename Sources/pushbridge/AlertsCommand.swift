@@ -9,7 +9,7 @@ enum AlertsCommand {
         guard let http = config.monitoring.http else {
             return fail(2, "monitoring.http is not set in \(config.sourcePath); alerts are read from its /api/alerts")
         }
-        let target = HealthTarget(address: http.connectable, path: "/api/alerts")
+        let target = HealthTarget(address: http.connectable, path: "/api/alerts", bearer: config.monitoring.httpAuth?.token?.text)
         switch HealthProbe.get(target, timeoutMilliseconds: 5_000) {
         case .failure(let problem):
             return fail(1, "GET \(target) failed: \(problem.reason)")

@@ -55,6 +55,8 @@ struct HealthTarget: CustomStringConvertible {
     var path: String
     /// `https://`: the GET goes over TLS.
     var tls = false
+    /// Sent as `Authorization: Bearer …` (`monitoring.http_auth`'s token); never printed.
+    var bearer: String? = nil
 
     var description: String { "\(tls ? "https" : "http")://\(address)\(path)" }
 
@@ -116,6 +118,7 @@ enum HealthProbe {
         }
         defer { close(fd) }
         let request = "GET \(target.path) HTTP/1.0\r\nHost: \(target.address)\r\n"
+            + (target.bearer.map { "Authorization: Bearer \($0)\r\n" } ?? "")
             + "User-Agent: pushbridge\r\nConnection: close\r\n\r\n"
         if let problem = send(Array(request.utf8), on: fd, deadline: deadline) { return .failure(problem) }
         var received: [UInt8] = []

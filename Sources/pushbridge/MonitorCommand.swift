@@ -27,7 +27,7 @@ enum MonitorCommand {
             })
         // The live stream first: a snapshot every second, so RATE/S is live.
         let live = config.monitoring.http.map { address in
-            MonitorStream.start(address: address) { bytes in post.yield(.snapshot(bytes)) }
+            MonitorStream.start(address: address, bearer: config.monitoring.httpAuth?.token?.text) { bytes in post.yield(.snapshot(bytes)) }
         } ?? false
         var client: MQTTClient?
         if !live {

@@ -9,11 +9,12 @@ enum MonitorStream {
     /// second (a restarting bridge answers again within seconds; nothing signals it sooner).
     static let reconnectDelay: TimeInterval = 1
 
-    /// Connects to the bridge at `address` and, on a thread, hands each snapshot's JSON to
+    /// Connects to the bridge at `address` (sending `bearer`, the token of
+    /// `monitoring.http_auth`, when set) and, on a thread, hands each snapshot's JSON to
     /// `onSnapshot`; reconnects after a lost stream. Returns `false` when the first
     /// connection fails (the caller falls back to the stats topic).
-    static func start(address: HostPort, onSnapshot: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
-        guard let first = try? EventStreamClient(address: address), (try? first.next(timeout: 3)) != nil else { return false }
+    static func start(address: HostPort, bearer: String?, onSnapshot: @escaping @Sendable ([UInt8]) -> Void) -> Bool {
+        guard let first = try? EventStreamClient(address: address, bearer: bearer), (try? first.next(timeout: 3)) != nil else { return false }
         nonisolated(unsafe) let client = first   // handed to the reading thread, used only there
         Worker.run(name: "monitor stream") {
             var current: EventStreamClient? = client
@@ -27,7 +28,7 @@ enum MonitorStream {
                     }
                 }
                 Thread.sleep(forTimeInterval: reconnectDelay)  // the documented reconnect backoff
-                current = try? EventStreamClient(address: address)
+                current = try? EventStreamClient(address: address, bearer: bearer)
             }
         }
         return true
