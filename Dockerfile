@@ -62,7 +62,10 @@ COPY --from=build /staging/usr/local/bin/pushbridge /usr/local/bin/pushbridge
 COPY bridge.yml /etc/pushbridge/bridge.yml
 
 # PUSHBRIDGE_HTTP feeds `monitoring.http: ${PUSHBRIDGE_HTTP:-}` in bridge.yml: inside a container
-# the metrics/health endpoint listens on every interface so the port can be published.
+# the metrics/health endpoint listens on every interface so the port can be published. Off
+# loopback it needs a token (`monitoring.http_auth`): bridge.yml reads it from
+# /run/secrets/pushbridge_http_token (a compose secret, or `-v token.txt:/run/secrets/…:ro`).
+# Without that file the bridge refuses to start and says so.
 ENV PUSHBRIDGE_CONFIG=/etc/pushbridge/bridge.yml \
     PUSHBRIDGE_HTTP=0.0.0.0:9464
 

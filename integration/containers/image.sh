@@ -54,8 +54,16 @@ log "no compiler, linker, toolchain, sources or build tree in the final stage"
 version=$(podman run --rm "$PROJECT_IMAGE" --version) || fail "'pushbridge --version' fails in the image"
 missing=$(podman run --rm --entrypoint /bin/sh "$PROJECT_IMAGE" -c 'ldd /usr/local/bin/pushbridge | grep "not found" || true')
 [ -z "$missing" ] || fail "libraries missing in the image: $missing"
-podman run --rm "$PROJECT_IMAGE" check > "$logs/check.log" 2>&1 || { cat "$logs/check.log" >&2; fail "'pushbridge check' of the image's default configuration fails"; }
-log "pushbridge $version starts; every library it links is in the image; 'check' accepts /etc/pushbridge/bridge.yml"
+# The default configuration serves HTTP on 0.0.0.0:9464, so it needs monitoring.http_auth's token
+# at /run/secrets/pushbridge_http_token (compose's secret): refused without it, accepted with it.
+if podman run --rm "$PROJECT_IMAGE" check > "$logs/check-no-token.log" 2>&1; then
+    fail "'pushbridge check' of the image's default configuration passes without the HTTP token"
+fi
+grep -q "cannot read 'token_file' '/run/secrets/pushbridge_http_token'" "$logs/check-no-token.log" \
+    || { cat "$logs/check-no-token.log" >&2; fail "without the HTTP token, 'check' does not name token_file"; }
+podman run --rm -v "$REPO_ROOT/compose/secrets/pushbridge_http_token.txt:/run/secrets/pushbridge_http_token:ro" \
+    "$PROJECT_IMAGE" check > "$logs/check.log" 2>&1 || { cat "$logs/check.log" >&2; fail "'pushbridge check' of the image's default configuration fails"; }
+log "pushbridge $version starts; every library it links is in the image; 'check' accepts /etc/pushbridge/bridge.yml with the HTTP token (and refuses it without)"
 
 size=$(podman image inspect --format '{{.Size}}' "$PROJECT_IMAGE")
 bin=$(podman run --rm --entrypoint /usr/bin/stat "$PROJECT_IMAGE" -c %s /usr/local/bin/pushbridge)

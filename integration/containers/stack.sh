@@ -37,10 +37,14 @@ log "up: $broker and $bridge healthy after $((SECONDS - start)) s"
 
 status=$(broker_sub -t pushbridge/status -C 1 -W 10) || fail "no retained message on pushbridge/status"
 [ "$status" = online ] || fail "pushbridge/status is '$status', expected 'online'"
-metrics=$(curl -sf --max-time 5 "http://127.0.0.1:$PUSHBRIDGE_HTTP_PORT/metrics") \
+# monitoring.http_auth: the compose secret pushbridge_http_token guards everything but the probes.
+unauthorized=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PUSHBRIDGE_HTTP_PORT/metrics")
+[ "$unauthorized" = 401 ] || fail "/metrics without the token answered $unauthorized, expected 401"
+token=$(head -n 1 "$REPO_ROOT/compose/secrets/pushbridge_http_token.txt")
+metrics=$(curl -sf --max-time 5 -H "Authorization: Bearer $token" "http://127.0.0.1:$PUSHBRIDGE_HTTP_PORT/metrics") \
     || fail "no /metrics on the published port 127.0.0.1:$PUSHBRIDGE_HTTP_PORT"
 grep -q '^pushbridge_' <<< "$metrics" || fail "/metrics has no pushbridge_ series"
-log "status online; /metrics on 127.0.0.1:$PUSHBRIDGE_HTTP_PORT"
+log "status online; /metrics on 127.0.0.1:$PUSHBRIDGE_HTTP_PORT (401 without the token)"
 
 # The README's example ring ({"who":"Alice"} on home/front/doorbell), in a room of this run.
 room="room$$x$RANDOM" out="$logs/display.out"

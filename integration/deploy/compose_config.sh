@@ -36,6 +36,8 @@ for path in sys.argv[1:]:
                             "pushbridge-replica-3", "prometheus", "grafana"}, f"{name}: services {sorted(services)}")
     check(doc["secrets"]["mqtt_password"]["file"].endswith("compose/secrets/mqtt_password.txt"),
           f"{name}: secret file")
+    check(doc["secrets"]["pushbridge_http_token"]["file"].endswith("compose/secrets/pushbridge_http_token.txt"),
+          f"{name}: HTTP token secret file")
 
     m = services["mosquitto"]
     check(m["image"] == "eclipse-mosquitto:2", f"{name}: mosquitto image")
@@ -59,7 +61,7 @@ for path in sys.argv[1:]:
         check(env.get("MQTT_USERNAME") == "pushbridge", f"{name}: {sname} MQTT_USERNAME")
         check(env.get("MQTT_PASSWORD_FILE") == "/run/secrets/mqtt_password", f"{name}: {sname} MQTT_PASSWORD_FILE")
         check(env.get("PUSHBRIDGE_HTTP", "").endswith(":9464"), f"{name}: {sname} PUSHBRIDGE_HTTP")
-        check([x["source"] for x in s["secrets"]] == ["mqtt_password"], f"{name}: {sname} secret")
+        check([x["source"] for x in s["secrets"]] == ["mqtt_password", "pushbridge_http_token"], f"{name}: {sname} secrets")
         check(s["depends_on"] == {"mosquitto": {"condition": "service_healthy"}}, f"{name}: {sname} depends_on")
         check(s["restart"] == "unless-stopped", f"{name}: {sname} restart")
         check(s["healthcheck"]["test"] == ["CMD", "pushbridge", "health"], f"{name}: {sname} healthcheck")
@@ -101,12 +103,15 @@ for path in sys.argv[1:]:
     check(any(v.endswith("compose/grafana/dashboards:/var/lib/grafana/dashboards:ro") for v in graf["volumes"]),
           f"{name}: grafana dashboards mounted")
     check("pushbridge" in prom.get("depends_on", {}), f"{name}: prometheus depends on pushbridge")
+    check([x["source"] for x in prom.get("secrets", [])] == ["pushbridge_http_token"], f"{name}: prometheus has the HTTP token")
 
 # What the monitoring files say fits together: the scrape target is the bridge's published
 # port, the rules file is the mounted one, the dashboard uses the provisioned datasource.
 pc = yaml.safe_load(open("compose/prometheus/prometheus.yml"))
 check(pc["rule_files"] == ["/etc/prometheus/rules.yml"], "prometheus.yml rule_files")
 check(pc["scrape_configs"][0]["static_configs"][0]["targets"] == ["pushbridge:9464"], "prometheus.yml scrape target")
+check(pc["scrape_configs"][0].get("authorization") == {"type": "Bearer", "credentials_file": "/run/secrets/pushbridge_http_token"},
+      "prometheus.yml sends the bridge's token (authorization.credentials_file)")
 ds = yaml.safe_load(open("compose/grafana/provisioning/datasources/prometheus.yml"))["datasources"][0]
 check(ds["url"] == "http://prometheus:9090", "grafana datasource url")
 import json

@@ -38,8 +38,10 @@ wait_for 10 test -s "$DEPLOY_TMP/ports" || fail "the test HTTP server did not st
 read -r WEB SILENT < "$DEPLOY_TMP/ports"
 CLOSED=$(free_port)
 
-# A config with no monitoring.http, and one with the compose-style wildcard address.
-sed '/^  http:/d' bridge.yml > "$DEPLOY_TMP/no-http.yml"
+# A config with no monitoring.http (nor the http_auth that guards it), and one with the
+# compose-style wildcard address.
+sed -e '/^  http:/d' -e '/^  http_auth:/,/^    token_file:/d' bridge.yml > "$DEPLOY_TMP/no-http.yml"
+grep -q 'http_auth\|token_file' "$DEPLOY_TMP/no-http.yml" && fail "no-http.yml still has http_auth"
 # shellcheck disable=SC2016  # the pattern is literal text of bridge.yml
 grep -q 'http: \${PUSHBRIDGE_HTTP:-}' bridge.yml || fail "bridge.yml has no 'http: \${PUSHBRIDGE_HTTP:-}'"
 

@@ -12,6 +12,11 @@ DEPLOY_PIDS=()
 DEPLOY_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pushbridge-deploy.XXXXXX")
 DEV_PASSWORD_FILE="$PWD/compose/secrets/mqtt_password.txt"
 DEV_PASSWORD=$(head -n 1 "$DEV_PASSWORD_FILE")
+# The compose secret pushbridge_http_token, where bridge.yml's monitoring.http_auth finds it
+# (in a container: /run/secrets/pushbridge_http_token). Exported: every bridge and every
+# `pushbridge check`/`health` run here reads bridge.yml with it.
+DEV_HTTP_TOKEN_FILE="$PWD/compose/secrets/pushbridge_http_token.txt"
+export PUSHBRIDGE_HTTP_TOKEN_FILE="$DEV_HTTP_TOKEN_FILE"
 
 deploy_cleanup() {
     stop_pids "${DEPLOY_PIDS[@]}"

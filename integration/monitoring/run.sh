@@ -45,8 +45,11 @@ wait_for() { # SECONDS COMMAND...
 
 # 1. The rules file is valid.
 promtool check rules compose/prometheus/rules.yml || fail "promtool check rules"
-# The compose scrape config too, with the rules path pointing at the repo's file.
-sed "s|/etc/prometheus/rules.yml|$PWD/compose/prometheus/rules.yml|" compose/prometheus/prometheus.yml > "$TMP/compose-prometheus.yml"
+# The compose scrape config too, with the rules path and the token's secret pointing at the repo's
+# files (promtool checks that the credentials file exists).
+sed -e "s|/etc/prometheus/rules.yml|$PWD/compose/prometheus/rules.yml|" \
+    -e "s|/run/secrets/pushbridge_http_token|$PWD/compose/secrets/pushbridge_http_token.txt|" \
+    compose/prometheus/prometheus.yml > "$TMP/compose-prometheus.yml"
 promtool check config "$TMP/compose-prometheus.yml" || fail "promtool check config (compose/prometheus/prometheus.yml)"
 
 # 2. A broker and a bridge whose traffic gives every family a series.
@@ -61,6 +64,8 @@ start_broker() {
 }
 start_broker
 HTTP_PORT=$(free_port)
+# monitoring.http_auth as in compose: Prometheus sends the token from its credentials_file.
+openssl rand -hex 32 > "$TMP/http_token"
 cat > "$TMP/bridge.yml" <<EOF
 broker: {host: 127.0.0.1, port: $BROKER_PORT, client_id: prom-test-$$, reconnect: {min: 100ms, max: 500ms}}
 entitlements: [com.apple.developer.usernotifications.filtering]
@@ -73,12 +78,23 @@ extension:
     - {name: shout, set: {title: "{{ content.title | upper }}"}, when: "payload.loud == true"}
 monitoring:
   http: "127.0.0.1:$HTTP_PORT"
+  http_auth: {token_file: "$TMP/http_token"}
   interval: 1s
 EOF
 "$BIN" run -c "$TMP/bridge.yml" > "$TMP/bridge.log" 2>&1 &
 BRIDGE_PID=$!
 PIDS+=("$BRIDGE_PID")
 wait_for 20 "$BIN" health --url "http://127.0.0.1:$HTTP_PORT/readyz" || fail "the bridge did not become ready"
+metrics_status() { "$PY" - "$HTTP_PORT" "$@" <<'PY'
+import sys, urllib.request, urllib.error
+req = urllib.request.Request(f"http://127.0.0.1:{sys.argv[1]}/metrics")
+if len(sys.argv) > 2: req.add_header("Authorization", "Bearer " + open(sys.argv[2]).readline().strip())
+try: print(urllib.request.urlopen(req, timeout=10).status)
+except urllib.error.HTTPError as e: print(e.code)
+PY
+}
+[ "$(metrics_status)" = 401 ] || fail "/metrics without the token did not answer 401"
+[ "$(metrics_status "$TMP/http_token")" = 200 ] || fail "/metrics with the token did not answer 200"
 
 # 3. Prometheus: the compose scrape job and rules, aimed at the bridge, scraping every second.
 PROM_PORT=$(free_port)
@@ -87,6 +103,7 @@ global: {scrape_interval: 1s, evaluation_interval: 1s}
 rule_files: ["$PWD/compose/prometheus/rules.yml"]
 scrape_configs:
   - job_name: pushbridge
+    authorization: {type: Bearer, credentials_file: "$TMP/http_token"}
     static_configs: [{targets: ['127.0.0.1:$HTTP_PORT']}]
 EOF
 promtool check config "$TMP/prometheus.yml" >/dev/null || fail "promtool check config (test config)"
