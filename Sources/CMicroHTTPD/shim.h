@@ -39,6 +39,9 @@ struct pb_mhd {
     // through this pointer, so `pb_mhd_client_address` below does.
     const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *connection,
                                                            enum MHD_ConnectionInfoType info_type, ...);
+    // A stored attachment's file (/attachments/…): sent from the descriptor, which the
+    // response owns and closes.
+    struct MHD_Response *(*create_response_from_fd)(uint64_t size, int fd);
 };
 
 // Fills `table` from the shared library (its soname first, then the development link).
@@ -60,6 +63,7 @@ static inline const char *pb_mhd_load(struct pb_mhd *table) {
     PB_MHD_SYMBOL(resume_connection, "MHD_resume_connection")
     PB_MHD_SYMBOL(lookup_connection_value, "MHD_lookup_connection_value")
     PB_MHD_SYMBOL(get_connection_info, "MHD_get_connection_info")
+    PB_MHD_SYMBOL(create_response_from_fd, "MHD_create_response_from_fd")
 #undef PB_MHD_SYMBOL
     return NULL;
 }

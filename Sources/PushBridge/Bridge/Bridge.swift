@@ -145,9 +145,10 @@ public final class Bridge: Sendable {
                                                       JSONValue.array(conditions.active.map(\.apiValue)).write(into: &bytes)
                                                       return bytes
                                                   }),
-                    webPush: outputs?.webPushEndpoints(logger: logger), tls: config.monitoring.tls, access: httpAccess)
+                    webPush: outputs?.webPushEndpoints(logger: logger), tls: config.monitoring.tls, access: httpAccess,
+                    attachments: AttachmentFiles(slot: attachmentSlot))
                 let scheme = config.monitoring.tls == nil ? "http" : "https"
-                logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz; \(config.monitoring.httpAuth.accessText))")
+                logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz, /attachments; \(config.monitoring.httpAuth.accessText))")
             } catch {
                 logger.error("monitoring.http \(address): \(error)")
                 throw error

@@ -11,10 +11,13 @@ final class MetricsHandler: Sendable {
     let webPush: WebPushEndpoints?
     /// The access check (`monitoring.http_auth`); `nil`: every request passes.
     let access: HTTPAccess?
+    /// The stored attachments (`/attachments/…`); `nil`: that path is 404.
+    let attachments: AttachmentFiles?
 
     init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool,
          dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil, webPush: WebPushEndpoints? = nil,
-         access: HTTPAccess? = nil) {
+         access: HTTPAccess? = nil, attachments: AttachmentFiles? = nil) {
+        self.attachments = attachments
         self.metrics = metrics
         self.ready = ready
         self.dashboard = dashboard
@@ -49,6 +52,9 @@ final class MetricsHandler: Sendable {
                                 authorization: ConnectionValues.header(connection, "Authorization"), body: body)
                     ?? HTTPResponse(status: 404, body: "not found\n")
             }
+        }
+        if let attachments, AttachmentFiles.handles(path) {
+            return attachments.respond(method: method, path: path, on: connection)
         }
         if method == "GET", path == "/api/events", let streams {
             return streams.respond(on: connection)

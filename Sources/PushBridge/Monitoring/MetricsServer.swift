@@ -56,17 +56,19 @@ final class MetricsServer: Sendable {
     convenience init(address: String, metrics: @escaping @Sendable () -> String,
                             ready: @escaping @Sendable () -> Bool,
                             dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
-                            tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil) throws(MetricsServerError) {
+                            tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil,
+                            attachments: AttachmentFiles? = nil) throws(MetricsServerError) {
         guard let hostPort = try? HostPort(parsing: address, ports: 0...65_535) else { throw .invalidAddress(address) }
         try self.init(address: hostPort, metrics: metrics, ready: ready, dashboard: dashboard, webPush: webPush, tls: tls,
-                      access: access)
+                      access: access, attachments: attachments)
     }
 
     /// Binds exactly `hostPort` (port 0 picks a free one) and starts serving.
     init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
                 ready: @escaping @Sendable () -> Bool,
                 dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
-                tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil) throws(MetricsServerError) {
+                tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil,
+                attachments: AttachmentFiles? = nil) throws(MetricsServerError) {
         let address = hostPort.description
         let socketAddress = try Self.bindAddress(hostPort)
         let mhd: pb_mhd
@@ -77,7 +79,7 @@ final class MetricsServer: Sendable {
         let (fd, port) = try Self.listen(on: socketAddress, address: address)
         let streams = dashboard.map { EventStreams(feed: $0.feed, snapshot: $0.snapshot, totals: $0.totals) }
         let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams, webPush: webPush,
-                                     access: access)
+                                     access: access, attachments: attachments)
         let material = tls.map { TLSMaterial(cert: $0.certPEM, key: $0.keyPEM) }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue
             | (streams == nil ? 0 : MHD_ALLOW_SUSPEND_RESUME.rawValue) | (material == nil ? 0 : MHD_USE_TLS.rawValue)
