@@ -50,6 +50,18 @@ struct RecipeFileTests {
         ])
     }
 
+    @Test func attachmentsCheckNamesTheAttachedIdentifiers() throws {
+        let checks = try RecipeFiles.expectations("5\tdelivered\tT\tB\tattachments=snapshot,event\n", path: "e")[0].checks
+        #expect(checks == [.init(field: "attachments", value: "snapshot,event")])
+        var request = NotificationRequest(id: "r", pushType: .alert, priority: 10)
+        #expect(RecipeTests.field("attachments", of: request) == "-")
+        request.content.attachments = [
+            NotificationAttachment(identifier: "snapshot", type: "image/jpeg", size: 3, file: "/tmp/snapshot.jpg"),
+            NotificationAttachment(identifier: "event", type: "image/jpeg", size: 4, file: "/tmp/event.jpg"),
+        ]
+        #expect(RecipeTests.field("attachments", of: request) == "snapshot,event")
+    }
+
     @Test(arguments: ["x\tdelivered\t-\t-\n", "4\tdelivered\t-\n", "4\t\t-\t-\n", "4\tdelivered\t-\t-\tnocheck\n"])
     func malformedExpectationsAreErrors(text: String) {
         #expect(throws: RecipeFileError.self) { try RecipeFiles.expectations(text, path: "e") }

@@ -115,7 +115,8 @@ struct RecipeTests {
         }
     }
 
-    /// A request field by its bridge.yml name, for `field=value` checks.
+    /// A request field by its bridge.yml name, for `field=value` checks (`attachments`: the
+    /// identifiers attached, comma-separated, or `-`).
     static func field(_ name: String, of request: NotificationRequest) -> String? {
         let c = request.content
         switch name {
@@ -128,6 +129,10 @@ struct RecipeTests {
         case "target_content_id": return c.targetContentID
         case "collapse_id": return request.collapseID
         case "push_type": return request.pushTypeName
+        case "attachments":
+            // The identifiers attached to the delivered request, in order; `-` for none.
+            let identifiers = c.attachments.map(\.identifier)
+            return identifiers.isEmpty ? "-" : identifiers.joined(separator: ",")
         default:
             Issue.record("unknown check field '\(name)'")
             return nil
