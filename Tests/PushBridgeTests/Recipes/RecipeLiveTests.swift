@@ -13,9 +13,35 @@ import Testing
 /// which the real time falls in that hour (`#@ at 14:00` -> a zone where it is now 14:xx).
 /// The rest is `RecipeTests`' job. OwnTracks is left out: its samples' `tst` fall on
 /// 2026-03-04, and a live bridge would find them a day old.
+///
+/// A sample with `#@ attach NAME=FILE` lines has each file's bytes published first (QoS 1,
+/// retained when the sample is) on the topic its attachment's `from_topic` renders for that
+/// sample's message, as the camera would; a `url` attachment is fetched by the bridge from
+/// `FRIGATE_URL`, pointed at a closed local port so it fails at once.
 @Suite("Recipes on a real broker")
 struct RecipeLiveTests {
-    static let recipes = ["esphome", "frigate", "homeassistant", "tasmota-shelly", "zigbee2mqtt"]
+    static let recipes = ["doorbell-camera", "esp32-cam", "esphome", "frigate", "homeassistant", "tasmota-shelly",
+                          "zigbee2mqtt"]
+
+    /// The bytes `sample`'s `#@ attach` lines give and the topics they go to: for each route of
+    /// `config` whose filter matches the sample's topic, each `from_topic` attachment the
+    /// sample names, its template rendered in the context the mapper makes for the message.
+    static func attachmentPublishes(for sample: TrySample, config: BridgeConfig) throws -> [(topic: String, bytes: [UInt8])] {
+        guard !sample.attach.isEmpty else { return [] }
+        let now = Date().timeIntervalSince1970
+        let message = InboundMessage(topic: sample.topic, payload: Array(sample.payload.utf8), qos: 1,
+                                     retain: sample.retain, receivedAt: now)
+        var out: [(topic: String, bytes: [UInt8])] = []
+        for route in config.routes where TopicFilter.matches(filter: route.topic, topic: sample.topic) {
+            let context = RequestMapper().map(message, route: route, id: "live", now: now).context
+            for spec in route.attachments {
+                guard let file = sample.attach[spec.identifier], case .topic(let template, _) = spec.source else { continue }
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+                out.append((template.render(in: context), Array(bytes)))
+            }
+        }
+        return out
+    }
 
     /// `Etc/GMT-N` (N hours east of UTC) in which the local hour is now `hour`, when
     /// Foundation knows that zone.
@@ -32,9 +58,9 @@ struct RecipeLiveTests {
     @Test("the samples before the reload give the expected display messages", arguments: recipes)
     func samplesOnABroker(recipe: String) async throws {
         let dir = RecipeTests.examples.appendingPathComponent(recipe)
-        let all = try TrySamples.parse(
-            try String(contentsOf: dir.appendingPathComponent("samples.tsv"), encoding: .utf8),
-            path: "\(recipe)/samples.tsv")
+        // The full path: `#@ attach NAME=FILE` names a file relative to the samples file's folder.
+        let samplesPath = dir.appendingPathComponent("samples.tsv").path
+        let all = try TrySamples.parse(try String(contentsOfFile: samplesPath, encoding: .utf8), path: samplesPath)
         let start = try #require(all.first?.at, "\(recipe): samples.tsv starts with '#@ at HH:MM'")
         let samples = all.prefix { $0.environment.isEmpty && $0.at == start }
         guard let hour = Int(start.prefix(2)), start.count == 5, let zone = Self.zone(whereHourIs: hour) else {
@@ -53,21 +79,34 @@ struct RecipeLiveTests {
         let live = samples.filter { !$0.retain }
 
         let broker = try TestBroker()
-        let observer = try await TestClient.connected(to: broker, subscriptions: [
-            MQTTSubscription(filter: "display/#", qos: 1), MQTTSubscription(filter: "pushbridge/stats", qos: 1),
-        ])
-        defer { observer.stop(flushTimeout: .zero) }
-        for sample in retained { try observer.publish(sample.topic, sample.payload, retain: true) }
-        let retainedCount = retained.count
-        try await observer.waitForPublished("the retained samples acknowledged", timeout: .seconds(20)) {
-            $0.count == retainedCount
-        }
-
         var environment = PushbridgeBinary.environment
         environment["MQTT_HOST"] = "127.0.0.1"
         environment["MQTT_PORT"] = String(broker.port)
         environment["PUSHBRIDGE_CLIENT_ID"] = uniqueName("recipe")
         environment["TZ"] = zone
+        // A `url` attachment (Frigate's API) fails at once: nothing listens on the discard port.
+        environment["FRIGATE_URL"] = "http://127.0.0.1:9"
+        // The config as the bridge reads it, for the topics the attachments' bytes go to.
+        let config = try ConfigLoader.load(path: dir.appendingPathComponent("bridge.yml").path, environment: environment).get()
+        let observer = try await TestClient.connected(to: broker, subscriptions: [
+            MQTTSubscription(filter: "display/#", qos: 1), MQTTSubscription(filter: "pushbridge/stats", qos: 1),
+        ])
+        defer { observer.stop(flushTimeout: .zero) }
+        var retainedPublishes = 0
+        for sample in retained {
+            for (topic, bytes) in try Self.attachmentPublishes(for: sample, config: config) {
+                _ = try observer.client.publish(topic: topic, payload: bytes, qos: 1, retain: true)
+                retainedPublishes += 1
+            }
+            try observer.publish(sample.topic, sample.payload, retain: true)
+            retainedPublishes += 1
+        }
+        let retainedCount = retained.count
+        let acknowledged = retainedPublishes
+        try await observer.waitForPublished("the retained samples acknowledged", timeout: .seconds(20)) {
+            $0.count == acknowledged
+        }
+
         let bridge = try PushbridgeBinary.run(configFile: dir.appendingPathComponent("bridge.yml").path, environment: environment)
         // The bridge has subscribed when it has decided every retained sample the broker replayed.
         @Sendable func decided(_ messages: [InboundMessage]) -> (received: Int, inFlight: Int) {
@@ -79,7 +118,14 @@ struct RecipeLiveTests {
                                            timeout: .seconds(40)) {
             decided($0) == (retainedCount, 0)
         }
-        for sample in live { try observer.publish(sample.topic, sample.payload) }
+        for sample in live {
+            // The pictures first, as a camera publishes them (a topic that only an attachment
+            // reads is kept, not decided: the counts below are the samples').
+            for (topic, bytes) in try Self.attachmentPublishes(for: sample, config: config) {
+                _ = try observer.client.publish(topic: topic, payload: bytes, qos: 1, retain: false)
+            }
+            try observer.publish(sample.topic, sample.payload)
+        }
         let sampleCount = samples.count
         try await observer.waitForMessages("\(recipe): the bridge decided all \(samples.count) samples; stderr: \(bridge.stderr)",
                                            timeout: .seconds(40)) {

@@ -9,7 +9,8 @@ import Testing
 /// `pushbridge try --samples` runs it (`TrySamples.Runner`): one pipeline in file order
 /// (so `dedupe`, `rate_limit` and `changed` see the earlier samples), `#@ env` reloading
 /// the file with unchanged filters keeping their memory, `#@ retain` and `#@ at` (local
-/// time on 2026-03-04, 12:00 before the first), so the night-only rules pass at any hour.
+/// time on 2026-03-04, 12:00 before the first), so the night-only rules pass at any hour,
+/// and `#@ attach` (the bytes of a file stand in for an attachment's topic or URL).
 /// Each decision is compared with `expected.tsv`.
 @Suite("Recipes")
 struct RecipeTests {
@@ -56,8 +57,9 @@ struct RecipeTests {
         let dir = Self.examples.appendingPathComponent(recipe)
         let samplesPath = dir.appendingPathComponent("samples.tsv").path
         let expectedPath = dir.appendingPathComponent("expected.tsv").path
+        // The full path: `#@ attach NAME=FILE` names a file relative to the samples file's folder.
         let samples = try TrySamples.parse(try String(contentsOfFile: samplesPath, encoding: .utf8),
-                                           path: "\(recipe)/samples.tsv")
+                                           path: samplesPath)
         let expected = try RecipeFiles.expectations(try String(contentsOfFile: expectedPath, encoding: .utf8),
                                                     path: "\(recipe)/expected.tsv")
         #expect(!samples.isEmpty, "\(recipe)/samples.tsv has no samples")
