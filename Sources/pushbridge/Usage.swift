@@ -48,7 +48,7 @@ enum Usage {
         """,
         "try": """
         usage: pushbridge try [-c FILE] -t TOPIC [-m PAYLOAD | -f PAYLOAD_FILE] [-p NAME=VALUE]...
-                              [--retain] [--at TIME] [--json]
+                              [--retain] [--at TIME] [--attach NAME=FILE]... [--json]
                pushbridge try [-c FILE] --samples FILE [--json]
 
         Runs one message (or each sample line `topic<TAB>payload`) through the routes, the
@@ -58,13 +58,17 @@ enum Usage {
         With no -m or -f the payload is read from standard input. --retain: the message
         arrives as retained state (what the broker replays on subscribe). --at TIME: the local
         time it arrives, 22:30 (today) or 2026-03-04T22:30; hour, weekday, quiet_hours and
-        expiry see it.
+        expiry see it. --attach NAME=FILE: the file's bytes stand in for the route's attachment
+        NAME (try has no broker and fetches no URL; without it each attachment is reported
+        not attached).
 
         --samples FILE runs every line through ONE pipeline in file order, so dedupe,
         rate_limit and changed see the sequence. Lines starting with # are comments; the
         directives `#@ at TIME` (the following samples arrive then), `#@ env NAME=VALUE`
         (the file is reloaded with the variable set; unchanged filters keep their memory,
-        as on SIGHUP) and `#@ retain` (the next sample arrives retained) apply.
+        as on SIGHUP), `#@ retain` (the next sample arrives retained) and `#@ attach
+        NAME=FILE` (the next sample's attachment NAME gets the file's bytes; FILE relative to
+        the samples file) apply.
         """,
         "monitor": """
         usage: pushbridge monitor [-c FILE] [--once] [--json]

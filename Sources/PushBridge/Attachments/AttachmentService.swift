@@ -21,6 +21,8 @@ package final class AttachmentService: Sendable {
     private let fetcher: AttachmentFetcher?
     /// Stores the gathered bytes off the intake thread, one request at a time.
     private let writer = Worker(name: "pushbridge-attach")
+    /// Deletes the files past `keep` once a minute, when nothing is stored or counted.
+    private let sweeper = DueTimer()
     /// `try`: no broker, no network; bytes come from `--attach` only.
     let offline: Bool
     /// Requests whose attachments are being gathered now.
@@ -37,6 +39,10 @@ package final class AttachmentService: Sendable {
         store = try AttachmentStore(directory: directory, keep: limits.keep, totalBytes: limits.totalBytes, temporary: temporary)
         fetcher = offline ? nil : AttachmentFetcher(limits: limits)
         self.offline = offline
+        if !offline {
+            sweeper.start { [store] in store.sweep() }
+            sweeper.arm(every: .seconds(60))
+        }
     }
 
     /// The store's folder for `config`: `attachments` in the journal's folder, or a new
@@ -87,6 +93,7 @@ package final class AttachmentService: Sendable {
 
     /// Stops the fetcher and deletes a temporary store.
     package func close() {
+        sweeper.cancel()
         fetcher?.stop()
         writer.stop()
         store.close()

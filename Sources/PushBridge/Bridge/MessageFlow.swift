@@ -122,8 +122,12 @@ final class MessageFlow: Sendable {
         }
         // Bytes for the attachments (a camera's snapshot): kept as the topic's newest; decided
         // as a message only when a route matches the topic too.
+        // A retained copy the broker replays on subscribe is stored state of unknown age: it
+        // is kept, but never counts as fresh for `max_age`.
         if let attachments = pipeline.attachments,
-           message.payload.withUnsafeBytes({ attachments.intercept(topic: message.topic, payload: $0, at: message.receivedAt) }),
+           message.payload.withUnsafeBytes({
+               attachments.intercept(topic: message.topic, payload: $0, at: message.retain ? 0 : message.receivedAt)
+           }),
            pipeline.table.matchIndex(message.topic) == nil {
             return
         }

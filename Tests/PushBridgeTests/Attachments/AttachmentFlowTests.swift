@@ -69,6 +69,23 @@ struct AttachmentFlowTests {
         try await bridge.stop()
     }
 
+    @Test("a retained picture replayed at subscribe is of unknown age: never fresh; the camera's next one is attached")
+    func retainedIsNotFresh() async throws {
+        let s = try await Scenario.start()
+        _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: true, userProperties: [])
+        try await Task.sleep(for: .milliseconds(200))
+        let bridge = try InProcessBridge.start(yaml: s.yaml(Self.body(s, wait: "1s")))
+        try await s.waitUntilOnline()
+        try await Task.sleep(for: .milliseconds(300))
+        try s.publish("door", #"{"who":"Old","cam":"front"}"#)
+        #expect(Self.attachments(try await Self.display(s, "door", count: 1)).isEmpty)
+        try s.publish("door", #"{"who":"New","cam":"front"}"#)
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: true, userProperties: [])
+        #expect(Self.attachments(try await Self.display(s, "door", count: 2)).count == 1)
+        try await bridge.stop()
+    }
+
     @Test("bad bytes on a snapshot topic: text, empty, over the largest limit — delivered without, each reason counted")
     func badBytes() async throws {
         let s = try await Scenario.start()
