@@ -229,20 +229,7 @@ extension ConfigReader {
     }
 
     private func readFetchHeaders(_ f: ConfigFields, into spec: inout AttachmentSpec) {
-        if let n = f["headers"], case .mapping(let pairs, _) = n {
-            for pair in pairs {
-                guard case .scalar(let k) = pair.key, let value = string(pair.value, key: k.value) else { continue }
-                if k.value.isEmpty || !k.value.utf8.allSatisfy(Self.isTokenByte) {
-                    error("invalid header name \"\(k.value)\": letters, digits and !#$%&'*+-.^_`|~ only", at: k.mark)
-                } else if value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) {
-                    error("header '\(k.value)' must be one line", at: pair.value.mark)
-                } else {
-                    spec.headers.append((k.value, value))
-                }
-            }
-        } else if let n = f["headers"] {
-            error("'headers' must be a mapping of header names to values, got \(show(n))", at: n.mark)
-        }
+        if let n = f["headers"] { spec.headers = headers(n) }
         if let n = f["token_file"], let file = string(n, key: "token_file") {
             let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : ""
             let resolved = Self.resolve(file, against: directory)

@@ -100,20 +100,7 @@ extension ConfigReader {
         let url = required(f, "url", in: "webhook").flatMap { httpURL($0, key: "url") }
         var hook = WebhookConfig(url: url ?? "")
         if let n = f["method"], let v = word(n, key: "method", allowed: ["POST", "PUT", "PATCH"]) { hook.method = v }
-        if let n = f["headers"], case .mapping(let pairs, _) = n {
-            for pair in pairs {
-                guard case .scalar(let k) = pair.key, let value = string(pair.value, key: k.value) else { continue }
-                if k.value.isEmpty || !k.value.utf8.allSatisfy(Self.isTokenByte) {
-                    error("invalid header name \"\(k.value)\": letters, digits and !#$%&'*+-.^_`|~ only", at: k.mark)
-                } else if value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) {
-                    error("header '\(k.value)' must be one line", at: pair.value.mark)
-                } else {
-                    hook.headers.append((k.value, value))
-                }
-            }
-        } else if let n = f["headers"] {
-            error("'headers' must be a mapping of header names to values, got \(show(n))", at: n.mark)
-        }
+        if let n = f["headers"] { hook.headers = headers(n) }
         if let n = f["body"] { hook.body = template(n, key: "body") }
         return url == nil ? nil : hook
     }
@@ -137,6 +124,26 @@ extension ConfigReader {
     }
 
     /// RFC 9110 `tchar`.
+    /// `headers:`: a mapping of header names (HTTP tokens) to one-line values.
+    func headers(_ node: YAMLNode) -> [(name: String, value: String)] {
+        guard case .mapping(let pairs, _) = node else {
+            error("'headers' must be a mapping of header names to values, got \(show(node))", at: node.mark)
+            return []
+        }
+        var out: [(name: String, value: String)] = []
+        for pair in pairs {
+            guard case .scalar(let k) = pair.key, let value = string(pair.value, key: k.value) else { continue }
+            if k.value.isEmpty || !k.value.utf8.allSatisfy(Self.isTokenByte) {
+                error("invalid header name \"\(k.value)\": letters, digits and !#$%&'*+-.^_`|~ only", at: k.mark)
+            } else if value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 }) {
+                error("header '\(k.value)' must be one line", at: pair.value.mark)
+            } else {
+                out.append((k.value, value))
+            }
+        }
+        return out
+    }
+
     static func isTokenByte(_ b: UInt8) -> Bool {
         (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || "!#$%&'*+-.^_`|~".utf8.contains(b)
     }
