@@ -455,7 +455,7 @@ def main():
     log(f"pushbridge benchmark: {RUNS} run(s) per flood, {os.cpu_count()} cores; work files in {workdir}")
     broker = Broker(workdir, tuned=True)
     pub0 = pub1 = sink1 = relay0 = relay1 = small0 = small1 = dash0 = journal_row = big0 = None
-    attach0 = attach_fixed = attach_load = None
+    attach0 = attach_fixed = attach_load = attach_base = None
     try:
         if "load" in CASES:
             log("load generator alone")
@@ -499,7 +499,13 @@ def main():
             rows.append(("pushbridge QoS 0 10k conditions", bench.bridge_flood("cond", broker, 0, N0, topics=10000,
                                                                               condition=True), relay0))
         if "attach" in CASES:
-            log("pushbridge QoS 0 beside 20 alerts/s with a 200 KB snapshot each")
+            log("pushbridge QoS 0 at a fixed rate without attachments, then beside 20 alerts/s with a 200 KB snapshot each")
+            proc = bench.start_bridge("attach-off", broker, 0)
+            try:
+                attach_base = bench.fixed(broker, 0, proc, sink="display/bench/#")
+            finally:
+                bench.stop_bridge(proc)
+            rows.append((f"pushbridge QoS 0 @{FIXED_RATE}/s, same broker (quick-ACK)", attach_base, None))
             proc = bench.start_bridge("attach", broker, 0, attach=True)
             load = AttachLoad(broker.port, bench.http_port)
             try:
@@ -614,6 +620,9 @@ def main():
             continue  # a case it needs was not run (BENCH_CASES)
         ok = value >= bound if op == ">=" else value <= bound
         print(f"  {'met ' if ok else 'MISS'}  {name}: {value:.2f} (bound {bound:.2f})")
+    if attach_base and attach_fixed:
+        print(f"  (fixed {FIXED_RATE}/s on the same broker: p99 {attach_base['p99']:.2f} ms without attachments, "
+              f"{attach_fixed['p99']:.2f} ms beside the snapshots)")
     if attach_load:
         print(f"  (snapshots: {attach_load['sent']} alerts with 200 KB each; store evictions "
               f"{attach_load['evicted'] if attach_load['evicted'] is not None else '?'})")
