@@ -84,7 +84,7 @@ package final class AttachmentService: Sendable {
     var topicFilters: [String] { settings.withLock { $0.filters } }
 
     /// Keeps a message's bytes when its topic is one a `from_topic` reads; `true` when it was.
-    func intercept(topic: String, payload: UnsafeRawBufferPointer, at time: Double) -> Bool {
+    func intercept(topic: String, payload: [UInt8], at time: Double) -> Bool {
         let filters = settings.withLock { $0.filters }
         guard filters.contains(where: { TopicFilter.matches(filter: $0, topic: topic) }) else { return false }
         bytes.store(topic: topic, bytes: payload, at: time)

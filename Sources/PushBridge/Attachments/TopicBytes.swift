@@ -44,12 +44,13 @@ final class TopicBytes: Sendable {
     var heldBytes: Int { state.withLock { $0.heldBytes } }
 
     /// Keeps `bytes` as `topic`'s newest and hands them to the alerts waiting for that topic.
-    func store(topic: String, bytes: UnsafeRawBufferPointer, at time: Double) {
+    /// The array is kept as it is (shared, not copied: the message's own payload).
+    func store(topic: String, bytes: [UInt8], at time: Double) {
         let entry: Entry
         if bytes.count > largest {
             entry = Entry(bytes: [], at: time, droppedSize: bytes.count)
         } else {
-            entry = Entry(bytes: Array(bytes), at: time)
+            entry = Entry(bytes: bytes, at: time)
         }
         let waiting = state.withLock { s -> [Waiter] in
             if let old = s.entries[topic] { s.heldBytes -= old.bytes.count }

@@ -125,9 +125,7 @@ final class MessageFlow: Sendable {
         // A retained copy the broker replays on subscribe is stored state of unknown age: it
         // is kept, but never counts as fresh for `max_age`.
         if let attachments = pipeline.attachments,
-           message.payload.withUnsafeBytes({
-               attachments.intercept(topic: message.topic, payload: $0, at: message.retain ? 0 : message.receivedAt)
-           }),
+           attachments.intercept(topic: message.topic, payload: message.payload, at: message.retain ? 0 : message.receivedAt),
            pipeline.table.matchIndex(message.topic) == nil {
             return
         }

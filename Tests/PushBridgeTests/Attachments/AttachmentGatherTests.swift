@@ -133,7 +133,7 @@ import Testing
         let (pipeline, service) = try Self.pipeline(yaml, offline: false)
         defer { service.close() }
         // Fresh bytes already there: attached at once.
-        Self.png.withUnsafeBytes { _ = service.intercept(topic: "cam/front/snapshot", payload: $0, at: Date().timeIntervalSince1970) }
+        _ = service.intercept(topic: "cam/front/snapshot", payload: Self.png, at: Date().timeIntervalSince1970)
         let d1 = Self.decide(pipeline, topic: "door/ring", payload: #"{"cam":"front"}"#)
         #expect(d1.request?.content.attachments.map(\.identifier) == ["snap"])
         // Nothing on the back camera: delivered without it after the wait, the reason recorded.
@@ -155,7 +155,7 @@ import Testing
             gate.notify()
         }
         DueTimer.after(.milliseconds(50)) {
-            Self.png.withUnsafeBytes { _ = service.intercept(topic: "cam/side/snapshot", payload: $0, at: Date().timeIntervalSince1970) }
+            _ = service.intercept(topic: "cam/side/snapshot", payload: Self.png, at: Date().timeIntervalSince1970)
         }
         _ = gate.wait(until: .now + .seconds(10)) { late.withLock { $0 != nil } }
         #expect(late.withLock { $0 }?.request?.content.attachments.map(\.identifier) == ["snap"])

@@ -78,22 +78,22 @@ import Testing
     @Test func theNewestBytesPerTopicAndTheWaiters() throws {
         let cache = TopicBytes(largest: 1000, capacity: 2500)
         let got = Mutex<[Int]>([])
-        Self.jpeg.withUnsafeBytes { cache.store(topic: "cam/a", bytes: $0, at: 100) }
+        cache.store(topic: "cam/a", bytes: Self.jpeg, at: 100)
         let (fresh, none) = cache.take(topic: "cam/a", since: 50) { _ in Issue.record("called") }
         #expect(fresh?.bytes.count == 100 && none == nil)
         // Older than max_age: waits for the next bytes.
         let (stale, waiter) = cache.take(topic: "cam/a", since: 150) { e in got.withLock { $0.append(e.bytes.count) } }
         #expect(stale == nil && waiter != nil && cache.waiting == 1)
-        [UInt8](repeating: 1, count: 10).withUnsafeBytes { cache.store(topic: "cam/a", bytes: $0, at: 200) }
+        cache.store(topic: "cam/a", bytes: [UInt8](repeating: 1, count: 10), at: 200)
         #expect(got.withLock { $0 } == [10] && cache.waiting == 0)
         // A cancelled waiter is never called.
         let (_, w2) = cache.take(topic: "cam/b", since: 0) { _ in Issue.record("cancelled waiter called") }
         cache.cancel(topic: "cam/b", waiter: w2!)
-        [UInt8](repeating: 1, count: 10).withUnsafeBytes { cache.store(topic: "cam/b", bytes: $0, at: 300) }
+        cache.store(topic: "cam/b", bytes: [UInt8](repeating: 1, count: 10), at: 300)
         // Too large: only the size is kept; the capacity drops the oldest topics.
-        [UInt8](repeating: 1, count: 5000).withUnsafeBytes { cache.store(topic: "cam/c", bytes: $0, at: 400) }
+        cache.store(topic: "cam/c", bytes: [UInt8](repeating: 1, count: 5000), at: 400)
         #expect(cache.take(topic: "cam/c", since: 0) { _ in }.entry?.droppedSize == 5000)
-        for i in 0..<5 { [UInt8](repeating: 2, count: 900).withUnsafeBytes { cache.store(topic: "t/\(i)", bytes: $0, at: Double(500 + i)) } }
+        for i in 0..<5 { cache.store(topic: "t/\(i)", bytes: [UInt8](repeating: 2, count: 900), at: Double(500 + i)) }
         #expect(cache.heldBytes <= 2500)
         #expect(cache.take(topic: "t/4", since: 0) { _ in }.entry != nil)
     }
