@@ -78,6 +78,9 @@ struct RecipeTests {
                                        defaultTime: Self.localTime(minuteOfDay: 12 * 60))
         for sample in samples {
             guard let rows = byLine[sample.line] else { continue }
+            // The conditions' repeats and steps due before it happen first, as in `try --samples`
+            // (a clear may read how far its condition got); RecipeConditionTests checks them.
+            _ = runner.conditionsDue(before: sample)
             let result = try runner.decide(sample).get()
             let decisions = result.handedOn + [result.decision]
             #expect(rows.count == decisions.count,
