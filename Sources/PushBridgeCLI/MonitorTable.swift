@@ -84,7 +84,7 @@ package struct MonitorTable {
     }
 
     /// `42s`, `5m03s`, `1h02m`, `3d04h`.
-    package static func duration(_ seconds: Double) -> String {
+    static func duration(_ seconds: Double) -> String {
         let s = max(0, Int(seconds))
         func two(_ n: Int) -> String { n < 10 ? "0\(n)" : String(n) }
         if s < 60 { return "\(s)s" }

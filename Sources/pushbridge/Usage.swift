@@ -107,6 +107,14 @@ enum Usage {
         FILE's broker (QoS 1, waits for the PUBACK). Acknowledged, an alert stops repeating
         and escalating and stays raised until its condition clears; snoozed, its repeats and
         steps pause for D and resume if it is still active.
+
+        An empty ALERT_ID or a --snooze that is not a duration above zero (30m, 1.5h, 90s)
+        exits 2. With monitoring.http in FILE, the bridge's GET /api/alerts is asked first
+        (with monitoring.http_auth's token): an ALERT_ID that is not active exits 1 with
+        "no active alert ALERT_ID" and the active ones (id, route, key); when the server does
+        not answer, ack says so on stderr and publishes anyway (the bridge may run elsewhere).
+        Without monitoring.http nothing is checked: the bridge counts an acknowledgement of
+        no active alert (stats conditions.ack_unknown) and logs it at debug.
         """,
     ]
 }

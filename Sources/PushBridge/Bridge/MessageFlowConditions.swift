@@ -38,13 +38,13 @@ extension MessageFlow {
         }
     }
 
-    /// A message on the ack topic: acknowledges or snoozes; anything else is counted and
-    /// logged at debug, never an error.
+    /// A message on the ack topic: acknowledges or snoozes. One for no active condition is
+    /// counted and logged at debug (the engine does it), never an error; one that is not an
+    /// acknowledgement is rejected (`rejectAcknowledgement`).
     func acknowledge(_ message: InboundMessage) {
         switch Acknowledgement.parse(message.payload) {
         case .failure(let error):
-            conditions.countUnknownAcknowledgement()
-            logger.debug("\(message.topic): not an acknowledgement (\(error))")
+            rejectAcknowledgement(message, error)
         case .success(let ack):
             guard let r = conditions.acknowledge(ack, now: wall()) else { return }
             let kind: ConditionEventKind = ack.snooze == nil ? .acknowledged : .snoozed
@@ -58,5 +58,33 @@ extension MessageFlow {
             homeAssistant?.condition(d.conditionEvent!, client: publisher.intake)
             conditionTimer.rearm()
         }
+    }
+
+    /// A payload on the ack topic that is not an acknowledgement: counted (`ack_rejected`),
+    /// warned about at most once a minute (with the number held back since the last warning;
+    /// the others at debug) and published to the dead-letter topic as `BadAcknowledgement`.
+    func rejectAcknowledgement(_ message: InboundMessage, _ error: AckError) {
+        let held = conditions.rejectAcknowledgement(now: wall())
+        // Never back onto the ack topic itself: it would be rejected again, and again.
+        let deadLetter = pipeline.renderer.badAcknowledgementMessage(error.description, message: message)
+            .flatMap { $0.topic == message.topic ? nil : $0 }
+        if held != nil || logger.enabled(.debug) {
+            let shown = String(decoding: message.payload.prefix(120), as: UTF8.self)
+            let text = "\(message.topic): not an acknowledgement, ignored: \(error) (payload \(JSONValue.string(shown).jsonText)"
+                + (message.payload.count > 120 ? ", \(message.payload.count) bytes)" : ")")
+                + (deadLetter.map { "; dead-lettered to '\($0.topic)'" } ?? "")
+            if let held {
+                logger.warning(text + (held > 0 ? "; \(held) more since the last warning" : "")
+                               + " (one such warning a minute at most; stats conditions.ack_rejected counts them all)")
+            } else {
+                logger.debug(text)
+            }
+        }
+        guard let deadLetter else { return }
+        // The publisher gives a place back per decision it publishes.
+        intake.limiter.force()
+        var d = Decision(outcome: .notDisplayed, route: nil, rule: "not an acknowledgement: \(error)")
+        d.publish = [deadLetter]
+        publisher.emit(d, seq: nil, receivedAt: message.receivedAt)
     }
 }

@@ -15,27 +15,39 @@ package struct Acknowledgement: Sendable, Equatable {
         self.snooze = snooze
     }
 
-    /// Parses a payload; `nil` with the reason when it is not an acknowledgement.
+    /// Parses a payload; the reason when it is not an acknowledgement: not a JSON object, an
+    /// `alert_id`, `route` or `key` that is not a string, neither a non-empty `alert_id` nor
+    /// `route` and `key`, or a `snooze` that is not a duration above zero.
     package static func parse(_ payload: [UInt8]) -> Result<Acknowledgement, AckError> {
         guard case .object(let o)? = try? JSONValue.parse(payload) else {
             return .failure(AckError("not a JSON object"))
         }
-        var ack = Acknowledgement()
-        ack.alertID = o["alert_id"]?.stringValue
-        ack.route = o["route"]?.stringValue
-        ack.key = o["key"]?.stringValue
-        ack.by = o["by"]?.stringValue
+        var strings: [String: String] = [:]
+        for name in ["alert_id", "route", "key"] {
+            guard let v = o[name], !v.isNull else { continue }
+            guard let s = v.stringValue else { return .failure(AckError("'\(name)' must be a string, got \(shown(v))")) }
+            strings[name] = s
+        }
+        // Who answered is only shown: a number (a user id) is taken as written.
+        let by = o["by"].flatMap { $0.isNull ? nil : $0.stringValue ?? $0.jsonText }
+        var ack = Acknowledgement(alertID: strings["alert_id"].flatMap { $0.isEmpty ? nil : $0 }, route: strings["route"],
+                                  key: strings["key"], by: by)
         if let s = o["snooze"], !s.isNull {
-            guard let text = s.stringValue ?? s.exactInteger.map(String.init), let d = DurationParser.parse(text),
-                  d > .zero else {
-                return .failure(AckError("'snooze' must be a duration such as 30m"))
+            guard let text = s.stringValue ?? s.exactInteger.map(String.init), let d = duration(text) else {
+                return .failure(AckError("'snooze' must be a duration above zero such as 30m, got \(shown(s))"))
             }
             ack.snooze = d
         }
         if ack.alertID == nil && (ack.route == nil || ack.key == nil) {
-            return .failure(AckError("needs 'alert_id', or 'route' and 'key'"))
+            return .failure(AckError("needs a non-empty 'alert_id', or 'route' and 'key'"))
         }
         return .success(ack)
+    }
+
+    /// A value as JSON, cut to 60 characters (it goes into a log line and a dead letter).
+    private static func shown(_ v: JSONValue) -> String {
+        let text = v.jsonText
+        return text.count > 60 ? String(text.prefix(59)) + "…" : text
     }
 
     /// A snooze duration as written (`30m`, `1h`, `90s`, bare seconds); `nil` when it is not one.

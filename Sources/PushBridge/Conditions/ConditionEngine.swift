@@ -36,7 +36,8 @@ package final class ConditionEngine: Sendable {
         var generation: UInt64 = 0
         var counts: [String: ConditionCounts] = [:]
         var configs: [String: ConditionConfig] = [:]
-        var unknownAcks = 0
+        var acknowledgements = AcknowledgementCounts()
+        var rejectionWarnings = WarningThrottle(interval: ConditionEngine.rejectionWarningInterval)
     }
 
     let state = Mutex(State())
@@ -183,7 +184,7 @@ package final class ConditionEngine: Sendable {
         let r: ConditionRecord? = state.withLock { s in
             let id = ack.alertID.flatMap { s.byAlertID[$0] } ?? ack.route.flatMap { route in ack.key.map { Self.id(route, $0) } }
             guard let id, var r = s.records[id], ack.alertID == nil || ack.alertID == r.alertID else {
-                s.unknownAcks += 1
+                s.acknowledgements.unknown += 1
                 return nil
             }
             // Already acknowledged (several answers to one alert): nothing changes, nothing is told.
@@ -228,9 +229,6 @@ package final class ConditionEngine: Sendable {
             return out
         }
     }
-
-    /// Counts a payload on the ack topic that is not an acknowledgement.
-    func countUnknownAcknowledgement() { state.withLock { $0.unknownAcks += 1 } }
 
     /// Reads the stored conditions of the configured routes (call after `configure`).
     func restore() {

@@ -53,7 +53,7 @@ extension ConfigReference {
         ConfigKey("conditions", .mapping, note: "none", example: .object(["ack_topic": .string("pushbridge/ack")]),
                   "Settings shared by every condition route."),
         ConfigKey("conditions.ack_topic", .string, required: true, example: .string("pushbridge/ack"),
-                  "Where acknowledgements and snoozes arrive: JSON {\"alert_id\":…} or {\"route\":…,\"key\":…}, optional \"by\" and \"snooze\":\"30m\" (pushbridge ack publishes them)."),
+                  "Where acknowledgements and snoozes arrive: JSON {\"alert_id\":…} or {\"route\":…,\"key\":…}, optional \"by\" and \"snooze\":\"30m\" (pushbridge ack publishes them). One for no active alert is counted (ack_unknown) and logged at debug; anything else is counted (ack_rejected), warned about at most once a minute and dead-lettered as BadAcknowledgement."),
     ]
 
     /// The `set` filter's content fields, under another mapping that takes them.

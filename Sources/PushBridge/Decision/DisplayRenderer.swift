@@ -69,21 +69,39 @@ struct DisplayRenderer: Sendable {
     /// The dead-letter message for a rejection, or `nil` when no dead-letter topic is set.
     func deadLetterMessage(_ rejection: Rejection, message: InboundMessage,
                                   context: MessageContext?, route: String?) -> OutboundMessage? {
+        deadLetterMessage(reason: rejection.reason.rawValue, detail: rejection.detail, message: message,
+                          context: context, route: route)
+    }
+
+    /// The dead-letter message for a payload on the ack topic that is not an acknowledgement
+    /// (`"reason":"BadAcknowledgement"`, `"route":null`: no route handles that topic), or `nil`
+    /// when no dead-letter topic is set.
+    func badAcknowledgementMessage(_ detail: String, message: InboundMessage) -> OutboundMessage? {
+        deadLetterMessage(reason: Self.badAcknowledgement, detail: detail, message: message, context: nil, route: nil)
+    }
+
+    /// The dead-letter reason of a payload on the ack topic that is not an acknowledgement.
+    static let badAcknowledgement = "BadAcknowledgement"
+
+    /// The dead-letter shape (docs/formats.md): reason, detail, source topic, route (`null`
+    /// without one), the original payload as text, when it arrived; the reason also as the
+    /// user property `reason`.
+    private func deadLetterMessage(reason: String, detail: String, message: InboundMessage,
+                                   context: MessageContext?, route: String?) -> OutboundMessage? {
         guard let deadLetter else { return nil }
         let ctx = context ?? MessageContext(topic: message.topic, payload: .null,
                                             raw: String(decoding: message.payload, as: UTF8.self))
         var w = JSONWriter(capacity: 512)
         w.beginObject()
-        w.add("reason", rejection.reason.rawValue)
-        w.add("detail", rejection.detail)
+        w.add("reason", reason)
+        w.add("detail", detail)
         w.add("source_topic", message.topic)
-        w.add("route", route)
+        w.add("route", route.map(JSONValue.string) ?? .null)
         w.add("payload", String(decoding: message.payload, as: UTF8.self))
         w.add("received_at", timestamp: message.receivedAt)
         w.endObject()
         return finish(OutboundMessage(topic: deadLetter.topic.render(in: ctx), payload: w.bytes,
-                                      qos: deadLetter.qos, retain: false,
-                                      userProperties: [("reason", rejection.reason.rawValue)]))
+                                      qos: deadLetter.qos, retain: false, userProperties: [("reason", reason)]))
     }
 
     /// The dead-letter message for a delivery an output refused (docs/outputs.md): the

@@ -80,6 +80,13 @@ func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String
     for route in s.conditions.keys.sorted() {
         out.sample("pushbridge_conditions_active", [("route", route)], s.conditions[route]!.active)
     }
+    if let a = s.acknowledgements {
+        out.single("pushbridge_ack_unknown_total", .counter,
+                   "Acknowledgements on the ack topic of no active condition (cleared, never raised).", a.unknown)
+        out.single("pushbridge_ack_rejected_total", .counter,
+                   "Messages on the ack topic that are not acknowledgements (not JSON, no alert_id nor route and key, a bad snooze).",
+                   a.rejected)
+    }
     out.single("pushbridge_modified_total", .counter, "Messages whose content the extension stage changed.", s.totals.modified)
     out.single("pushbridge_timeouts_total", .counter, "Extension-stage runs that ran out of time.", s.totals.timeout)
     out.single("pushbridge_extension_failures_total", .counter, "Extension-stage runs that failed.", s.totals.extensionFailed)

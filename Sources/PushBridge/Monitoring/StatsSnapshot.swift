@@ -40,6 +40,9 @@ package struct StatsSnapshot: Sendable, Equatable {
     package var filterEvictions: [String: Int] = [:]
     /// Per condition route: its conditions' counters (`routes.<r>.conditions`).
     package var conditions: [String: ConditionCounts] = [:]
+    /// What arrived on the ack topic and changed nothing (set by the bridge when it has
+    /// condition routes); written as the top-level `conditions` object when set.
+    var acknowledgements: AcknowledgementCounts?
     /// p50 of the end-to-end latency since start, in milliseconds.
     package var latencyP50Milliseconds: Double
     /// p99 of the end-to-end latency since start, in milliseconds.
@@ -122,6 +125,12 @@ package struct StatsSnapshot: Sendable, Equatable {
             w.endObject()
         }
         w.endObject()
+        if let a = acknowledgements {
+            w.key("conditions"); w.beginObject()
+            w.key("ack_unknown"); w.number(a.unknown)
+            w.key("ack_rejected"); w.number(a.rejected)
+            w.endObject()
+        }
         w.key("latency_ms"); w.beginObject()
         w.key("p50"); w.number(latencyP50Milliseconds)
         w.key("p99"); w.number(latencyP99Milliseconds)

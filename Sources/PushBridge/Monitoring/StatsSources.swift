@@ -20,6 +20,7 @@ struct StatsSources: Sendable {
         var s = stats.snapshot(now: now)
         s.filterEvictions = filterMemory.evictions.filter { $0.value > 0 }
         s.conditions = conditions.counts
+        s.acknowledgements = conditions.acknowledgementCounts
         s.delivery = delivery.counts(publishRefused: connections.reduce(0) { $0 + $1.refusedPublishCount })
         s.outputs = outputs?.snapshots() ?? []
         s.attachments = attachments()?.counts

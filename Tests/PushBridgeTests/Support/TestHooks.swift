@@ -38,7 +38,7 @@ extension FeedReader {
 
 extension ConditionEngine {
     /// Acknowledgements that matched no active condition (or were not one).
-    var unknownAcknowledgements: Int { state.withLock { $0.unknownAcks } }
+    var unknownAcknowledgements: Int { state.withLock { $0.acknowledgements.unknown } }
 }
 
 extension StageResult {
