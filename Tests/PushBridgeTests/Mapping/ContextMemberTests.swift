@@ -33,6 +33,22 @@ import Testing
         }
     }
 
+    @Test("levels[-n] counts from the end of the topic, whatever its depth (docs/configuration.md, Paths)",
+          arguments: ["zigbee2mqtt/hall/front_door/availability", "home/zigbee/hall/front_door/availability",
+                      "a/b/c/d/e/f/hall/front_door/availability"])
+    func levelsFromTheEnd(topic: String) throws {
+        let context = MessageContext(topic: topic, payload: .object(["state": .string("offline")]),
+                                     raw: #"{"state":"offline"}"#)
+        #expect(try Template.parse("{{ levels[-2] }} {{ levels[-1] }} {{ levels[-3] }}").render(in: context)
+                    == "front_door availability hall")
+        let depth = topic.split(separator: "/").count
+        #expect(try Expression.parse("levels[\(-depth)]").evaluate(in: context) == .string(String(topic.split(separator: "/")[0])))
+        #expect(try Expression.parse("levels[\(-depth - 1)]").evaluate(in: context) == .null)
+        // A condition's `active` reads them the same way (strict evaluation).
+        let active = try Expression.parse(#"levels[-1] == "availability" && payload.state == "offline""#)
+        #expect(active.evaluateStrictly(in: context) == .bool(true))
+    }
+
     @Test("templates and filters read members the same way")
     func throughExpressions() throws {
         let context = Self.contexts[0]
