@@ -31,7 +31,7 @@ struct AttachmentServingTests {
         let s = try await Scenario.start()
         let port = try LoopbackPorts.free()
         let tokenFile = try writeTempFile("dashboard-token-0123456789\n", name: "token")
-        let bridge = try InProcessBridge.start(yaml: Self.yaml(s, port: port, tokenFile: tokenFile, keep: "2s"))
+        let bridge = try InProcessBridge.start(yaml: Self.yaml(s, port: port, tokenFile: tokenFile, keep: "5s"))
         try await s.waitUntilOnline()
         _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: false, userProperties: [])
         try await Task.sleep(for: .milliseconds(200))
@@ -66,9 +66,8 @@ struct AttachmentServingTests {
         let text = String(decoding: metrics, as: UTF8.self)
         #expect(text.contains("pushbridge_attachment_failures_total{route=\"door\",reason=\"FetchFailed\"} 1"), "\(text.prefix(3000))")
         #expect(text.contains("pushbridge_attachment_store_bytes \(Self.png.count)"))
-        // `keep: 2s`: then the URL is gone.
-        try await Task.sleep(for: .milliseconds(2300))
-        #expect(try Self.get(url).status == 404)
+        // `keep: 5s`: then the URL is gone.
+        try await eventually("the URL expired", timeout: .seconds(15)) { try Self.get(url).status == 404 }
         try await bridge.stop()
     }
 
