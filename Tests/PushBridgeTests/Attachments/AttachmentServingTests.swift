@@ -31,7 +31,7 @@ struct AttachmentServingTests {
         let s = try await Scenario.start()
         let port = try LoopbackPorts.free()
         let tokenFile = try writeTempFile("dashboard-token-0123456789\n", name: "token")
-        let bridge = try InProcessBridge.start(yaml: Self.yaml(s, port: port, tokenFile: tokenFile, keep: "5s"))
+        let bridge = try InProcessBridge.start(yaml: Self.yaml(s, port: port, tokenFile: tokenFile, keep: "5m"))
         try await s.waitUntilOnline()
         _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: false, userProperties: [])
         try await Task.sleep(for: .milliseconds(200))
@@ -66,8 +66,27 @@ struct AttachmentServingTests {
         let text = String(decoding: metrics, as: UTF8.self)
         #expect(text.contains("pushbridge_attachment_failures_total{route=\"door\",reason=\"FetchFailed\"} 1"), "\(text.prefix(3000))")
         #expect(text.contains("pushbridge_attachment_store_bytes \(Self.png.count)"))
-        // `keep: 5s`: then the URL is gone.
+        try await bridge.stop()
+    }
+
+    @Test("after keep the URL answers 404 and the file is gone")
+    func expires() async throws {
+        let s = try await Scenario.start()
+        let port = try LoopbackPorts.free()
+        let tokenFile = try writeTempFile("dashboard-token-0123456789\n", name: "token")
+        let bridge = try InProcessBridge.start(yaml: Self.yaml(s, port: port, tokenFile: tokenFile, keep: "1s"))
+        try await s.waitUntilOnline()
+        _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: false, userProperties: [])
+        try await Task.sleep(for: .milliseconds(200))
+        try s.publish("door", #"{"cam":"front"}"#)
+        let display = try JSONValue.parse(try await s.waitFor(s.display("door")).first!.payload)
+        guard case .array(let list)? = display["attachments"], let url = list.first?["url"]?.stringValue else {
+            Issue.record("no attachment URL in \(display)"); return
+        }
         try await eventually("the URL expired", timeout: .seconds(15)) { try Self.get(url).status == 404 }
+        let store = try #require(bridge.bridge.attachmentSlot.service?.store)
+        store.sweep()
+        #expect(store.counts.files == 0 && store.counts.expired == 1)
         try await bridge.stop()
     }
 
