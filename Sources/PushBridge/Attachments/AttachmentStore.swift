@@ -143,6 +143,23 @@ final class AttachmentStore: Sendable {
         }
     }
 
+    /// What an output keeps to find a stored file again, `<token>/<name>`, from the file's
+    /// path (`<directory>/<token>/<name>`); `nil` for a path of another shape.
+    static func key(ofFile path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 2 else { return nil }
+        let (token, name) = (String(parts[parts.count - 2]), String(parts[parts.count - 1]))
+        guard isToken(token), parse(name: name) != nil else { return nil }
+        return token + "/" + name
+    }
+
+    /// The path of the file kept under `key` (`<token>/<name>`), or `nil` once it expired or
+    /// was evicted (and for a key of another shape).
+    func file(forKey key: String) -> String? {
+        guard let slash = key.firstIndex(of: "/") else { return nil }
+        return lookup(token: String(key[..<slash]), name: String(key[key.index(after: slash)...]))?.path
+    }
+
     /// Deletes the files older than `keep`.
     func sweep() {
         let now = clock()

@@ -89,7 +89,9 @@ public final class Bridge: Sendable {
         self.publisher = publisher
         let monitor = Monitor(stats: stats, feed: feed, traceClient: publisher.intake)
         let output = publisher.output
-        let outputs = try OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer, logger: logger) { m in
+        let outputs = try OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer,
+                                    files: AttachmentFiles { [attachmentSlot] key in attachmentSlot.service?.store.file(forKey: key) },
+                                    logger: logger) { m in
             do {
                 try output.publish(topic: m.topic, payload: m.payload, qos: m.qos, retain: m.retain, userProperties: m.userProperties)
             } catch {
@@ -146,7 +148,7 @@ public final class Bridge: Sendable {
                                                       return bytes
                                                   }),
                     webPush: outputs?.webPushEndpoints(logger: logger), tls: config.monitoring.tls, access: httpAccess,
-                    attachments: AttachmentFiles(slot: attachmentSlot))
+                    attachments: AttachmentDownloads(slot: attachmentSlot))
                 let scheme = config.monitoring.tls == nil ? "http" : "https"
                 logger.info("monitoring on \(scheme)://\(address) (dashboard /, /api/stats, /api/events, /metrics, /healthz, /readyz, /attachments; \(config.monitoring.httpAuth.accessText))")
             } catch {

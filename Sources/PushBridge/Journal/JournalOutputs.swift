@@ -9,6 +9,8 @@ struct OutputDeliveryRow: Sendable {
     package var target: String
     /// The item as JSON (the display message, or the withdraw).
     var item: [UInt8]
+    /// The item's stored attachment files, as the attachment store names them (`OutputItem.files`).
+    var files: [String] = []
     /// When it was handed to the output (seconds since 1970).
     var created: Double
 }
@@ -25,25 +27,31 @@ extension Journal {
     /// Done rows kept per output to recognise a replay of what was already delivered.
     static let outputDoneTail: Int64 = 4096
 
+    /// `files` holds the item's attachment files, one per line (empty without any). A database
+    /// made before it had the column gets it (`outputColumns`).
     static let outputSchema = """
         CREATE TABLE IF NOT EXISTS output_deliveries(
             id INTEGER PRIMARY KEY AUTOINCREMENT, output TEXT NOT NULL, key TEXT NOT NULL,
             target TEXT NOT NULL, item BLOB NOT NULL, created REAL NOT NULL, done INTEGER NOT NULL DEFAULT 0,
-            UNIQUE(output, key, target));
+            files TEXT NOT NULL DEFAULT '', UNIQUE(output, key, target));
         CREATE INDEX IF NOT EXISTS output_pending ON output_deliveries(output, done, id);
         """
+
+    /// The columns added to `output_deliveries` since it was first made, with their definitions.
+    static let outputColumns = [("files", "TEXT NOT NULL DEFAULT ''")]
 
     /// Stores the deliveries of one item (one transaction); a `(output, key, target)` already
     /// stored is left as it is. Returns, per row, whether it is new.
     func storeOutputDeliveries(_ rows: [(output: String, key: String, target: String)], item: [UInt8],
-                                      created: Double) throws(SQLiteError) -> [Bool] {
+                               files: [String] = [], created: Double) throws(SQLiteError) -> [Bool] {
         guard !rows.isEmpty else { return [] }
-        return try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> [Bool] in
-            let insert = try db.prepare("INSERT OR IGNORE INTO output_deliveries(output, key, target, item, created) VALUES (?1, ?2, ?3, ?4, ?5)")
+        return try withOutputTable { db throws(SQLiteError) -> [Bool] in
+            let insert = try db.prepare("INSERT OR IGNORE INTO output_deliveries(output, key, target, item, created, files) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            let fileList = files.joined(separator: "\n")
             return try db.transaction { () throws(SQLiteError) -> [Bool] in
                 var added: [Bool] = []
                 for row in rows {
-                    try insert.bound(row.output, row.key, row.target, item, created).run()
+                    try insert.bound(row.output, row.key, row.target, item, created, fileList).run()
                     added.append(db.changes > 0)
                 }
                 return added
@@ -53,18 +61,19 @@ extension Journal {
 
     /// Up to `limit` open deliveries of `output` after row `after`, oldest first.
     func openOutputDeliveries(output: String, after: Int64, limit: Int) throws(SQLiteError) -> [OutputDeliveryRow] {
-        try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> [OutputDeliveryRow] in
-            try db.prepare("SELECT id, key, target, item, created FROM output_deliveries WHERE output = ?1 AND done = 0 AND id > ?2 ORDER BY id LIMIT ?3")
+        try withOutputTable { db throws(SQLiteError) -> [OutputDeliveryRow] in
+            try db.prepare("SELECT id, key, target, item, created, files FROM output_deliveries WHERE output = ?1 AND done = 0 AND id > ?2 ORDER BY id LIMIT ?3")
                 .bound(output, after, Int64(limit)).rows { q in
                     OutputDeliveryRow(id: q.int64(0), output: output, key: q.text(1) ?? "", target: q.text(2) ?? "",
-                                      item: q.blob(3), created: q.double(4))
+                                      item: q.blob(3), files: (q.text(5) ?? "").split(separator: "\n").map(String.init),
+                                      created: q.double(4))
                 }
         }
     }
 
     /// Open deliveries of `output`.
     func pendingOutputDeliveries(output: String) throws(SQLiteError) -> Int {
-        try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> Int in
+        try withOutputTable { db throws(SQLiteError) -> Int in
             let q = try db.prepare("SELECT count(*) FROM output_deliveries WHERE output = ?1 AND done = 0").bound(output)
             return try q.step() ? Int(q.int64(0)) : 0
         }
@@ -73,7 +82,7 @@ extension Journal {
     /// Marks rows done (delivered, or finally rejected) and trims the done tail of `output`.
     func finishOutputDeliveries(_ ids: [Int64], output: String) throws(SQLiteError) {
         guard !ids.isEmpty else { return }
-        try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) in
+        try withOutputTable { db throws(SQLiteError) in
             let mark = try db.prepare("UPDATE output_deliveries SET done = 1 WHERE id = ?1")
             let trim = try db.prepare("""
                 DELETE FROM output_deliveries WHERE output = ?1 AND done = 1 AND id <= (
@@ -83,6 +92,15 @@ extension Journal {
                 for id in ids { try mark.bound(id).run() }
                 try trim.bound(output, Self.outputDoneTail).run()
             }
+        }
+    }
+
+    /// `body` on the connection once `output_deliveries` exists with every column of
+    /// `outputColumns` (added to a table an older version made).
+    private func withOutputTable<T: Sendable>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> T in
+            try db.ensureColumns(Self.outputColumns, of: "output_deliveries")
+            return try body(db)
         }
     }
 }

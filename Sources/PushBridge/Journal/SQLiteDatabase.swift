@@ -63,6 +63,18 @@ final class SQLiteDatabase {
         ensured.insert(schema)
     }
 
+    /// Adds each of `columns` (name, definition) that `table` lacks (`ALTER TABLE … ADD
+    /// COLUMN`): a table an older version made gets the columns added since. Once per connection.
+    func ensureColumns(_ columns: [(name: String, definition: String)], of table: String) throws(SQLiteError) {
+        let marker = "columns of \(table)"
+        guard !ensured.contains(marker) else { return }
+        let present = Set(try prepare("SELECT name FROM pragma_table_info(?1)").bound(table).rows { $0.text(0) ?? "" })
+        for (name, definition) in columns where !present.contains(name) {
+            try execute("ALTER TABLE \(table) ADD COLUMN \(name) \(definition)")
+        }
+        ensured.insert(marker)
+    }
+
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction<T>(_ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try execute("BEGIN")

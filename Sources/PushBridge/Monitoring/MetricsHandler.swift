@@ -12,11 +12,11 @@ final class MetricsHandler: Sendable {
     /// The access check (`monitoring.http_auth`); `nil`: every request passes.
     let access: HTTPAccess?
     /// The stored attachments (`/attachments/…`); `nil`: that path is 404.
-    let attachments: AttachmentFiles?
+    let attachments: AttachmentDownloads?
 
     init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool,
          dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil, webPush: WebPushEndpoints? = nil,
-         access: HTTPAccess? = nil, attachments: AttachmentFiles? = nil) {
+         access: HTTPAccess? = nil, attachments: AttachmentDownloads? = nil) {
         self.attachments = attachments
         self.metrics = metrics
         self.ready = ready
@@ -53,7 +53,7 @@ final class MetricsHandler: Sendable {
                     ?? HTTPResponse(status: 404, body: "not found\n")
             }
         }
-        if let attachments, AttachmentFiles.handles(path) {
+        if let attachments, AttachmentDownloads.handles(path) {
             return attachments.respond(method: method, path: path, on: connection)
         }
         if method == "GET", path == "/api/events", let streams {

@@ -57,7 +57,7 @@ final class MetricsServer: Sendable {
                             ready: @escaping @Sendable () -> Bool,
                             dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                             tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil,
-                            attachments: AttachmentFiles? = nil) throws(MetricsServerError) {
+                            attachments: AttachmentDownloads? = nil) throws(MetricsServerError) {
         guard let hostPort = try? HostPort(parsing: address, ports: 0...65_535) else { throw .invalidAddress(address) }
         try self.init(address: hostPort, metrics: metrics, ready: ready, dashboard: dashboard, webPush: webPush, tls: tls,
                       access: access, attachments: attachments)
@@ -68,7 +68,7 @@ final class MetricsServer: Sendable {
                 ready: @escaping @Sendable () -> Bool,
                 dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                 tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil,
-                attachments: AttachmentFiles? = nil) throws(MetricsServerError) {
+                attachments: AttachmentDownloads? = nil) throws(MetricsServerError) {
         let address = hostPort.description
         let socketAddress = try Self.bindAddress(hostPort)
         let mhd: pb_mhd

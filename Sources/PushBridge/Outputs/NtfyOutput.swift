@@ -5,6 +5,13 @@ import Synchronization
 /// topic URL with the body as the message and the fields as headers; a withdraw deletes the
 /// message with that sequence id where the server supports it.
 ///
+/// An alert with attachments sends the first one's bytes as an upload (`PUT` with the file as
+/// the request body, `Filename`, and the message in `X-Message`), read from the attachment
+/// store when the delivery is sent (`NtfyUploads`). A server that refuses uploads (no
+/// `attachment-cache-dir`: 400 with ntfy's code 40014; a file over its limit: 413) gets the
+/// same alert again at once as a `POST` with the attachment's URL in `X-Attach` (when it has
+/// one), and the refusal is remembered, so later alerts go as a link straight away.
+///
 /// Sequence ids (`X-Sequence-ID`, the collapse id) replace an older message with a newer one
 /// from ntfy 2.16 on; older servers (Debian's 2.11) ignore the header and keep both. Which one
 /// runs is learned from the first answer: a server that knows sequence ids echoes
@@ -15,8 +22,15 @@ final class NtfyOutput: OutputKind {
     let config: NtfyConfig
     /// `nil` until an answer told; then whether the server keeps sequence ids.
     let sequenceSupport = Mutex<Bool?>(nil)
+    /// What the server takes as an upload, and where the files are.
+    let uploads: NtfyUploads
 
-    init(config: NtfyConfig) { self.config = config }
+    /// The output `name` (in logs) for `config`; `files` finds the stored attachments.
+    init(name: String = "ntfy", config: NtfyConfig, files: AttachmentFiles = .none,
+         logger: BridgeLogger = BridgeLogger(level: .error)) {
+        self.config = config
+        uploads = NtfyUploads(output: name, files: files, logger: logger)
+    }
 
     /// ntfy's priorities (1 min … 5 max) for Apple's interruption levels.
     static func priority(for level: String?) -> Int {
@@ -37,9 +51,10 @@ final class NtfyOutput: OutputKind {
     }
 
     /// A header value as ntfy reads it: ASCII as is, anything else as an RFC 2047
-    /// encoded word (`=?UTF-8?B?…?=`), which ntfy decodes.
-    static func headerValue(_ text: String) -> String {
-        let flat = text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+    /// encoded word (`=?UTF-8?B?…?=`), which ntfy decodes. Line breaks become spaces, unless
+    /// `keepingLines` (the message text of an upload): then a text with any is encoded.
+    static func headerValue(_ text: String, keepingLines: Bool = false) -> String {
+        let flat = keepingLines ? text : text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
         if flat.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return flat }
         return "=?UTF-8?B?" + Data(flat.utf8).base64EncodedString() + "?="
     }
@@ -59,11 +74,30 @@ final class NtfyOutput: OutputKind {
         if let category = message.category, !category.isEmpty { headers.append(("X-Tags", Self.headerValue(category))) }
         if let click = message.clickURL { headers.append(("X-Click", click)) }
         if let seq = Self.sequenceID(message.collapseID) { headers.append(("X-Sequence-ID", seq)) }
+        if let (attachment, file) = message.firstAttachment {
+            let name = file.flatMap { $0.split(separator: "/").last.map(String.init) }
+                ?? attachment["url"]?.stringValue?.split(separator: "/").last.map(String.init)
+            if let file, let name, let bytes = uploads.bytes(of: file, size: attachment["size"]?.exactInteger, item: message.alertID) {
+                if !message.body.isEmpty { headers.append(("X-Message", Self.headerValue(message.body, keepingLines: true))) }
+                headers.append(("Filename", name))
+                headers.append(("Content-Type", attachment["type"]?.stringValue ?? "application/octet-stream"))
+                return ServiceRequest(method: "PUT", url: config.url, headers: headers, body: bytes)
+            }
+            if let url = OutputMessage.httpURL(attachment["url"]?.stringValue) {
+                headers.append(("X-Attach", url))
+                if let name { headers.append(("X-Filename", name)) }
+            }
+        }
         headers.append(("Content-Type", "text/plain; charset=utf-8"))
         return ServiceRequest(method: "POST", url: config.url, headers: headers, body: Array(message.body.utf8))
     }
 
-    func verdict(for response: ServiceResponse, message: OutputMessage, target: String) -> DeliveryVerdict {
+    func verdict(for response: ServiceResponse, to request: ServiceRequest, message: OutputMessage,
+                 target: String) -> DeliveryVerdict {
+        if request.method == "PUT",
+           let why = uploads.refused(response, size: message.firstAttachment?.value["size"]?.exactInteger) {
+            return .resend(why)
+        }
         let now = Date().timeIntervalSince1970
         if message.isWithdraw {
             // A server without sequence ids has no such path: nothing was there to delete.

@@ -14,13 +14,20 @@ struct OutputItem: Sendable {
     package let route: String
     /// The JSON as stored and sent.
     package let json: [UInt8]
+    /// The stored files of the JSON's `attachments`, in their order, as the attachment store
+    /// names them (`<token>/<identifier>.<ext>`): the JSON is public and carries no path, so
+    /// a kind that sends the bytes themselves (ntfy's upload) finds them through these, also
+    /// after a restart (they are stored beside the JSON in the journal).
+    let files: [String]
 
-    /// A delivered alert: `displayJSON` is `DisplayRenderer.displayJSON` of its request.
-    init(alertID: String, route: String, displayJSON: [UInt8]) {
+    /// A delivered alert: `displayJSON` is `DisplayRenderer.displayJSON` of its request;
+    /// `files` the store's keys of its attachments' files.
+    init(alertID: String, route: String, displayJSON: [UInt8], files: [String] = []) {
         kind = .alert
         key = alertID
         self.route = route
         json = displayJSON
+        self.files = files
     }
 
     /// A cleared condition's withdraw message, as the display topic gets it (`Withdrawal.json`).
@@ -29,6 +36,7 @@ struct OutputItem: Sendable {
         key = w.alertID + "/withdraw"
         route = w.route
         json = w.json
+        files = []
     }
 }
 
@@ -36,12 +44,15 @@ struct OutputItem: Sendable {
 struct OutputMessage: Sendable {
     let value: JSONValue
     let json: [UInt8]
+    /// The item's `files` (`OutputItem.files`).
+    let files: [String]
 
     /// `nil` when the stored bytes are not a JSON object (a damaged row).
-    init?(json: [UInt8]) {
+    init?(json: [UInt8], files: [String] = []) {
         guard let v = try? JSONValue.parse(json), case .object = v else { return nil }
         value = v
         self.json = json
+        self.files = files
     }
 
     var isWithdraw: Bool { value["type"]?.stringValue == "withdraw" }
@@ -55,9 +66,20 @@ struct OutputMessage: Sendable {
     var category: String? { text("category") }
     /// The alert's id (a withdraw names the alert it withdraws).
     var alertID: String { text(isWithdraw ? "alert_id" : "id") ?? "" }
+    /// The first of the JSON's `attachments` (`identifier`, `type`, `size`, `url`) with its
+    /// stored file's key (`<token>/<identifier>.<ext>`) when the item kept one.
+    var firstAttachment: (value: JSONValue, file: String?)? {
+        guard case .array(let list)? = value["attachments"], let first = list.first else { return nil }
+        let identifier = first["identifier"]?.stringValue ?? ""
+        return (first, files.first { $0.split(separator: "/").last?.split(separator: ".").first.map(String.init) == identifier })
+    }
+
     /// `user_info.url` when it is an http(s) URL.
-    var clickURL: String? {
-        guard let url = value["user_info"]?["url"]?.stringValue else { return nil }
+    var clickURL: String? { Self.httpURL(value["user_info"]?["url"]?.stringValue) }
+
+    /// `text` when it is an http(s) URL with no space or control character (fit for a header).
+    static func httpURL(_ text: String?) -> String? {
+        guard let url = text else { return nil }
         let lower = url.lowercased()
         guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), url.count > 8,
               !url.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) else { return nil }

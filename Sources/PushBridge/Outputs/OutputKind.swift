@@ -18,10 +18,13 @@ protocol OutputKind: Sendable {
     /// (a withdraw the server cannot do, a target that is gone), counted as skipped.
     func request(for message: OutputMessage, target: String) -> ServiceRequest?
 
-    /// What `response` means for this delivery. A kind may update its own state here (what
-    /// the server supports; Web Push removes a subscription on 404/410 and answers
-    /// `.skipped`). Transport failures never reach it: they are always retried.
-    func verdict(for response: ServiceResponse, message: OutputMessage, target: String) -> DeliveryVerdict
+    /// What `response` to `request` (as `request(for:target:)` made it, without its body)
+    /// means for this delivery. A kind may update its own state here (what the server
+    /// supports; Web Push removes a subscription on 404/410 and answers `.skipped`; ntfy
+    /// learns that the server refuses uploads and answers `.resend`). Transport failures
+    /// never reach it: they are always retried.
+    func verdict(for response: ServiceResponse, to request: ServiceRequest, message: OutputMessage,
+                 target: String) -> DeliveryVerdict
 }
 
 /// What one answer means for one delivery.
@@ -35,6 +38,11 @@ enum DeliveryVerdict: Sendable, Equatable {
     case rejected
     /// Finished without sending (the reason is logged at debug).
     case skipped(String)
+    /// The service refused the form of the request, and the kind now makes another one for
+    /// the same delivery (ntfy: an attachment upload refused, its link sent instead): sent
+    /// again at once, not counted as a retry; the reason is logged at info. At most once per
+    /// delivery: a second refusal is `.rejected`.
+    case resend(String)
 }
 
 extension OutputKind {

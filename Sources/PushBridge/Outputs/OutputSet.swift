@@ -11,11 +11,12 @@ final class OutputSet: Sendable {
     /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
     let webPush: WebPushOutput?
 
-    /// The workers for `config.outputs` (`nil` when there are none); `publish` sends a
-    /// dead-letter message (the bridge's output connection). Throws when a `webpush` output's
-    /// VAPID key or subscription table cannot be used.
-    init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, logger: BridgeLogger,
-          publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
+    /// The workers for `config.outputs` (`nil` when there are none); `files` finds the stored
+    /// attachments a kind sends as bytes; `publish` sends a dead-letter message (the bridge's
+    /// output connection). Throws when a `webpush` output's VAPID key or subscription table
+    /// cannot be used.
+    init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, files: AttachmentFiles = .none,
+          logger: BridgeLogger, publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
         self.journal = journal
         self.renderer = renderer
@@ -25,7 +26,7 @@ final class OutputSet: Sendable {
         for output in config.outputs {
             let kind: any OutputKind
             switch output.kind {
-            case .ntfy(let c): kind = NtfyOutput(config: c)
+            case .ntfy(let c): kind = NtfyOutput(name: output.name, config: c, files: files, logger: logger)
             case .webhook(let c): kind = WebhookOutput(config: c)
             case .webpush(let c):
                 let w = try WebPushOutput.start(name: output.name, config: c, journal: journal, logger: logger)
@@ -75,7 +76,8 @@ final class OutputSet: Sendable {
             json = DisplayRenderer.displayJSON(request, source: sourceTopic, route: route, modified: decision.modified,
                                                receivedAt: receivedAt)
         }
-        offer(OutputItem(alertID: request.id, route: route, displayJSON: json))
+        offer(OutputItem(alertID: request.id, route: route, displayJSON: json,
+                         files: request.content.attachments.compactMap { AttachmentStore.key(ofFile: $0.file) }))
     }
 
     /// Hands `item` to every output whose `routes` include its route. With a journal the
@@ -93,7 +95,7 @@ final class OutputSet: Sendable {
         let now = Date().timeIntervalSince1970
         if let journal {
             do {
-                let added = try journal.storeOutputDeliveries(rows, item: item.json, created: now)
+                let added = try journal.storeOutputDeliveries(rows, item: item.json, files: item.files, created: now)
                 var counts: [ObjectIdentifier: Int] = [:]
                 for (owner, new) in zip(owners, added) where new { counts[ObjectIdentifier(owner), default: 0] += 1 }
                 for w in workers { if let n = counts[ObjectIdentifier(w)] { w.stored(n) } }
@@ -103,7 +105,7 @@ final class OutputSet: Sendable {
             }
         }
         for (row, owner) in zip(rows, owners) {
-            owner.enqueue(PendingDelivery(row: nil, key: row.key, target: row.target, item: item.json, created: now))
+            owner.enqueue(PendingDelivery(row: nil, key: row.key, target: row.target, item: item.json, files: item.files, created: now))
         }
     }
 

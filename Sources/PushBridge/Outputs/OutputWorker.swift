@@ -104,7 +104,7 @@ final class OutputWorker: Sendable {
 
     private func run() {
         var queue = WorkQueue()
-        var active: [Int: PendingDelivery] = [:]
+        var active: [Int: (delivery: PendingDelivery, sent: ServiceRequest)] = [:]
         var nextTag = 0
         var loadedThrough: Int64 = 0
         var failing = false
@@ -129,7 +129,7 @@ final class OutputWorker: Sendable {
                     if rows.count == room { journalDirty.store(true, ordering: .sequentiallyConsistent) }
                     loadedThrough = rows.last?.id ?? loadedThrough
                     queue.append(contentsOf: rows.map {
-                        PendingDelivery(row: $0.id, key: $0.key, target: $0.target, item: $0.item, created: $0.created)
+                        PendingDelivery(row: $0.id, key: $0.key, target: $0.target, item: $0.item, files: $0.files, created: $0.created)
                     })
                 } catch {
                     logger.error("output '\(config.name)': cannot read its journal rows: \(error)")
@@ -139,14 +139,15 @@ final class OutputWorker: Sendable {
             let limit = failing ? 1 : config.concurrency
             while multi.count < limit, Date().timeIntervalSince1970 >= pausedUntil, let d = queue.popReady() {
                 nextTag += 1
-                if !start(d, tag: nextTag, done: &done) { continue }
-                active[nextTag] = d
+                guard let sent = start(d, tag: nextTag, done: &done) else { continue }
+                active[nextTag] = (d, sent)
             }
             multi.perform()
             for (transfer, answer) in multi.finished() {
-                guard var d = active.removeValue(forKey: transfer.tag) else { continue }
+                guard let entry = active.removeValue(forKey: transfer.tag) else { continue }
+                var d = entry.delivery
                 let now = Date().timeIntervalSince1970
-                switch outcome(of: answer, for: d) {
+                switch outcome(of: answer, to: entry.sent, for: d) {
                 case .finished:
                     if failing, case .response = answer {
                         failing = false
@@ -169,6 +170,9 @@ final class OutputWorker: Sendable {
                     d.due = now + (after ?? RetryAfter.backoff(attempt: d.attempts))
                     d.notBefore = after.map { now + $0 } ?? 0
                     queue.wait(d)
+                case .resend:
+                    d.resent = true
+                    queue.putFirst(d)
                 }
             }
             if let journal, !done.isEmpty {
@@ -211,41 +215,53 @@ final class OutputWorker: Sendable {
     private enum Outcome {
         case finished
         case retry(after: Double?, reason: String)
+        /// Sent again at once, in the form the kind now makes (`DeliveryVerdict.resend`).
+        case resend
     }
 
-    /// Starts `d`; `false` when it finished at once (nothing to send, or it cannot be sent).
-    private func start(_ d: PendingDelivery, tag: Int, done: inout [Int64]) -> Bool {
-        guard let message = OutputMessage(json: d.item) else {
+    /// Starts `d`: the request sent, without its body; `nil` when it finished at once
+    /// (nothing to send, or it cannot be sent).
+    private func start(_ d: PendingDelivery, tag: Int, done: inout [Int64]) -> ServiceRequest? {
+        guard let message = OutputMessage(json: d.item, files: d.files) else {
             logger.error("output '\(config.name)': stored item \(d.key) is not JSON; dropped")
             stats.failed.add(1, ordering: .relaxed)
             finish(d, into: &done)
-            return false
+            return nil
         }
-        guard let request = kind.request(for: message, target: d.target) else {
+        guard var request = kind.request(for: message, target: d.target) else {
             stats.skipped.add(1, ordering: .relaxed)
             logger.debug("output '\(config.name)': nothing to send for \(d.key)")
             finish(d, into: &done)
-            return false
+            return nil
         }
         do {
             try multi.add(CurlTransfer(request, tag: tag, timeout: config.timeout, tls: config.tls))
-            return true
+            request.body = []
+            return request
         } catch {
             logger.error("output '\(config.name)': cannot send \(d.key): \(error)")
             stats.failed.add(1, ordering: .relaxed)
             reject(OutputRejection(output: config.name, status: 0, detail: Self.prefix(Array(error.description.utf8)), item: d.item))
             finish(d, into: &done)
-            return false
+            return nil
         }
     }
 
-    private func outcome(of answer: HTTPAnswer, for d: PendingDelivery) -> Outcome {
+    private func outcome(of answer: HTTPAnswer, to sent: ServiceRequest, for d: PendingDelivery) -> Outcome {
         guard case .response(let response) = answer else {
             if case .failed(let error) = answer { return .retry(after: nil, reason: error.description) }
             return .retry(after: nil, reason: "no answer")
         }
-        guard let message = OutputMessage(json: d.item) else { return .finished }
-        switch kind.verdict(for: response, message: message, target: d.target) {
+        guard let message = OutputMessage(json: d.item, files: d.files) else { return .finished }
+        var verdict = kind.verdict(for: response, to: sent, message: message, target: d.target)
+        if case .resend(let why) = verdict {
+            if !d.resent {
+                logger.info("output '\(config.name)': \(why); sending \(d.key) again")
+                return .resend
+            }
+            verdict = .rejected
+        }
+        switch verdict {
         case .delivered:
             stats.delivered.add(1, ordering: .relaxed)
             stats.recordLatency(max(0, Date().timeIntervalSince1970 - d.created))
@@ -259,6 +275,7 @@ final class OutputWorker: Sendable {
         case .skipped(let why):
             stats.skipped.add(1, ordering: .relaxed)
             logger.debug("output '\(config.name)': \(d.key) skipped: \(why)")
+        case .resend: break  // made .rejected above
         }
         return .finished
     }

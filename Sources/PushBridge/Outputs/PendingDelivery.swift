@@ -5,6 +5,8 @@ struct PendingDelivery: Sendable {
     var key: String
     var target: String
     var item: [UInt8]
+    /// The item's stored attachment files (`OutputItem.files`).
+    var files: [String] = []
     /// When it was handed over (seconds since 1970): the added latency is counted from here.
     var created: Double
     var attempts = 0
@@ -13,6 +15,8 @@ struct PendingDelivery: Sendable {
     /// The earliest time the service itself asked for (`Retry-After`), 0 when it did not: a
     /// recovered service (another target's success) does not start it sooner.
     var notBefore: Double = 0
+    /// The kind asked to send it again in another form (`DeliveryVerdict.resend`): once only.
+    var resent = false
 }
 
 /// A refused delivery on its way to the dead-letter topic.

@@ -64,7 +64,8 @@ final class WebPushOutput: OutputKind {
         return ServiceRequest(method: "POST", url: built.url, headers: built.headers, body: built.body)
     }
 
-    func verdict(for response: ServiceResponse, message: OutputMessage, target: String) -> DeliveryVerdict {
+    func verdict(for response: ServiceResponse, to request: ServiceRequest, message: OutputMessage,
+                 target: String) -> DeliveryVerdict {
         let verdict: WebPushRequest.Verdict
         do { verdict = try fanOut.answered(endpoint: target, status: response.status) } catch {
             logger.error("output '\(name)': cannot remove a subscription: \(error)")

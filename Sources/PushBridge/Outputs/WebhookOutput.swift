@@ -26,7 +26,8 @@ final class WebhookOutput: OutputKind {
         return ServiceRequest(method: config.method, url: config.url, headers: headers, body: body)
     }
 
-    func verdict(for response: ServiceResponse, message: OutputMessage, target: String) -> DeliveryVerdict {
+    func verdict(for response: ServiceResponse, to request: ServiceRequest, message: OutputMessage,
+                 target: String) -> DeliveryVerdict {
         Self.standardVerdict(response, now: Date().timeIntervalSince1970)
     }
 }

@@ -24,6 +24,16 @@ struct WorkQueue {
         return d
     }
 
+    /// `d` is the next to start (it is sent again at once).
+    mutating func putFirst(_ d: PendingDelivery) {
+        if head > 0 {
+            head -= 1
+            ready[head] = d
+        } else {
+            ready.insert(d, at: 0)
+        }
+    }
+
     /// `d` waits until its `due` time.
     mutating func wait(_ d: PendingDelivery) { waiting.append(d) }
 

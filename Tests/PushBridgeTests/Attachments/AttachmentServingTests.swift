@@ -53,7 +53,7 @@ struct AttachmentServingTests {
             #expect(try Self.get(base + path).status == 404, "\(path)")
         }
         // Dot segments a client did not resolve itself never reach a file.
-        let files = AttachmentFiles(slot: bridge.bridge.attachmentSlot)
+        let files = AttachmentDownloads(slot: bridge.bridge.attachmentSlot)
         #expect(files.item(for: "/attachments/\(token)/snapshot.png") != nil)
         for path in ["/attachments/\(token)/../\(token)/snapshot.png", "/attachments/../\(token)/snapshot.png",
                      "/attachments/\(token)/./snapshot.png", "/attachments/\(token)/snapshot.png/.."] {

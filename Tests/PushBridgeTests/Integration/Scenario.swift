@@ -138,3 +138,11 @@ func jsonString(_ value: JSONValue?) -> String {
     guard let value, case .string(let s) = value else { return "" }
     return s
 }
+
+extension JSONValue {
+    /// The element at `index` of an array; `nil` for anything else or past its end.
+    subscript(index: Int) -> JSONValue? {
+        guard case .array(let list) = self, list.indices.contains(index) else { return nil }
+        return list[index]
+    }
+}

@@ -3,7 +3,8 @@ import Synchronization
 @testable import PushBridge
 
 /// A real ntfy server on a free loopback port with a private config (cache file, and with
-/// `protected` an auth file with `auth-default-access: deny-all`, one user and its token).
+/// `protected` an auth file with `auth-default-access: deny-all`, one user and its token; with
+/// `uploads` an attachment cache folder, so it takes attachment uploads).
 ///
 /// The binary is Debian's `ntfy` package (trixie and later), fetched and unpacked by
 /// `integration/ntfy/install.sh` into /var/cache/pushbridge-test/ntfy (never the machine's apt
@@ -27,7 +28,7 @@ final class NtfyServer: Sendable {
     }
 
     /// Prepares the config (and the user and token when `protected`); `start` says whether it runs now.
-    static func make(protected: Bool = false, start: Bool = true) async throws -> NtfyServer {
+    static func make(protected: Bool = false, uploads: Bool = false, start: Bool = true) async throws -> NtfyServer {
         let binary = try await binaryPath()
         let port = try LoopbackPorts.free()
         let dir = NSTemporaryDirectory() + "pushbridge-ntfy-\(UUID().uuidString)"
@@ -41,6 +42,9 @@ final class NtfyServer: Sendable {
             visitor-request-limit-exempt-hosts: "127.0.0.1"
 
             """
+        if uploads {
+            config += "attachment-cache-dir: \"\(dir)/attachments\"\n"
+        }
         if protected {
             config += "auth-file: \"\(dir)/auth.db\"\nauth-default-access: \"deny-all\"\n"
         }

@@ -47,6 +47,51 @@ struct OutputCrashTests {
         await ntfy.stop()
     }
 
+    @Test("SIGKILL with ntfy down and an alert with a picture pending; after the restart the upload carries the stored bytes")
+    func killWithAnAttachmentPending() async throws {
+        let ntfy = try await NtfyServer.make(uploads: true, start: false)
+        let s = try await Scenario.start()
+        let topic = "pb-\(UUID().uuidString.prefix(8))"
+        let journal = try makeTempDirectory()
+        let file = try writeTempFile(s.yaml("""
+            routes:
+              - name: door
+                topic: \(s.ns)/in/door/event
+                alert: {title: "Front door", body: "{{ payload.who }}"}
+                attachments: [{identifier: snapshot, from_topic: "\(s.ns)/in/door/snapshot"}]
+            journal: {path: \(journal)}
+            outputs:
+              - {name: phones, timeout: 2s, ntfy: {url: "\(ntfy.url(topic))"}}
+            """))
+        let first = try await PushbridgeBinary.start(configFile: file, broker: s.broker)
+        defer { first.send(SIGKILL) }
+        try await s.waitUntilOnline()
+        // A picture other than the suite's 1×1: the bytes that arrive must be these.
+        var png = OutputAttachmentTests.png
+        png.append(contentsOf: Array("tail of a bigger picture".utf8))
+        try s.publish("door/snapshot", bytes: png)
+        try s.publish("door/event", #"{"who":"Alice"}"#)
+        let display = try JSONValue.parse(try await s.waitFor(s.display("door/event"), timeout: .seconds(20))[0].payload)
+        #expect(display["attachments"]?[0]?["identifier"] == .string("snapshot"))
+        #expect(display["attachments"]?[0]?["url"] == nil, "no public_url and no monitoring.http: no URL to give")
+        try await first.errorLines.waitFor("a refused connection", timeout: .seconds(20)) { $0.contains("output 'phones'") && $0.contains("retrying") }
+        first.send(SIGKILL)
+        _ = await first.waitForExit(timeout: .seconds(10))
+
+        try await ntfy.start()
+        let second = try await PushbridgeBinary.start(configFile: file, broker: s.broker)
+        defer { second.send(SIGKILL) }
+        try await eventually("the alert in ntfy", timeout: .seconds(30)) { try ntfy.messages(topic).count >= 1 }
+        _ = await second.terminate(grace: .seconds(10))
+        let got = try ntfy.messages(topic)
+        #expect(got.count == 1)
+        #expect(got.first?["message"] == .string("Alice"))
+        #expect(got.first?["attachment"]?["name"] == .string("snapshot.png"))
+        let url = try #require(got.first?["attachment"]?["url"]?.stringValue)
+        #expect(try loopbackHTTP(ServiceRequest(method: "GET", url: url)).body == png)
+        await ntfy.stop()
+    }
+
     @Test("SIGTERM with ntfy down exits without waiting for it; the deliveries are sent after the restart")
     func stopWhileNtfyIsDown() async throws {
         let ntfy = try await NtfyServer.make(start: false)

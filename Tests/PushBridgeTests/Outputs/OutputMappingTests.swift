@@ -17,6 +17,9 @@ import Testing
         try #require(OutputMessage(json: Array(text.utf8)))
     }
 
+    /// An ntfy publish as sent (the verdict reads its method).
+    static let post = ServiceRequest(method: "POST", url: "http://n/t")
+
     static func header(_ r: ServiceRequest, _ name: String) -> String? {
         r.headers.last { $0.name.lowercased() == name.lowercased() }?.value
     }
@@ -71,7 +74,7 @@ import Testing
         #expect(r.url == "https://ntfy.example.com/home/leak-kitchen")
         // Debian's 2.11 answers 404 to that path: skipped, and no further withdraw is tried.
         let notFound = ServiceResponse(status: 404, headers: [:], body: Array(#"{"code":40401,"http":404,"error":"page not found"}"#.utf8), version: "1.1")
-        #expect(ntfy.verdict(for: notFound, message: w, target: "") == .skipped("ntfy 404: this server cannot delete by sequence id"))
+        #expect(ntfy.verdict(for: notFound, to: r, message: w, target: "") == .skipped("ntfy 404: this server cannot delete by sequence id"))
         #expect(ntfy.request(for: w, target: "") == nil)
         // A withdraw without a usable collapse id has nothing to name.
         let bare = try Self.message(String(decoding: OutputItem(withdrawal: Withdrawal(alertID: "a", collapseID: "", sourceTopic: "t", route: "r")).json, as: UTF8.self))
@@ -83,11 +86,11 @@ import Testing
         let old = NtfyOutput(config: NtfyConfig(url: "http://n/t"))
         // ntfy 2.11's answer (as the test server printed it): no sequence_id.
         let answer211 = #"{"id":"8rz6GSVJwzPW","time":1796155713,"expires":1796198913,"event":"message","topic":"t","title":"Doorbell","message":"Alice is at the door","priority":4,"tags":["DOORBELL"]}"#
-        #expect(old.verdict(for: ServiceResponse(status: 200, headers: [:], body: Array(answer211.utf8), version: "1.1"), message: m, target: "") == .delivered)
+        #expect(old.verdict(for: ServiceResponse(status: 200, headers: [:], body: Array(answer211.utf8), version: "1.1"), to: Self.post, message: m, target: "") == .delivered)
         #expect(old.sequenceSupport.withLock { $0 } == false)
         let new = NtfyOutput(config: NtfyConfig(url: "http://n/t"))
         let answer216 = #"{"id":"abc","time":1,"event":"message","topic":"t","sequence_id":"doorbell-front","message":"m"}"#
-        #expect(new.verdict(for: ServiceResponse(status: 200, headers: [:], body: Array(answer216.utf8), version: "2"), message: m, target: "") == .delivered)
+        #expect(new.verdict(for: ServiceResponse(status: 200, headers: [:], body: Array(answer216.utf8), version: "2"), to: Self.post, message: m, target: "") == .delivered)
         #expect(new.sequenceSupport.withLock { $0 } == true)
     }
 

@@ -120,6 +120,69 @@ struct OutputNtfyTests {
         await ntfy.stop()
     }
 
+    @Test("a picture: uploaded to a server that takes uploads (ntfy serves the same bytes); a server without them gets its URL (X-Attach), learned once")
+    func attachments() async throws {
+        let uploads = try await NtfyServer.make(uploads: true)
+        let links = try await NtfyServer.make()
+        let s = try await Scenario.start()
+        let topic = "pb-\(UUID().uuidString.prefix(8))"
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
+            routes:
+              - name: door
+                topic: \(s.ns)/in/door/event
+                alert: {title: "Front door", body: "{{ payload.who }} is at the door"}
+                attachments: [{identifier: snapshot, from_topic: "\(s.ns)/in/door/snapshot"}]
+            attachments: {public_url: "https://pictures.example.com/pb"}
+            outputs:
+              - name: uploads
+                ntfy: {url: "\(uploads.url(topic))"}
+              - name: links
+                ntfy: {url: "\(links.url(topic))"}
+            """))
+        try await s.waitUntilOnline()
+        let png = OutputAttachmentTests.png
+        try s.publish("door/snapshot", bytes: png)
+        try await eventually("the snapshot kept") { bridge.bridge.attachmentSlot.current?.bytes.heldBytes ?? 0 > 0 }
+        for who in ["Alice", "Bob"] {
+            try s.publish("door/event", #"{"who":"\#(who)"}"#)
+            _ = try await s.waitFor(s.display("door/event"), count: who == "Alice" ? 1 : 2)
+        }
+        let displays = try s.json(on: s.display("door/event"))
+        let urls = displays.compactMap { $0["attachments"]?[0]?["url"]?.stringValue }
+        #expect(urls.count == 2 && urls.allSatisfy { $0.hasPrefix("https://pictures.example.com/pb/attachments/") && $0.hasSuffix("/snapshot.png") })
+
+        try await eventually("both alerts on both servers", timeout: .seconds(20)) {
+            try uploads.messages(topic).count == 2 && links.messages(topic).count == 2
+        }
+        for (n, message) in try uploads.messages(topic).enumerated() {
+            #expect(message["title"] == .string("Front door"))
+            #expect(message["message"] == .string(["Alice", "Bob"][n] + " is at the door"))
+            let attachment = try #require(message["attachment"])
+            #expect(attachment["name"] == .string("snapshot.png"))
+            #expect(attachment["type"] == .string("image/png"))
+            #expect(attachment["size"] == .int(Int64(png.count)))
+            // ntfy serves what was uploaded: the stored file's bytes.
+            let url = try #require(attachment["url"]?.stringValue)
+            #expect(url.hasPrefix("http://127.0.0.1:\(uploads.port)/file/"))
+            let served = try loopbackHTTP(ServiceRequest(method: "GET", url: url))
+            #expect(served.status == 200 && served.body == png)
+        }
+        for (n, message) in try links.messages(topic).enumerated() {
+            #expect(message["message"] == .string(["Alice", "Bob"][n] + " is at the door"))
+            #expect(message["attachment"]?["url"] == .string(urls[n]), "the bridge's own URL, as X-Attach")
+            #expect(message["attachment"]?["name"] == .string("snapshot.png"))
+        }
+        // The refusal was learned from the first answer: the second alert went as a link at once.
+        #expect(bridge.log.lines(containing: "output 'links': the ntfy server does not take uploads").count == 1)
+        #expect(bridge.log.lines(containing: "output 'uploads': the ntfy server").isEmpty)
+        let stats = try #require(bridge.bridge.outputs?.snapshots())
+        #expect(stats.map(\.delivered) == [2, 2] && stats.map(\.failed) == [0, 0] && stats.map(\.retried) == [0, 0], "\(stats)")
+        Self.report(uploads)
+        try await bridge.stop()
+        await uploads.stop()
+        await links.stop()
+    }
+
     static func report(_ ntfy: NtfyServer) {
         if let line = ntfy.versionLine { print("ntfy server: \(line)") }
     }

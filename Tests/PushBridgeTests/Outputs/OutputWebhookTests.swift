@@ -6,6 +6,37 @@ import Testing
 /// The webhook output against a real HTTP server on loopback (integration/outputs/hook_server.py).
 @Suite("Integration: webhook output")
 struct OutputWebhookTests {
+    @Test("a body template sees message.attachments: the picture's URL, type and size reach the endpoint")
+    func attachmentsInTheTemplate() async throws {
+        let s = try await Scenario.start()
+        let hook = try await HookServer.start()
+        let bridge = try InProcessBridge.start(yaml: s.yaml("""
+            routes:
+              - name: door
+                topic: \(s.ns)/in/door/event
+                alert: {title: "Door", body: "{{ payload.who }} is at the door"}
+                attachments: [{identifier: snapshot, from_topic: "\(s.ns)/in/door/snapshot"}]
+            attachments: {public_url: "https://pictures.example.com"}
+            outputs:
+              - name: chat
+                webhook:
+                  url: \(hook.url("/ok/chat"))
+                  body: '{"text":"{{ message.title }}","image":"{{ message.attachments[0].url }}","type":"{{ message.attachments[0].type }}","size":{{ message.attachments[0].size }},"count":{{ message.attachments | length }}}'
+            """))
+        try await s.waitUntilOnline()
+        try s.publish("door/snapshot", bytes: OutputAttachmentTests.png)
+        try s.publish("door/event", #"{"who":"Alice"}"#)
+        let display = try JSONValue.parse(try await s.waitFor(s.display("door/event"))[0].payload)
+        let url = try #require(display["attachments"]?[0]?["url"]?.stringValue)
+        #expect(url.hasPrefix("https://pictures.example.com/attachments/") && url.hasSuffix("/snapshot.png"))
+        try await eventually("the chat request") { try !hook.requests(under: "/ok/chat").isEmpty }
+        let body = try #require(try hook.requests(under: "/ok/chat").first?["body"]?.stringValue)
+        #expect(try JSONValue.parse(body) == .object(["text": .string("Door"), "image": .string(url), "type": .string("image/png"),
+                                                      "size": .int(Int64(OutputAttachmentTests.png.count)), "count": .int(1)]))
+        try await bridge.stop()
+        await hook.stop()
+    }
+
     @Test("body template and headers; 503 retried; 400 dead-lettered; 429 waits for Retry-After")
     func webhook() async throws {
         let s = try await Scenario.start()

@@ -54,7 +54,8 @@ import Testing
         let m = try #require(OutputMessage(json: Self.alert.json))
         let a = "https://a.push.example/sub", b = "https://b.push.example/sub"
         func answer(_ status: Int, _ headers: [String: String] = [:], target: String = a) -> DeliveryVerdict {
-            output.verdict(for: ServiceResponse(status: status, headers: headers, body: [], version: "1.1"), message: m, target: target)
+            output.verdict(for: ServiceResponse(status: status, headers: headers, body: [], version: "1.1"),
+                           to: ServiceRequest(method: "POST", url: target), message: m, target: target)
         }
         #expect(answer(201) == .delivered)
         #expect(answer(429, ["retry-after": "7"]) == .retry(after: 7))

@@ -8,7 +8,7 @@ import Foundation
 /// name, both checked, never a path on disk. Unknown, malformed and expired ones are 404;
 /// there is no listing. The URL is the capability, so the route needs no token of
 /// `monitoring.http_auth`.
-struct AttachmentFiles: Sendable {
+struct AttachmentDownloads: Sendable {
     /// The service whose store is served (it may come with a reload).
     let slot: AttachmentSlot
 
