@@ -1,6 +1,6 @@
 // pushbridge's service worker (served as /sw.js; scope: the directory it is served from).
 // Shows each push as a notification (tag = the alert's collapse id, so a newer one replaces an
-// older one), closes the notifications of a withdrawn condition, opens the alert's link on a
+// older one; its picture when it has one), closes the notifications of a withdrawn condition, opens the alert's link on a
 // click, and keeps the subscribe page's files so the page opens offline.
 "use strict";
 const CACHE = "pushbridge-subscribe-1";
@@ -44,6 +44,8 @@ self.addEventListener("push", (event) => {
   if (message.tag) { options.tag = message.tag; options.renotify = true; }
   if (message.require_interaction) options.requireInteraction = true;
   if (message.silent) options.silent = true;
+  // The alert's first picture (an attachment's capability URL), shown large where the platform can.
+  if (message.image) options.image = message.image;
   event.waitUntil(self.registration.showNotification(message.title || "pushbridge", options));
 });
 

@@ -83,6 +83,37 @@ struct SubscriptionTests {
         #expect(payload.count > PayloadEncryption.maximumPlaintext - 64, "shortened no more than needed")
     }
 
+    @Test("the first picture's URL as image; the payload stays within one push message")
+    func webPushImage() throws {
+        let url = "https://home.example.com/attachments/0123456789abcdef0123456789abcdef/snapshot.jpg"
+        func payload(body: String, attachments: String) throws -> JSONValue {
+            let display = #"{"id":"i","route":"r","title":"Doorbell","body":"\#(body)","attachments":\#(attachments)}"#
+            let bytes = try #require(WebPushPayload.from(display: Array(display.utf8)))
+            #expect(bytes.count <= PayloadEncryption.maximumPlaintext)
+            return try JSONValue.parse(bytes)
+        }
+        let clip = #"{"identifier":"clip","type":"video/mp4","size":9,"url":"https://home.example.com/attachments/0123456789abcdef0123456789abcdef/clip.mp4"}"#
+        let picture = #"{"identifier":"snapshot","type":"image/jpeg","size":9,"url":"\#(url)"}"#
+        #expect(try payload(body: "Alice", attachments: "[\(clip),\(picture)]")["image"] == .string(url))
+        #expect(try payload(body: "Alice", attachments: "[\(clip)]")["image"] == nil, "not a picture")
+        #expect(try payload(body: "Alice", attachments: #"[{"identifier":"s","type":"image/png","size":1}]"#)["image"] == nil, "no URL")
+        // A long body is shortened around the whole URL.
+        let long = try payload(body: String(repeating: "x", count: 5000), attachments: "[\(picture)]")
+        #expect(long["image"] == .string(url))
+        #expect(long["body"]?.stringValue?.hasSuffix("…") == true)
+        // A URL that cannot fit even beside an empty body is left out, and the text kept.
+        let huge = "https://home.example.com/" + String(repeating: "a", count: 4000) + ".jpg"
+        let without = try payload(body: "Alice", attachments: #"[{"identifier":"s","type":"image/jpeg","size":1,"url":"\#(huge)"}]"#)
+        #expect(without["image"] == nil && without["body"] == .string("Alice"))
+    }
+
+    @Test func aTitleTooLongForOneMessageEndsTheShortening() throws {
+        let payload = WebPushPayload.alert(title: String(repeating: "t", count: 5000), body: "b", tag: nil, id: "i", route: "r",
+                                           url: nil, image: "https://home.example.com/attachments/x/s.jpg")
+        let parsed = try JSONValue.parse(payload)
+        #expect(parsed["body"] == .string("…") && parsed["image"] == nil)
+    }
+
     func subscription(_ n: Int) throws -> WebPushSubscription {
         WebPushSubscription(endpoint: "https://push.example.net/\(n)", p256dh: try P256Key.generate().publicPoint,
                             auth: [UInt8](repeating: UInt8(n), count: 16), expirationTime: n % 2 == 0 ? nil : Int64(n))

@@ -20,7 +20,8 @@ struct WebPushOutputTests {
         var base: String { "http://127.0.0.1:\(http)" }
         var output: WebPushOutput? { bridge.bridge.outputs?.webPush }
 
-        static func start() async throws -> Setup {
+        /// `doorbellExtra`: more keys of the doorbell route (indented as its keys).
+        static func start(doorbellExtra: String = "") async throws -> Setup {
             let s = try await Scenario.start()
             let dir = try makeTempDirectory()
             try (WebPushOutputTests.token + "\n").write(toFile: dir + "/token", atomically: true, encoding: .utf8)
@@ -39,6 +40,7 @@ struct WebPushOutputTests {
                     collapse_id: doorbell-front
                     expiration: 10m
                     alert: {title: Doorbell, body: "{{ payload.who }} is at the door", interruption_level: time-sensitive}
+                    \(doorbellExtra)
                 outputs:
                   - name: browsers
                     webpush: {vapid_key_file: \(dir)/keys/vapid.pem, subject: "mailto:ops@example.com", subscribe_token_file: \(dir)/token}
@@ -165,6 +167,36 @@ struct WebPushOutputTests {
             #expect(try await counts(receiver)["/push/gone"] == 1, "nothing more to the removed subscription")
             let second = try await records(receiver, "/push/phone")[1]
             #expect(second["payload"]?.stringValue.map { try? JSONValue.parse($0) }??["body"] == .string("Bob is at the door"))
+            try await setup.bridge.stop()
+        }
+    }
+
+    @Test("an alert with a picture: the decrypted payload's image is the attachment's URL, the push message under 4096 bytes")
+    func pictureAsImage() async throws {
+        try await receiverTests.withReceiver { receiver in
+            let snapshots = "pb-\(UUID().uuidString.prefix(8))/front/snapshot"
+            let setup = try await Setup.start(doorbellExtra: "attachments: [{identifier: snapshot, from_topic: \"\(snapshots)\"}]")
+            let (_, keyBody) = try await curl([setup.base + "/api/webpush/vapid-public-key"])
+            let key = try #require(try JSONValue.parse(keyBody)["public_key"]?.stringValue)
+            let phone = try await browser(receiver, path: "/push/phone", answers: [201], key: key)
+            #expect(try await subscribe(setup, phone, token: Self.token) == 201)
+            _ = try setup.s.observer.client.publish(topic: snapshots, payload: OutputAttachmentTests.png, qos: 1, retain: false, userProperties: [])
+            // (A body too long to fit beside the URL is shortened, the URL kept whole: the
+            // payload's own tests; the route's APNs size limit keeps such a body from here.)
+            try setup.s.publish("front/doorbell", #"{"who":"Alice"}"#)
+            let display = try JSONValue.parse(try await setup.s.waitFor(setup.s.display("front/doorbell"))[0].payload)
+            let url = try #require(display["attachments"]?[0]?["url"]?.stringValue)
+            #expect(url.hasPrefix(setup.base + "/attachments/") && url.hasSuffix("/snapshot.png"))
+            try await until("the push") { try await counts(receiver) == ["/push/phone": 1] }
+            let record = try await records(receiver, "/push/phone")[0]
+            #expect(record["decrypt_error"] == .null, "\(record)")
+            let text = try #require(record["payload"]?.stringValue)
+            #expect(text.utf8.count <= PayloadEncryption.maximumPlaintext)
+            let payload = try JSONValue.parse(text)
+            #expect(payload["image"] == .string(url))
+            #expect(payload["body"] == .string("Alice is at the door"))
+            let length = try #require(receiverTests.headers(record)["content-length"].flatMap { Int($0) })
+            #expect(length <= 4096, "the encrypted body: \(length) bytes")
             try await setup.bridge.stop()
         }
     }
