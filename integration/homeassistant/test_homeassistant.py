@@ -49,6 +49,10 @@ routes:
       key: "{{{{ topic }}}}"
       active: 'payload.water_leak == true'
       repeat: {{every: 2s}}
+  - name: door                      # a doorbell camera: its last snapshot goes with the alert
+    topic: cam/door/event
+    alert: {{title: Doorbell, body: "{{{{ payload.who }}}} is at the door"}}
+    attachments: [{{identifier: snapshot, from_topic: cam/door/snapshot}}]
 {alarm_route}{extra_routes}  - name: "Küche {{{{x}}}}'s \\"leak\\""    # a name that needs quoting in HA's templates
     topic: odd/+
     input: text
@@ -66,6 +70,7 @@ extension:
       routes: [ha-notify]
       dedupe: {{key: "{{{{ raw }}}}", window: 10m}}
 conditions: {{ack_topic: pushbridge/ack}}
+attachments: {{public_url: "https://pushbridge.example.com"}}   # HA only passes the URL on
 monitoring: {{interval: 500ms}}
 homeassistant:
   device_name: Test bridge
@@ -102,6 +107,13 @@ AUTOMATIONS = f"""
       event_entity: event.{NODE}_flood
       notify_service: notify.persistent_notification
       ack_topic: pushbridge/ack
+- id: pb_door_forward
+  alias: door to phone
+  use_blueprint:
+    path: pushbridge/pushbridge_forward.yaml
+    input:
+      event_entity: event.{NODE}_door
+      notify_service: notify.persistent_notification
 - id: pb_alarm_forward
   alias: alarm to phone
   use_blueprint:
@@ -112,8 +124,8 @@ AUTOMATIONS = f"""
 """
 
 ODD = "Küche {{x}}'s \"leak\""
-ROUTES = ["leak", "flood", "alarm", "garage", "ha-notify", ODD]
-ROUTE_IDS = {"leak": "leak", "flood": "flood", "alarm": "alarm", "garage": "garage", "ha-notify": "ha_notify",
+ROUTES = ["leak", "flood", "door", "alarm", "garage", "ha-notify", ODD]
+ROUTE_IDS = {"leak": "leak", "flood": "flood", "door": "door", "alarm": "alarm", "garage": "garage", "ha-notify": "ha_notify",
              ODD: "k_che_x_s_leak"}
 COUNTERS = ["received", "delivered", "suppressed", "rejected"]
 
@@ -276,37 +288,61 @@ def test_critical_alert_carries_sound_critical(w):
     assert "collapse_id" not in a and "thread_id" not in a and "subtitle" not in a, a
 
 
+def call_of(w, automation_id, body):
+    """The parameters of the automation's notify call with message `body` (from its traces), or None."""
+    traces = w.ha.ws({"type": "trace/list", "domain": "automation", "item_id": automation_id})
+    for t in reversed(traces):
+        if t.get("script_execution") != "finished":
+            continue
+        trace = w.ha.ws({"type": "trace/get", "domain": "automation", "item_id": automation_id,
+                         "run_id": t["run_id"]})
+        for step in (s for path, steps in trace["trace"].items() if path.startswith("action/") for s in steps):
+            params = step.get("result", {}).get("params", {})
+            if params.get("service_data", {}).get("message") == body:
+                return params
+    return None
+
+
 def test_blueprint_maps_apple_fields_to_the_notify_call(w):
     """The automations made from the blueprint called their notify target with the
     interruption level, group, tag and the critical sound mapped (from their traces)."""
-
-    def call_of(automation_id, body):
-        traces = w.ha.ws({"type": "trace/list", "domain": "automation", "item_id": automation_id})
-        for t in reversed(traces):
-            if t.get("script_execution") != "finished":
-                continue
-            trace = w.ha.ws({"type": "trace/get", "domain": "automation", "item_id": automation_id,
-                             "run_id": t["run_id"]})
-            for step in (s for path, steps in trace["trace"].items() if path.startswith("action/") for s in steps):
-                params = step.get("result", {}).get("params", {})
-                if params.get("service_data", {}).get("message") == body:
-                    return params
-        return None
-
     leak = wait_for("the leak automation's notify call",
-                    lambda: call_of("pb_leak_forward", "Water detected in the kitchen."))
+                    lambda: call_of(w, "pb_leak_forward", "Water detected in the kitchen."))
     assert (leak["domain"], leak["service"]) == ("notify", "persistent_notification"), leak
     assert leak["service_data"] == {
         "title": "Water leak", "message": "Water detected in the kitchen.",
         "data": {"push": {"interruption-level": "time-sensitive"}, "subtitle": "kitchen",
                  "group": "water", "tag": "leak-kitchen"}}, leak
-    alarm = wait_for("the alarm automation's notify call", lambda: call_of("pb_alarm_forward", "Intruder in the hallway"))
+    alarm = wait_for("the alarm automation's notify call", lambda: call_of(w, "pb_alarm_forward", "Intruder in the hallway"))
     assert alarm["service_data"]["data"] == {
         "push": {"interruption-level": "critical", "sound": {"name": "default", "critical": 1, "volume": 1.0}}}, alarm
     # The suppressed leak made no call: the leak automation finished exactly once.
     finished = [t for t in w.ha.ws({"type": "trace/list", "domain": "automation", "item_id": "pb_leak_forward"})
                 if t.get("script_execution") == "finished"]
     assert len(finished) == 1, finished
+
+
+def test_picture_reaches_the_event_and_the_blueprint_passes_it_as_image(w):
+    """A route with an attachment: the event carries `attachments` as the display message has
+    them, and the blueprint gives the first picture's URL to the notify call as `data.image`
+    (the Companion app's attachment)."""
+    # A 1×1 PNG, the camera's snapshot, then the ring.
+    png = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010802000000907753de0000000c4944415408d763"
+                        "f8cfc0000003010100c9fe92ef0000000049454e44ae426082")
+    w.recorder.publish("cam/door/snapshot", png)
+    w.recorder.publish("cam/door/event", json.dumps({"who": "Alice"}))
+    display = json.loads(wait_for("the door's display message", lambda: w.recorder.on("display/cam/door/event"))[-1][1])
+    url = display["attachments"][0]["url"]
+    assert url.startswith("https://pushbridge.example.com/attachments/") and url.endswith("/snapshot.png"), display
+
+    def fired():
+        s = w.state(f"event.{NODE}_door")
+        return s if s and s["attributes"].get("body") == "Alice is at the door" else None
+
+    a = wait_for("event.door to fire", fired)["attributes"]
+    assert a["attachments"] == [{"identifier": "snapshot", "type": "image/png", "size": len(png), "url": url}], a
+    door = wait_for("the door automation's notify call", lambda: call_of(w, "pb_door_forward", "Alice is at the door"))
+    assert door["service_data"] == {"title": "Doorbell", "message": "Alice is at the door", "data": {"image": url}}, door
 
 
 def flood_event(w, event_type, since_state=None):
@@ -510,6 +546,7 @@ CHECKS = [test_device_and_entities, test_connectivity_sensor_is_on_while_the_bri
           test_delivered_alert_fires_the_event_entity, test_counters_of_a_route_with_an_odd_name,
           test_suppressed_alert_does_not_fire,
           test_critical_alert_carries_sound_critical, test_blueprint_maps_apple_fields_to_the_notify_call,
+          test_picture_reaches_the_event_and_the_blueprint_passes_it_as_image,
           test_condition_events_reach_the_event_entity, test_acknowledge_action_stops_the_repeats,
           test_cleared_makes_the_blueprint_clear_the_notification,
           test_notify_entity_goes_through_the_filters, test_birth_message_makes_the_bridge_announce_again,

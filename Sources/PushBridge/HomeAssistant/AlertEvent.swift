@@ -2,9 +2,10 @@
 ///
 /// `{"event_type":"delivered","id":…,"title":…,"subtitle":…,"body":…,
 /// "interruption_level":…,"thread_id":…,"collapse_id":…,"sound_critical":…,
-/// "source_topic":…,"route":…}`; keys without a value are left out, and
-/// `sound_critical` is there (`true`) only for Apple's critical-alert sound, as in the
-/// display message. Home Assistant keeps
+/// "source_topic":…,"route":…,"alert_id":…,"attachments":[{"identifier","type","size","url"}]}`;
+/// keys without a value are left out, `sound_critical` is there (`true`) only for Apple's
+/// critical-alert sound, and `attachments` only when the alert has some, each as in the
+/// display message (`url` absent when the bridge has no address to give). Home Assistant keeps
 /// every key but `event_type` as an attribute of the event entity.
 enum AlertEvent {
     /// The one event type of a route's event entity.
@@ -50,6 +51,7 @@ enum AlertEvent {
         w.add("source_topic", sourceTopic)
         w.add("route", route)
         w.add("alert_id", alertID)
+        if !c.attachments.isEmpty { w.add("attachments", c.attachmentsValue) }
         w.endObject()
         return w.bytes
     }

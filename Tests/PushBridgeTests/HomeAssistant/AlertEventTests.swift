@@ -25,4 +25,18 @@ import Testing
         let text = String(decoding: AlertEvent.payload(r, route: "r", sourceTopic: "a/b"), as: UTF8.self)
         #expect(text == #"{"event_type":"delivered","id":"x","body":"hi","source_topic":"a/b","route":"r"}"#)
     }
+
+    @Test func attachmentsAsTheDisplayMessageHasThem() {
+        var c = NotificationContent()
+        c.title = "Person at the door"
+        c.attachments = [
+            NotificationAttachment(identifier: "snapshot", type: "image/jpeg", size: 48213, file: "/var/lib/pushbridge/attachments/t/snapshot.jpg",
+                                   url: "https://home.example.com/attachments/0123456789abcdef0123456789abcdef/snapshot.jpg"),
+            NotificationAttachment(identifier: "chime", type: "audio/mpeg", size: 9000, file: "/var/lib/pushbridge/attachments/t/chime.mp3"),
+        ]
+        let r = NotificationRequest(id: "x", pushType: .alert, priority: 10, content: c)
+        let text = String(decoding: AlertEvent.payload(r, route: "door", sourceTopic: "frigate/reviews"), as: UTF8.self)
+        #expect(text == #"{"event_type":"delivered","id":"x","title":"Person at the door","source_topic":"frigate/reviews","route":"door","attachments":[{"identifier":"snapshot","size":48213,"type":"image/jpeg","url":"https://home.example.com/attachments/0123456789abcdef0123456789abcdef/snapshot.jpg"},{"identifier":"chime","size":9000,"type":"audio/mpeg"}]}"#)
+        #expect(!text.contains("/var/lib"), "never the stored file's path")
+    }
 }
