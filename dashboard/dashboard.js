@@ -355,10 +355,41 @@
     });
   }
 
+  // An attachment's capability URL, as a path on this server (relative, as the page's other
+  // requests): the picture loads from where the page came from, whatever host the URL names.
+  const ATTACHMENT_PATH = /\/(attachments\/[0-9a-f]{32}\/[A-Za-z0-9_-]+\.[a-z0-9]+)$/;
+  function attachmentPath(url) {
+    try { const m = ATTACHMENT_PATH.exec(new URL(url).pathname); return m ? m[1] : null; } catch (_) { return null; }
+  }
+
+  // A decision's attachments: a small picture for an attached image, the type for other
+  // media, and why for one that was not attached.
+  function attachmentList(list) {
+    const box = el("div", { cls: "attachments" });
+    for (const a of list) {
+      const name = String(a.identifier || "");
+      if (!a.attached) {
+        box.appendChild(el("span", { cls: "not-attached", text: name + ": not attached (" + (a.reason || "?") + ")", title: a.detail || "" }));
+        continue;
+      }
+      const path = a.url ? attachmentPath(a.url) : null;
+      const label = name + " · " + (a.type || "") + " · " + num(a.size) + " bytes";
+      if (path && String(a.type).startsWith("image/")) {
+        // Once the bridge no longer keeps the file (attachments.keep) it answers 404: the
+        // browser shows the alt text, the attachment's name.
+        box.appendChild(el("img", { src: path, alt: name, title: label, loading: "lazy", decoding: "async" }));
+      } else {
+        box.appendChild(el("span", { text: name + ": " + (a.type || "attached"), title: label }));
+      }
+    }
+    return box;
+  }
+
   function decisionRow(d, fresh) {
     const rule = el("td", { cls: "rule" });
     if (d.decided_by) rule.appendChild(el("span", { cls: "by", text: d.decided_by }));
     rule.appendChild(el("span", { cls: "why", text: d.rule || "" }));
+    if (Array.isArray(d.attachments) && d.attachments.length) rule.appendChild(attachmentList(d.attachments));
     const topic = el("button", { type: "button", cls: "topic-link", text: d.topic, title: "Show only " + d.topic, "data-topic": d.topic });
     const tr = el("tr", { "data-topic": d.topic, "data-outcome": d.outcome, "data-id": d.id || "" }, [
       el("td", { cls: "time", text: clock(d.at), title: d.at }),

@@ -24,9 +24,10 @@ struct DashboardEndpoints: Sendable {
     }
 
     /// Content-Security-Policy of the page: nothing from anywhere but this server, and
-    /// nothing at all from elsewhere (the page is inline; `connect-src` is `/api/…`).
+    /// nothing at all from elsewhere (the page is inline; `connect-src` is `/api/…`, `img-src`
+    /// the decision list's thumbnails of attachments, `/attachments/…`).
     static let contentSecurityPolicy =
-        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'"
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
 
     /// The page: `dashboard/index.html` with its stylesheet and script inlined.
     static let page: String = DashboardAssets.indexHTML
@@ -46,6 +47,10 @@ struct DashboardEndpoints: Sendable {
         case "/api/alerts":
             return HTTPResponse(status: 200, body: String(decoding: alerts(), as: UTF8.self),
                                 contentType: "application/json", headers: [("Cache-Control", "no-store")])
+        case "/favicon.ico":
+            // What a browser asks for beside the page (the page's images may come from this server).
+            return HTTPResponse(status: 200, bytes: DashboardAssets.icon192PNG, contentType: "image/png",
+                                headers: [("Cache-Control", "max-age=86400")])
         case "/api/events":
             // HEAD (GET is streamed before this router is asked).
             return HTTPResponse(status: 200, body: "", contentType: "text/event-stream; charset=utf-8")

@@ -1,9 +1,11 @@
 /// One message's final decision as the dashboard and the trace topic see it.
 ///
 /// The JSON object has exactly the keys `at`, `id`, `topic`, `route`, `outcome`,
-/// `decided_by`, `rule` and `reason`, in that order (`null` where there is no value). It
-/// never carries payload or notification text, except with `includeText` (the bridge sets
-/// it only under `monitoring.log_level: debug`), which adds `title`, `subtitle` and `body`.
+/// `decided_by`, `rule` and `reason`, in that order (`null` where there is no value), then
+/// `attachments` when the route has attachments: what became of each (`AttachmentOutcome`'s
+/// trace form). It never carries payload or notification text, except with `includeText`
+/// (the bridge sets it only under `monitoring.log_level: debug`), which adds `title`,
+/// `subtitle` and `body`.
 package struct DecisionRecord: Sendable, Equatable {
     /// When the decision became final, UNIX seconds.
     package var at: Double
@@ -21,6 +23,8 @@ package struct DecisionRecord: Sendable, Equatable {
     package var rule: String
     /// The APNs reason of a rejection.
     package var reason: String?
+    /// What became of each of the route's attachments (empty when it has none).
+    package var attachments: [AttachmentOutcome] = []
     /// Notification text (title, subtitle, body), only with `includeText`.
     package var text: (title: String?, subtitle: String?, body: String?)?
 
@@ -45,6 +49,7 @@ package struct DecisionRecord: Sendable, Equatable {
         self.init(at: at, id: id, topic: topic, route: decision.outcome == .unrouted ? nil : decision.route,
                   outcome: decision.outcome, decidedBy: decision.outcome == .suppressed ? decision.decidedBy : nil,
                   rule: decision.rule, reason: decision.rejection?.reason.rawValue)
+        attachments = decision.attachments
         if includeText, let content = decision.request?.content {
             text = (content.title, content.subtitle, content.body)
         }
@@ -63,6 +68,7 @@ package struct DecisionRecord: Sendable, Equatable {
         w.key("rule")
         w.string(rule.count > Self.maxRuleLength ? String(rule.prefix(Self.maxRuleLength - 1)) + "…" : rule)
         w.key("reason"); Self.optional(reason, &w)
+        if !attachments.isEmpty { w.add("attachments", .array(attachments.map(\.jsonValue))) }
         if let text {
             w.key("title"); Self.optional(text.title, &w)
             w.key("subtitle"); Self.optional(text.subtitle, &w)
@@ -78,7 +84,7 @@ package struct DecisionRecord: Sendable, Equatable {
 
     package static func == (a: DecisionRecord, b: DecisionRecord) -> Bool {
         a.at == b.at && a.id == b.id && a.topic == b.topic && a.route == b.route && a.outcome == b.outcome
-            && a.decidedBy == b.decidedBy && a.rule == b.rule && a.reason == b.reason
+            && a.decidedBy == b.decidedBy && a.rule == b.rule && a.reason == b.reason && a.attachments == b.attachments
             && a.text?.title == b.text?.title && a.text?.subtitle == b.text?.subtitle && a.text?.body == b.text?.body
     }
 }

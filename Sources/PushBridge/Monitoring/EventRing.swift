@@ -22,7 +22,7 @@ struct EventRing: Sendable {
             case .bytes(let b): b.count
             case .decision(let r):
                 r.topic.utf8.count + r.id.utf8.count + (r.route?.utf8.count ?? 0) + r.rule.utf8.count
-                    + (r.decidedBy?.utf8.count ?? 0) + 150
+                    + (r.decidedBy?.utf8.count ?? 0) + 150 + r.attachments.count * 250
             }
         }
     }

@@ -74,5 +74,7 @@ struct DashboardAssetsTests {
         let stats = try #require(endpoints.respond(path: "/api/stats"))
         #expect(stats.body == #"{"version":"x"}"# && stats.contentType == "application/json")
         #expect(endpoints.respond(path: "/nope") == nil)
+        let icon = try #require(endpoints.respond(path: "/favicon.ico"))
+        #expect(icon.status == 200 && icon.contentType == "image/png")
     }
 }

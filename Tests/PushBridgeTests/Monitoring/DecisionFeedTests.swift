@@ -119,6 +119,28 @@ struct DecisionFeedTests {
         #expect(o["rule"]?.stringValue?.count == DecisionRecord.maxRuleLength)
     }
 
+    @Test func attachmentsInTheirTraceFormWhenTheRouteHasThem() throws {
+        var d = decision(.delivered, route: "door")
+        let url = "http://127.0.0.1:9464/attachments/0123456789abcdef0123456789abcdef/snapshot.jpg"
+        let picture = NotificationAttachment(identifier: "snapshot", type: "image/jpeg", size: 48213,
+                                             file: "/var/lib/pushbridge/attachments/0123456789abcdef0123456789abcdef/snapshot.jpg", url: url)
+        d.attachments = [.attached(picture, source: "from_topic cam/door/snapshot"),
+                         .failed("clip", source: "url http://nvr/clip.mp4", .fetchFailed, "HTTP 404")]
+        let o = try object(DecisionRecord(d, id: "i", topic: "cam/door/event", at: 0).json())
+        #expect(Array(o.keys).count == 9)
+        guard case .array(let list)? = o["attachments"] else {
+            Issue.record("no attachments in \(o)")
+            return
+        }
+        #expect(list[0]["identifier"] == .string("snapshot") && list[0]["attached"] == .bool(true))
+        #expect(list[0]["type"] == .string("image/jpeg") && list[0]["size"] == .int(48213) && list[0]["url"] == .string(url))
+        #expect(list[1]["attached"] == .bool(false) && list[1]["reason"] == .string("FetchFailed") && list[1]["detail"] == .string("HTTP 404"))
+        #expect(!String(decoding: DecisionRecord(d, id: "i", topic: "t", at: 0).json(), as: UTF8.self).contains("/var/lib"),
+                "never the stored file's path")
+        // A route without attachments: the eight keys alone.
+        #expect(try object(DecisionRecord(decision(.delivered), id: "i", topic: "t", at: 0).json())["attachments"] == nil)
+    }
+
     @Test func notificationTextOnlyWithIncludeText() throws {
         var d = decision(.delivered)
         var content = NotificationContent()
