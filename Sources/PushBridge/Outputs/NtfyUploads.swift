@@ -36,12 +36,12 @@ final class NtfyUploads: Sendable {
 
     /// The bytes to upload for the file kept under `key` (`size` bytes, as the item says), read
     /// now; `nil` when the server does not take such an upload, or the file is no longer kept
-    /// (expired or evicted: logged, the alert `item` then goes without it).
+    /// (expired or evicted: logged, the alert `item` then goes without its bytes).
     func bytes(of key: String, size: Int64?, item: String) -> [UInt8]? {
         let allowed = state.withLock { s in !s.refused && (s.tooLarge.map { (size ?? 0) < $0 } ?? true) }
         guard allowed else { return nil }
         guard let path = files.path(key), let data = FileManager.default.contents(atPath: path) else {
-            let line = "output '\(output)': the attachment \(key) of \(item) is no longer stored (expired or evicted); sent without it"
+            let line = "output '\(output)': the attachment \(key) of \(item) is no longer stored (expired or evicted); sent without its bytes (as its URL when it has one)"
             if goneLogged.exchange(true, ordering: .relaxed) { logger.debug(line) } else { logger.info(line + " (more such: debug)") }
             return nil
         }
