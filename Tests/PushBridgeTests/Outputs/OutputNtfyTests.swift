@@ -142,7 +142,7 @@ struct OutputNtfyTests {
         try await s.waitUntilOnline()
         let png = OutputAttachmentTests.png
         try s.publish("door/snapshot", bytes: png)
-        try await eventually("the snapshot kept") { bridge.bridge.attachmentSlot.current?.bytes.heldBytes ?? 0 > 0 }
+        try await eventually("the snapshot kept") { bridge.bridge.attachmentSlot.service?.bytes.heldBytes ?? 0 > 0 }
         for who in ["Alice", "Bob"] {
             try s.publish("door/event", #"{"who":"\#(who)"}"#)
             _ = try await s.waitFor(s.display("door/event"), count: who == "Alice" ? 1 : 2)
