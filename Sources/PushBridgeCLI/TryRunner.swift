@@ -14,10 +14,17 @@ package enum TryRunner {
     }
 
     /// The decisions of every route that decides `message` (`continue: true` hands it on), in
-    /// order; the last is the message's outcome. One decision (`unrouted`) when no route matches.
+    /// order; the last is the message's outcome. One decision (`unrouted`) when no route matches;
+    /// `not_displayed` (kept for lookups) when only a route's `lookup:` reads the topic.
     package static func chain(pipeline: Pipeline, message: InboundMessage,
                              now: Double = Date().timeIntervalSince1970) -> [Decision] {
         let routes = pipeline.routeChain(message.topic)
+        // As the bridge does: a topic a route's `lookup:` reads is kept for it, and decided as
+        // a message only when a route matches it too.
+        if pipeline.keepForLookups(message), routes.isEmpty {
+            return [Decision(outcome: .notDisplayed, route: nil,
+                             rule: "kept for lookups: a route's lookup: reads this topic, and no route matches it")]
+        }
         guard routes.count > 1 else { return [run(pipeline: pipeline, message: message, now: now)] }
         let id = message.property("apns-id")?.lowercased() ?? NotificationRequest.newID()
         // A condition route that nothing changed hands on without a decision of its own.

@@ -136,6 +136,8 @@ package enum TrySamples {
         private var environment: [String: String]?
         /// The offline attachment store, made with the first config that has attachments.
         private var attachments: AttachmentService?
+        /// What the routes' `lookup:` entries read: the samples on their topics, kept across reloads.
+        private let lookups = LookupStore()
 
         /// `baseEnvironment` is what `#@ env` adds to (the process's for `try`); `day` is
         /// the date a `#@ at HH:MM` falls on; `defaultTime` (UNIX seconds) is when samples
@@ -173,7 +175,7 @@ package enum TrySamples {
                     }
                     pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension,
                                         memory: memory, clock: clock.stageClock, conditions: conditions,
-                                        attachments: attachments)
+                                        attachments: attachments, lookups: lookups)
                     environment = sample.environment
                 }
             }

@@ -60,7 +60,8 @@ enum TryCommand {
             return fail(2, "cannot make a temporary attachment store: \(error)")
         }
         attachments?.supplied.withLock { $0 = supplied }
-        let pipeline = Pipeline(config: config, logger: logger, clock: clock, attachments: attachments)
+        // No broker: nothing is kept, every `lookup.*` is null (a samples file can feed them).
+        let pipeline = Pipeline(config: config, logger: logger, clock: clock, attachments: attachments, lookups: LookupStore())
         defer {
             pipeline.shutdown()
             attachments?.close()

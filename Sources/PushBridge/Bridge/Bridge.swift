@@ -31,6 +31,9 @@ public final class Bridge: Sendable {
     let outputs: OutputSet?
     /// The attachments' sources and store, made with the first config that has attachments.
     let attachmentSlot: AttachmentSlot
+    /// The payloads the routes' `lookup:` entries read, kept across reloads (a reload keeps
+    /// the discovery configs the broker replayed at start: it will not replay them again).
+    let lookups = LookupStore()
     /// The HTTP server's access check (`monitoring.http_auth`), kept so that a reload can give
     /// it a new token; `nil` without `monitoring.http`.
     let httpAccess: HTTPAccess?
@@ -66,7 +69,7 @@ public final class Bridge: Sendable {
         let attachments = try Self.attachmentService(for: config, existing: nil)
         attachmentSlot = AttachmentSlot(attachments)
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
-                                clock: clock, conditions: conditions, attachments: attachments)
+                                clock: clock, conditions: conditions, attachments: attachments, lookups: lookups)
         conditions.restore()
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)

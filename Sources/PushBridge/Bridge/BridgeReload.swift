@@ -84,7 +84,8 @@ extension Bridge {
             return .refused(errors: [line])
         }
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
-                                   memory: pipeline.filterMemory, conditions: pipeline.conditions, attachments: attachments)
+                                   memory: pipeline.filterMemory, conditions: pipeline.conditions, attachments: attachments,
+                                   lookups: lookups)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake
         client.setSubscriptions(RouteSubscriptions.subscriptions(for: effective))

@@ -120,13 +120,11 @@ final class MessageFlow: Sendable {
             acknowledge(message)
             return
         }
-        // Bytes for the attachments (a camera's snapshot): kept as the topic's newest; decided
-        // as a message only when a route matches the topic too.
-        // A retained copy the broker replays on subscribe is stored state of unknown age: it
-        // is kept, but never counts as fresh for `max_age`.
-        if let attachments = pipeline.attachments,
-           attachments.intercept(topic: message.topic, payload: message.payload, at: message.retain ? 0 : message.receivedAt),
-           pipeline.table.matchIndex(message.topic) == nil {
+        // Payloads the routes read (an attachment's bytes, a lookup's discovery config): kept
+        // as the topic's newest; decided as a message only when a route matches the topic too.
+        let current = pipeline
+        if current.attachments != nil || current.lookups != nil, current.intercept(message),
+           current.table.matchIndex(message.topic) == nil {
             return
         }
         // Another partition's topic: dropped before the journal and the pipeline; returning

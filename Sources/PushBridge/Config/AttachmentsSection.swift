@@ -177,33 +177,7 @@ extension ConfigReader {
     }
 
     private func readTopicSource(_ node: YAMLNode) -> AttachmentSpec.Source? {
-        guard let t = template(node, key: "from_topic") else { return nil }
-        // The filter: the template's levels, each one a hole touches read as `+`.
-        var levels: [String] = [""]
-        var holed = [false]
-        for piece in t.literalPieces {
-            guard let text = piece else {
-                holed[holed.count - 1] = true
-                continue
-            }
-            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-            for (i, part) in parts.enumerated() {
-                if i > 0 {
-                    levels.append("")
-                    holed.append(false)
-                }
-                levels[levels.count - 1] += part
-            }
-        }
-        let filter = zip(levels, holed).map { $1 ? "+" : $0 }.joined(separator: "/")
-        if let problem = TopicFilter.validate(filter) {
-            error("invalid 'from_topic' '\(t.source)': \(problem) (subscribed as \(filter))", at: node.mark)
-            return nil
-        }
-        if filter.hasPrefix("$share/") {
-            error("'from_topic' must not start with '$share/'", at: node.mark)
-            return nil
-        }
+        guard let t = template(node, key: "from_topic"), let filter = keptTopicFilter(t, key: "from_topic", at: node) else { return nil }
         return .topic(t, filter: filter)
     }
 

@@ -128,6 +128,8 @@ package struct RouteConfig: Sendable {
     var condition: ConditionConfig? = nil
     /// `attachments:`: what is attached to the route's alerts, in order.
     var attachments: [AttachmentSpec] = []
+    /// `lookup:`: names whose `lookup.<name>` reads the kept payload of the topic each renders.
+    var lookups: [RouteLookup] = []
     /// `continue: true`: a message this route decides also goes on to the next route (in file
     /// order) whose filter matches its topic, which decides it too.
     var continueMatching = false

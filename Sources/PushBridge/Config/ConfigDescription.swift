@@ -87,6 +87,9 @@ extension BridgeConfig {
                 }
                 out.append(line)
             }
+            for l in r.lookups {
+                out.append("     lookup \(l.name): the newest payload on \(q(l.template)) (subscribed as \(l.filter)), null when none")
+            }
             if r.continueMatching { out.append("     continue: the next matching route decides its messages too") }
         }
 

@@ -53,6 +53,8 @@ extension ConfigReference {
         ConfigKey("routes[].alert.target_content_id", .template, example: .string("{{ topic }}"),
                   "The window or content the notification brings forward."),
         ConfigKey("routes[].alert.filter_criteria", .template, example: .string("home"), "Focus filter criteria."),
+        ConfigKey("routes[].lookup", .stringMap, example: .object(["discovery": .string("homeassistant/binary_sensor/{{ levels[-4] }}/{{ levels[-2] }}/config")]),
+                  "Names (letters, digits, _) to topic templates: the bridge subscribes to each from the start (each level with a hole read as +, QoS 0, never shared) and keeps the newest payload of every matching topic, retained ones included (JSON when it is JSON, else text; an empty payload removes it). The route's templates and expressions read lookup.<name>: the value kept for the topic the template renders for this message, null when none."),
         ConfigKey("routes[].user_info", .template, default: .string("{{ payload }}"), example: .string("{{ payload.data }}"),
                   "What becomes userInfo (custom keys beside aps): a template rendering a JSON object or value; null for none."),
     ]

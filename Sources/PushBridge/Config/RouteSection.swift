@@ -72,6 +72,7 @@ extension ConfigReader {
             route.userInfo = try? compiler.template("{{ payload }}")
         }
         if let n = f["attachments"] { route.attachments = readAttachmentSpecs(n, route: name) }
+        if let n = f["lookup"] { route.lookups = readLookups(n) }
         if let n = f["condition"] {
             route.condition = readCondition(n, route: name)
             route.conditionMark = f.keyMarks["condition"]

@@ -7,7 +7,7 @@ import Foundation
 package final class Pipeline: Sendable {
     package let config: BridgeConfig
     let table: RouteTable
-    let mapper = RequestMapper()
+    let mapper: RequestMapper
     let renderer: DisplayRenderer
     let stage: ExtensionStage
     /// The remembering filters' state; hand it to the next pipeline to keep it across a reload.
@@ -18,17 +18,26 @@ package final class Pipeline: Sendable {
     let duplicateCopies: DuplicateCopies?
     /// Gathers the routes' attachments (`nil` when no route has any).
     package let attachments: AttachmentService?
+    /// The newest payloads the routes' `lookup:` entries read (`nil` when no route has any).
+    let lookups: LookupStore?
+    /// The filters of the routes' `lookup:` topics.
+    let lookupFilters: [String]
 
     /// Builds the pipeline for `config`. `serviceExtension` is a Swift extension supplied
     /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
     /// `changed` state over from a previous pipeline (unchanged filters keep theirs; the
-    /// others are forgotten); by default the filters start with none.
+    /// others are forgotten); by default the filters start with none. `lookups` keeps the
+    /// payloads `lookup.*` reads (one store across reloads; without it every lookup is `null`).
     package init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil,
                 hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
                 clock: StageClock = .system, conditions: ConditionEngine? = nil,
-                attachments: AttachmentService? = nil) {
+                attachments: AttachmentService? = nil, lookups: LookupStore? = nil) {
         self.config = config
         self.attachments = attachments
+        let lookupFilters = config.lookupTopicFilters
+        self.lookupFilters = lookupFilters
+        self.lookups = lookupFilters.isEmpty ? nil : lookups
+        self.mapper = RequestMapper(lookups: self.lookups)
         self.table = RouteTable(routes: config.routes)
         self.duplicateCopies = RouteSubscriptions.plan(for: config).copies
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,
@@ -40,6 +49,28 @@ package final class Pipeline: Sendable {
         memory.keep(only: config.extension.filters)
         self.conditions = conditions ?? ConditionEngine(logger: logger)
         self.conditions.configure(config.routes)
+    }
+
+    /// Keeps `message`'s payload for the routes' lookups when its topic is one a `lookup:`
+    /// reads; `true` when it was (it is decided as a message only when a route matches it too).
+    package func keepForLookups(_ message: InboundMessage) -> Bool {
+        guard let lookups, lookupFilters.contains(where: { TopicFilter.matches(filter: $0, topic: message.topic) }) else { return false }
+        lookups.keep(topic: message.topic, payload: message.payload)
+        return true
+    }
+
+    /// Keeps `message` where the routes read kept payloads from (an attachment's `from_topic`
+    /// bytes, a lookup's value); `true` when either took it. A retained copy the broker replays
+    /// on subscribe is stored state of unknown age: attachments keep it, but never as fresh for
+    /// `max_age`.
+    func intercept(_ message: InboundMessage) -> Bool {
+        var taken = false
+        if let attachments,
+           attachments.intercept(topic: message.topic, payload: message.payload, at: message.retain ? 0 : message.receivedAt) {
+            taken = true
+        }
+        if lookups != nil, keepForLookups(message) { taken = true }
+        return taken
     }
 
     /// Stops the extension stage (its child process); open requests follow `on_failure`.

@@ -7,6 +7,9 @@ package enum Variable: String, CaseIterable, Sendable {
     case message
     /// A condition route's notification: `state`, `alert_id`, `raised_at`, `repeat`, `step`.
     case condition
+    /// A route's `lookup:`: each name's newest payload kept of the topic its template renders
+    /// for this message (JSON when it was JSON, else text); `null` when none is kept.
+    case lookup
 }
 
 /// What an expression is evaluated against: one value per `Variable`.

@@ -28,6 +28,8 @@ package struct MessageContext: EvaluationContext, Sendable {
         var timeZone: TimeZone?
         /// `condition.*` for a condition's notification; `null` otherwise.
         var condition: JSONValue = .null
+        /// `lookup.*`: the route's kept values by name; `null` for a route without `lookup:`.
+        var lookup: JSONValue = .null
         /// A notification the condition made (repeat, step, all-clear), not an input message.
         var madeByCondition = false
 
@@ -54,6 +56,7 @@ package struct MessageContext: EvaluationContext, Sendable {
                             route: route, qos: qos, retain: retain, pushType: pushType, priority: priority,
                             content: content, now: now, timeZone: timeZone)
             s.condition = condition
+            s.lookup = lookup
             s.madeByCondition = madeByCondition
             return s
         }
@@ -104,6 +107,8 @@ package struct MessageContext: EvaluationContext, Sendable {
     package var now: Double { get { storage.now } set { uniqueStorage().now = newValue } }
     /// `condition` as expressions see it (`state`, `alert_id`, `raised_at`, `repeat`, `step`).
     var condition: JSONValue { get { storage.condition } set { uniqueStorage().condition = newValue } }
+    /// `lookup` as expressions see it: an object of the route's lookup names (`null` without any).
+    var lookup: JSONValue { get { storage.lookup } set { uniqueStorage().lookup = newValue } }
     /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
     /// `changed` see only input messages, never these.
     var madeByCondition: Bool { get { storage.madeByCondition } set { uniqueStorage().madeByCondition = newValue } }
@@ -145,6 +150,7 @@ package struct MessageContext: EvaluationContext, Sendable {
         case .priority: return .int(Int64(priority))
         case .content: return content.jsonValue
         case .condition: return condition
+        case .lookup: return lookup
         case .now: return .int(Int64(now.rounded(.down)))
         case .message: return .null
         case .hour, .weekday:

@@ -9,7 +9,10 @@ struct RequestMapper: Sendable {
         package var request: Result<NotificationRequest, Rejection>
     }
 
-    init() {}
+    /// Where `lookup.*` reads the kept values (`nil`: every lookup is `null`).
+    let lookups: LookupStore?
+
+    init(lookups: LookupStore? = nil) { self.lookups = lookups }
 
     /// Maps `message` with `route`. `id` is the UUID fixed when the message arrived
     /// (used unless the source gives an `apns-id`).
@@ -44,6 +47,8 @@ struct RequestMapper: Sendable {
                                      properties: properties, route: entry.route.name, qos: message.qos,
                                      retain: message.retain, pushType: entry.route.pushType,
                                      priority: entry.route.effectivePriority, now: now, timeZone: nil)
+        // Only a route with `lookup:` does this work: the others' messages never touch the store.
+        if !entry.route.lookups.isEmpty { context.lookup = lookupValues(entry.route.lookups, in: context) }
         if case .null = condition {} else {
             context.condition = condition
             context.madeByCondition = madeByCondition
@@ -55,6 +60,16 @@ struct RequestMapper: Sendable {
         } catch {
             return Mapped(context: context, request: .failure(error))
         }
+    }
+
+    /// `lookup` for one message: each name's kept value of the topic its template renders
+    /// (`null` when none is kept).
+    private func lookupValues(_ entries: [RouteLookup], in context: MessageContext) -> JSONValue {
+        var object = JSONObject()
+        for entry in entries {
+            object[entry.name] = lookups?.value(of: entry.template.render(in: context)) ?? .null
+        }
+        return .object(object)
     }
 
     private func build(_ message: InboundMessage, entry: RouteTable.Entry, id: String,

@@ -1,5 +1,5 @@
 /// What the bridge subscribes to on its intake connection: the routes' filters, Home
-/// Assistant's status topic, the acknowledgement topic and the attachments' topics, with the rule for the copies that
+/// Assistant's status topic, the acknowledgement topic and the attachments' and lookups' topics, with the rule for the copies that
 /// partly overlapping filters bring. The pipeline (which copy to keep) and the composition
 /// root (what to ask of the broker) both read it.
 enum RouteSubscriptions {
@@ -32,9 +32,9 @@ enum RouteSubscriptions {
             + homeAssistantStatus(for: config).filter { byFilter[$0.filter] == nil }
             + (config.conditions.map { [MQTTSubscription(filter: $0.ackTopic, qos: 1, noLocal: false)] } ?? [])
                 .filter { byFilter[$0.filter] == nil }
-            // The attachments' topics (QoS 0: only the newest bytes matter; never shared: every
-            // replica needs the picture its alerts ask for).
-            + config.attachmentTopicFilters.filter { byFilter[$0] == nil }
+            // The attachments' and the lookups' topics (QoS 0: only the newest payload matters;
+            // never shared: every replica needs what its alerts ask for).
+            + config.keptTopicFilters.filter { byFilter[$0] == nil }
                 .map { MQTTSubscription(filter: $0, qos: 0, noLocal: config.broker.protocolVersion == .v5) })
         let (subscriptions, copies) = DuplicateCopies.assign(all, v5: config.broker.protocolVersion == .v5)
         return (subscriptions, copies)
