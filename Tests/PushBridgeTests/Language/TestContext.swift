@@ -37,6 +37,7 @@ struct TestContext: EvaluationContext {
         .weekday: .int(3),
         .message: .object(["title": .string("Ding")]),
         .condition: .object(["state": .string("raised"), "repeat": .int(0)]),
+        .lookup: .object(["discovery": .object(["dev_cla": .string("gas")])]),
     ])
 }
 
