@@ -138,6 +138,8 @@ package enum TrySamples {
         private var attachments: AttachmentService?
         /// What the routes' `lookup:` entries read: the samples on their topics, kept across reloads.
         private let lookups = LookupStore()
+        /// When the last sample arrived (UNIX seconds).
+        private var lastTime: Double?
 
         /// `baseEnvironment` is what `#@ env` adds to (the process's for `try`); `day` is
         /// the date a `#@ at HH:MM` falls on; `defaultTime` (UNIX seconds) is when samples
@@ -181,6 +183,7 @@ package enum TrySamples {
             }
             let now = time(of: sample)
             clock.set(now)
+            lastTime = now
             var supplied: [String: (bytes: [UInt8], file: String)] = [:]
             for (name, file) in sample.attach {
                 // An unreadable file supplies nothing: the attachment is reported missing.
@@ -202,8 +205,18 @@ package enum TrySamples {
         /// The conditions' repeats and escalation steps due before `sample` arrives, in time
         /// order, each decided at its due time (so a `#@ at` that moves the clock shows them).
         package func conditionsDue(before sample: TrySample) -> [(decision: Decision, message: InboundMessage, at: Double)] {
+            conditionsDue(until: time(of: sample))
+        }
+
+        /// What the last sample left due at its own time (the announcement of conditions
+        /// that a parent's clear ended superseding), so it shows after it.
+        package func conditionsDueAfterLast() -> [(decision: Decision, message: InboundMessage, at: Double)] {
+            lastTime.map(conditionsDue(until:)) ?? []
+        }
+
+        /// The repeats, steps and announcements due up to `until` (UNIX seconds), in time order.
+        private func conditionsDue(until: Double) -> [(decision: Decision, message: InboundMessage, at: Double)] {
             guard let pipeline else { return [] }
-            let until = time(of: sample)
             var out: [(decision: Decision, message: InboundMessage, at: Double)] = []
             while let due = conditions.nextDue, due <= until, out.count < 10_000 {
                 clock.set(due)

@@ -134,6 +134,13 @@ enum TryCommand {
                 }
             }
         }
+        for (d, message, at) in runner.conditionsDueAfterLast() {
+            if json {
+                printJSON(d, message, extra: ["at": .string(Timestamp.iso8601(at))])
+            } else {
+                rows.append(["@" + Timestamp.iso8601(at), message.topic, d.outcome.rawValue, conditionDetail(d)])
+            }
+        }
         if !json { printOut(Table.render(rows)) }
         return 0
     }
@@ -141,7 +148,11 @@ enum TryCommand {
 
 /// `condition repeated #2 (alert …): Title — body`, or the rule when nothing was delivered.
 func conditionDetail(_ d: Decision) -> String {
-    guard let event = d.conditionEvent else { return d.rule }
+    guard let event = d.conditionEvent else {
+        // An announcement stands for several conditions: no one condition's event.
+        guard d.outcome == .delivered, let request = d.request, d.rule.hasPrefix("condition announcement") else { return d.rule }
+        return "condition announcement: " + [request.content.title, request.content.body].compactMap { $0 }.joined(separator: " — ")
+    }
     var head = "condition \(event.kind.rawValue)"
     if event.kind == .repeated { head += " #\(event.record.repeats)" }
     if event.kind == .escalated { head += " step \(event.record.step)" }

@@ -70,7 +70,7 @@ public final class Bridge: Sendable {
         attachmentSlot = AttachmentSlot(attachments)
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
                                 clock: clock, conditions: conditions, attachments: attachments, lookups: lookups)
-        conditions.restore()
+        conditions.restore(now: clock.wall())
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats

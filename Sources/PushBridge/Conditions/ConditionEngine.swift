@@ -14,6 +14,10 @@ package final class ConditionEngine: Sendable {
         case alreadyRaised(ConditionRecord)
         /// Inactive for a key that is not raised.
         case notRaised
+        /// Raised silently: a condition of the route it depends on (`depends_on`) is raised.
+        case superseded(ConditionRecord)
+        /// A superseded condition cleared: nothing was told, so nothing is withdrawn.
+        case clearedSilently(ConditionRecord)
     }
 
     /// A notification the schedule asks for now.
@@ -23,9 +27,15 @@ package final class ConditionEngine: Sendable {
             case `repeat`(Int)
             /// The escalation step with this number (1 for the first).
             case step(Int)
+            /// The route's conditions that were superseded while a condition of `parent`
+            /// was raised and are still active now that it cleared: one notification for all.
+            case announcement(parent: String)
         }
         package var kind: Kind
+        /// The condition it is about (for an announcement, the oldest of `dependents`).
         package var record: ConditionRecord
+        /// An announcement's conditions, oldest first (empty for the other kinds).
+        var dependents: [ConditionRecord] = []
     }
 
     struct State {
@@ -37,6 +47,8 @@ package final class ConditionEngine: Sendable {
         var counts: [String: ConditionCounts] = [:]
         var configs: [String: ConditionConfig] = [:]
         var acknowledgements = AcknowledgementCounts()
+        /// Announcements of conditions no longer superseded, due at the time their parent cleared.
+        var announcements: [(at: Double, work: Work)] = []
         var rejectionWarnings = WarningThrottle(interval: ConditionEngine.rejectionWarningInterval)
     }
 
@@ -53,23 +65,28 @@ package final class ConditionEngine: Sendable {
 
     /// The condition routes of the current config (a reload passes the new ones); the
     /// conditions of routes that are gone are forgotten.
-    func configure(_ routes: [RouteConfig]) {
-        let gone: [ConditionRecord] = state.withLock { s in
+    /// A superseded condition whose parent is gone from the config, or no longer its
+    /// `depends_on`, is announced at `now` (UNIX seconds) as if the parent had cleared.
+    func configure(_ routes: [RouteConfig], now: Double = Date().timeIntervalSince1970) {
+        let (gone, promoted): ([ConditionRecord], [ConditionRecord]) = state.withLock { s in
             s.configs = [:]
             for r in routes { if let c = r.condition { s.configs[r.name] = c } }
             let gone = s.records.values.filter { s.configs[$0.route] == nil }
             for r in gone { Self.remove(Self.id(r.route, r.key), from: &s) }
             for r in s.records.values { Self.schedule(r, in: &s) }
-            return Array(gone)
+            return (Array(gone), Self.settleOrphans(now: now, in: &s))
         }
         for r in gone { persist(r, removed: true) }
+        for r in promoted { persist(r, removed: false) }
     }
 
     /// A message whose `active` evaluated to `active` for `key` on `route`.
+    /// `dependsKey` is the route's `depends_key` rendered for `message` (`nil` without one).
     func observe(route: String, key: String, active: Bool, message: InboundMessage, alertID: String,
-                        now: Double) -> Transition {
+                 now: Double, dependsKey: String? = nil) -> Transition {
         let id = Self.id(route, key)
         var evicted: ConditionRecord?
+        var promoted: [ConditionRecord] = []
         let t: Transition = state.withLock { s in
             if let existing = s.records[id] {
                 guard !active else { return .alreadyRaised(existing) }
@@ -77,7 +94,8 @@ package final class ConditionEngine: Sendable {
                 s.counts[route, default: ConditionCounts()].cleared += 1
                 var cleared = existing
                 cleared.state = .cleared
-                return .cleared(cleared)
+                promoted = Self.settle(after: route, now: now, in: &s)
+                return existing.state == .superseded ? .clearedSilently(cleared) : .cleared(cleared)
             }
             guard active, let config = s.configs[route] else { return .notRaised }
             if s.counts[route, default: ConditionCounts()].active >= config.maxActive,
@@ -86,26 +104,35 @@ package final class ConditionEngine: Sendable {
                 let n = s.counts[route, default: ConditionCounts()].evicted + 1
                 s.counts[route]!.evicted = n
                 evicted = oldest
+                promoted = Self.settle(after: route, now: now, in: &s)
             }
             var r = ConditionRecord(route: route, key: key, alertID: alertID, raisedAt: now, topic: message.topic,
                                     payload: message.payload)
             r.properties = message.userProperties
             r.qos = message.qos
-            r.nextRepeatAt = config.repeatEvery.map { now + $0.seconds }
+            if let parent = config.dependsOn, Self.isRaised(parent, key: dependsKey, in: s) {
+                // Silent: no repeat, no step, until the parent clears.
+                r.state = .superseded
+                r.supersededBy = parent
+                r.parentKey = dependsKey
+            } else {
+                r.nextRepeatAt = config.repeatEvery.map { now + $0.seconds }
+            }
             s.records[id] = r
             s.byAlertID[alertID] = id
             s.counts[route, default: ConditionCounts()].active += 1
-            s.counts[route]!.raised += 1
+            if r.state == .superseded { s.counts[route]!.superseded += 1 } else { s.counts[route]!.raised += 1 }
             Self.schedule(r, in: &s)
-            return .raised(r)
+            return r.state == .superseded ? .superseded(r) : .raised(r)
         }
+        for r in promoted { persist(r, removed: false) }
         if let evicted {
             persist(evicted, removed: true)
             logger.warning("route '\(route)': max_active conditions reached; forgot the oldest, '\(evicted.key)'")
         }
         switch t {
-        case .raised(let r): persist(r, removed: false)
-        case .cleared(let r): persist(r, removed: true)
+        case .raised(let r), .superseded(let r): persist(r, removed: false)
+        case .cleared(let r), .clearedSilently(let r): persist(r, removed: true)
         case .alreadyRaised, .notRaised: break
         }
         return t
@@ -116,6 +143,15 @@ package final class ConditionEngine: Sendable {
     package func due(now: Double) -> [Work] {
         let work: [Work] = state.withLock { s in
             var out: [Work] = []
+            // Announcements first: those of their conditions that cleared since say nothing.
+            while let first = s.announcements.first, first.at <= now {
+                s.announcements.removeFirst()
+                var w = first.work
+                w.dependents = w.dependents.filter { s.records[Self.id($0.route, $0.key)]?.alertID == $0.alertID }
+                guard let oldest = w.dependents.first else { continue }
+                w.record = oldest
+                out.append(w)
+            }
             while let top = s.heap.top, top.due <= now {
                 _ = s.heap.pop()
                 guard s.generations[top.id] == top.generation, var r = s.records[top.id],
@@ -124,7 +160,7 @@ package final class ConditionEngine: Sendable {
                     if until > now { Self.schedule(r, in: &s); continue }
                     r.snoozedUntil = nil
                 }
-                if r.step < config.escalate.count, r.raisedAt + config.escalate[r.step].after.seconds <= now {
+                if r.step < config.escalate.count, r.scheduleBase + config.escalate[r.step].after.seconds <= now {
                     r.step += 1
                     r.state = .escalated
                     // The step is itself a reminder: the next repeat counts from it.
@@ -145,7 +181,10 @@ package final class ConditionEngine: Sendable {
             }
             return out
         }
-        for w in work { persist(w.record, removed: false) }
+        for w in work {
+            if case .announcement = w.kind { continue }  // its conditions were stored when promoted
+            persist(w.record, removed: false)
+        }
         return work
     }
 
@@ -212,7 +251,8 @@ package final class ConditionEngine: Sendable {
     package var nextDue: Double? {
         state.withLock { s in
             while let top = s.heap.top, s.generations[top.id] != top.generation { _ = s.heap.pop() }
-            return s.heap.top?.due
+            guard let announced = s.announcements.first?.at else { return s.heap.top?.due }
+            return min(announced, s.heap.top?.due ?? announced)
         }
     }
 
@@ -230,12 +270,13 @@ package final class ConditionEngine: Sendable {
         }
     }
 
-    /// Reads the stored conditions of the configured routes (call after `configure`).
-    func restore() {
+    /// Reads the stored conditions of the configured routes (call after `configure`); a
+    /// superseded one whose parent is not raised any more is announced at `now`.
+    func restore(now: Double = Date().timeIntervalSince1970) {
         guard let journal else { return }
         do {
             let rows = try journal.loadConditions()
-            let restored = state.withLock { s -> Int in
+            let (restored, promoted) = state.withLock { s -> (Int, [ConditionRecord]) in
                 var n = 0
                 for row in rows {
                     guard s.configs[row.route] != nil, let r = ConditionRecord(route: row.route, key: row.key, stored: row.value) else { continue }
@@ -246,8 +287,10 @@ package final class ConditionEngine: Sendable {
                     Self.schedule(r, in: &s)
                     n += 1
                 }
-                return n
+                let promoted = Self.settleOrphans(now: now, in: &s)
+                return (n, promoted)
             }
+            for r in promoted { persist(r, removed: false) }
             if restored > 0 { logger.info("conditions: \(restored) active condition(s) restored from the journal") }
         } catch {
             logger.error("conditions: cannot read the journal's conditions: \(error)")
@@ -268,15 +311,61 @@ package final class ConditionEngine: Sendable {
         let id = id(r.route, r.key)
         s.generation += 1
         s.generations[id] = s.generation
-        guard !r.acknowledged, let config = s.configs[r.route] else { return }
+        guard !r.acknowledged, r.state != .superseded, let config = s.configs[r.route] else { return }
         var due = r.nextRepeatAt
         if r.step < config.escalate.count {
-            let stepAt = r.raisedAt + config.escalate[r.step].after.seconds
+            let stepAt = r.scheduleBase + config.escalate[r.step].after.seconds
             due = min(due ?? stepAt, stepAt)
         }
         guard var at = due else { return }
         if let until = r.snoozedUntil { at = max(at, until) }
         s.heap.push(DueHeap.Entry(due: at, id: id, generation: s.generation))
+    }
+
+    /// Whether `route` has a raised condition (superseded ones included): the one of `key`,
+    /// or (`key` nil) any.
+    private static func isRaised(_ route: String, key: String?, in s: State) -> Bool {
+        if let key { return s.records[id(route, key)] != nil }
+        return (s.counts[route]?.active ?? 0) > 0
+    }
+
+    /// After a condition of `route` went away: its dependents' superseded conditions whose
+    /// parent is no longer raised become ordinary ones, announced together.
+    private static func settle(after route: String, now: Double, in s: inout State) -> [ConditionRecord] {
+        guard s.configs.values.contains(where: { $0.dependsOn == route }) else { return [] }
+        return promote(now: now, in: &s) { r, s in r.supersededBy == route && !isRaised(route, key: r.parentKey, in: s) }
+    }
+
+    /// Superseded conditions whose parent is not raised, or no longer their route's
+    /// `depends_on` (a reload, a restart after a crash between two writes).
+    private static func settleOrphans(now: Double, in s: inout State) -> [ConditionRecord] {
+        promote(now: now, in: &s) { r, s in
+            guard let parent = r.supersededBy, s.configs[r.route]?.dependsOn == parent, s.configs[parent] != nil else { return true }
+            return !isRaised(parent, key: r.parentKey, in: s)
+        }
+    }
+
+    /// Makes the superseded conditions `chosen` picks ordinary raised ones, whose repeats and
+    /// steps count from `now`, and queues one announcement per route and parent.
+    private static func promote(now: Double, in s: inout State,
+                                where chosen: (ConditionRecord, State) -> Bool) -> [ConditionRecord] {
+        let picked = s.records.values.filter { $0.state == .superseded && chosen($0, s) }
+        guard !picked.isEmpty else { return [] }
+        var groups: [String: [ConditionRecord]] = [:]
+        for var r in picked {
+            r.state = .raised
+            r.announcedAt = now
+            r.nextRepeatAt = s.configs[r.route]?.repeatEvery.map { now + $0.seconds }
+            s.records[id(r.route, r.key)] = r
+            schedule(r, in: &s)
+            groups[id(r.route, r.supersededBy ?? ""), default: []].append(r)
+        }
+        for group in groups.keys.sorted() {
+            let records = groups[group]!.sorted { ($0.raisedAt, $0.key) < ($1.raisedAt, $1.key) }
+            let parent = records[0].supersededBy ?? ""
+            s.announcements.append((now, Work(kind: .announcement(parent: parent), record: records[0], dependents: records)))
+        }
+        return groups.values.flatMap { $0 }
     }
 
     private func persist(_ r: ConditionRecord, removed: Bool) {

@@ -11,6 +11,8 @@ package enum ConditionEventKind: String, Sendable, CaseIterable {
         case .repeated: self = .repeated
         case .escalated: self = .escalated
         case .cleared: self = .cleared
+        // A superseded condition makes no event (nothing is told): never asked for.
+        case .superseded: self = .raised
         }
     }
 }

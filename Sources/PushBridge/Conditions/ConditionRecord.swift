@@ -1,8 +1,10 @@
 import Foundation
 
-/// Where a condition is in its life: raised → repeated / escalated → cleared.
+/// Where a condition is in its life: raised → repeated / escalated → cleared; or
+/// `superseded` (raised silently while the condition it depends on is raised) → raised
+/// when that one clears.
 package enum ConditionState: String, Sendable, CaseIterable {
-    case raised, repeated, escalated, cleared
+    case raised, repeated, escalated, cleared, superseded
 }
 
 /// One condition of one route and key: what the engine remembers, the journal stores and
@@ -32,6 +34,17 @@ package struct ConditionRecord: Sendable {
     package var payload: [UInt8]
     package var properties: [(name: String, value: String)] = []
     package var qos = 1
+    /// The `depends_on` route whose raised condition made this one superseded; `nil` when it
+    /// never was.
+    var supersededBy: String? = nil
+    /// The `depends_key` this one waits for (rendered at its raise); `nil`: any raised
+    /// condition of `supersededBy`.
+    var parentKey: String? = nil
+    /// When a superseded condition was announced (UNIX seconds): its repeats and escalation
+    /// steps count from then. `nil`: from `raisedAt`.
+    var announcedAt: Double? = nil
+    /// What repeats and escalation steps count from: the announcement, else the raise.
+    var scheduleBase: Double { announcedAt ?? raisedAt }
     /// The Live Activity content state last sent (its rendered text), in memory only:
     /// after a restart the next message sends an update.
     var liveContentState: String? = nil
@@ -88,6 +101,9 @@ package struct ConditionRecord: Sendable {
         o["payload"] = .string(Data(payload).base64EncodedString())
         o["properties"] = .array(properties.map { .array([.string($0.name), .string($0.value)]) })
         o["qos"] = .int(Int64(qos))
+        if let supersededBy { o["superseded_by"] = .string(supersededBy) }
+        if let parentKey { o["parent_key"] = .string(parentKey) }
+        if let announcedAt { o["announced_at"] = .double(announcedAt) }
         var bytes: [UInt8] = []
         JSONValue.object(o).write(into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
@@ -114,5 +130,8 @@ package struct ConditionRecord: Sendable {
             }
         }
         qos = v["qos"]?.exactInteger.map { Int($0) } ?? 1
+        supersededBy = v["superseded_by"]?.stringValue
+        parentKey = v["parent_key"]?.stringValue
+        announcedAt = v["announced_at"]?.numberValue
     }
 }

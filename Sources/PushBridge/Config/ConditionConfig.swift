@@ -63,6 +63,14 @@ struct ConditionConfig: Sendable {
     var maxActive = 10_000
     /// The condition as a Live Activity: start, update, end; `nil`: alerts.
     var liveActivity: LiveActivityConfig? = nil
+    /// The condition route this one depends on (`depends_on`): while a condition of it is
+    /// raised, this route's conditions are raised silently (`superseded`); `nil`: none.
+    var dependsOn: String? = nil
+    /// Which condition of `dependsOn` (`depends_key`), rendered for this route's message;
+    /// `nil`: any raised condition of that route.
+    var dependsKey: Template? = nil
+    /// Where `depends_on` is written (for the checks across routes).
+    var dependsOnMark: YAMLMark? = nil
 
     /// The life in one line, as `pushbridge check` prints it.
     var life: String {
@@ -87,6 +95,10 @@ struct ConditionConfig: Sendable {
         if let live = liveActivity {
             parts.append("a Live Activity with content_state \"\(live.contentState.source)\"" + (live.staleAfter.map { " stale after \(d($0))" } ?? "")
                          + " dismissed \(d(live.dismissAfter)) after the clear")
+        }
+        if let parent = dependsOn {
+            parts.append("silent (superseded) while a condition of '\(parent)'" + (dependsKey.map { " with key \"\($0.source)\"" } ?? "")
+                         + " is raised, announced together when it clears")
         }
         parts.append("max_active=\(maxActive)")
         return parts.joined(separator: "; ")

@@ -71,6 +71,17 @@ extension ConfigReader {
             }
             liveActivity = live
         }
+        var dependsOn: (name: String, mark: YAMLMark)?
+        if let n = f["depends_on"], let name = string(n, key: "depends_on") {
+            if name.isEmpty { error("'depends_on' must name a condition route", at: n.mark) } else { dependsOn = (name, n.mark) }
+        }
+        var dependsKey: Template?
+        if let n = f["depends_key"] {
+            dependsKey = template(n, key: "depends_key")
+            if f["depends_on"] == nil {
+                error("'depends_key' needs 'depends_on' (the route whose condition it names)", at: f.keyMarks["depends_key"] ?? n.mark)
+            }
+        }
         guard let key, let active else { return nil }
         var condition = ConditionConfig(key: key, active: active)
         condition.repeatEvery = repeatEvery
@@ -80,6 +91,9 @@ extension ConfigReader {
         condition.clearAlert = clearAlert
         condition.maxActive = maxActive
         condition.liveActivity = liveActivity
+        condition.dependsOn = dependsOn?.name
+        condition.dependsOnMark = dependsOn?.mark
+        condition.dependsKey = dependsOn == nil ? nil : dependsKey
         return condition
     }
 

@@ -37,6 +37,7 @@ struct ConfigAssembly {
         if let n = f["conditions"] { config.conditions = reader.readConditions(n) }
         if let n = f["attachments"] { config.attachments = reader.readAttachmentsSettings(n) }
         checkConditions(config)
+        checkDependencies(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")
         checkLoops(config, topicMarks: topicMarks)
@@ -102,6 +103,44 @@ struct ConfigAssembly {
                 reader.warn("route '\(route.name)' has a condition but there is no 'conditions: {ack_topic: …}': its alerts cannot be acknowledged",
                             at: mark)
             }
+        }
+    }
+
+    /// `depends_on` names another condition route, and the routes it links form no cycle.
+    private func checkDependencies(_ config: BridgeConfig) {
+        let conditionRoutes = config.routes.filter { $0.condition != nil }.map(\.name)
+        var parents: [String: String] = [:]
+        for route in config.routes {
+            guard let c = route.condition, let parent = c.dependsOn else { continue }
+            let mark = c.dependsOnMark ?? route.conditionMark ?? YAMLMark(line: 0, column: 0)
+            let others = conditionRoutes.filter { $0 != route.name }
+            let hint = others.isEmpty ? "; no other route has a 'condition'" : KeySuggestion.hint(for: parent, in: others, noun: "condition routes")
+            if parent == route.name {
+                reader.error("route '\(route.name)': 'depends_on' names the route itself; name the condition route that is its root cause", at: mark)
+            } else if let other = config.routes.first(where: { $0.name == parent }) {
+                if other.condition == nil {
+                    reader.error("route '\(route.name)': 'depends_on' names route '\(parent)', which has no 'condition' (only a condition route can be depended on)" + hint,
+                                 at: mark)
+                } else {
+                    parents[route.name] = parent
+                }
+            } else {
+                reader.error("route '\(route.name)': unknown route '\(parent)' in 'depends_on'" + hint, at: mark)
+            }
+        }
+        // Each cycle once, at the first of its routes in the file.
+        var reported: Set<String> = []
+        for route in config.routes where parents[route.name] != nil && !reported.contains(route.name) {
+            var path = [route.name]
+            var next = parents[route.name]
+            while let n = next, !path.contains(n) {
+                path.append(n)
+                next = parents[n]
+            }
+            guard let n = next, n == route.name else { continue }
+            reported.formUnion(path)
+            reader.error("'depends_on' forms a cycle: " + (path + [n]).joined(separator: " → ") + "; a root cause cannot depend on what it causes",
+                         at: route.condition?.dependsOnMark ?? route.conditionMark ?? YAMLMark(line: 0, column: 0))
         }
     }
 

@@ -48,7 +48,7 @@ package final class Pipeline: Sendable {
                                     serviceExtension: serviceExtension, logger: logger, clock: clock, memory: memory)
         memory.keep(only: config.extension.filters)
         self.conditions = conditions ?? ConditionEngine(logger: logger)
-        self.conditions.configure(config.routes)
+        self.conditions.configure(config.routes, now: clock.wall())
     }
 
     /// Keeps `message`'s payload for the routes' lookups when its topic is one a `lookup:`

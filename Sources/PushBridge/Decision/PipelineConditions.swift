@@ -19,8 +19,9 @@ extension Pipeline {
         let key = condition.key.render(in: mapped.context)
         let active = Operators.isTruthy(value)
         // Condition times are read on the stage's clock (the conditions' timer reads it too).
+        let dependsKey = condition.dependsKey?.render(in: mapped.context)
         switch conditions.observe(route: route, key: key, active: active, message: message,
-                                  alertID: NotificationRequest.newID(), now: stage.clock.wall()) {
+                                  alertID: NotificationRequest.newID(), now: stage.clock.wall(), dependsKey: dependsKey) {
         case .notRaised:
             return .decided(Decision(outcome: .notDisplayed, route: route,
                                      rule: "condition '\(key)' is not raised: nothing to clear", passedOver: handsOn))
@@ -36,6 +37,13 @@ extension Pipeline {
                                 live: condition.liveActivity == nil ? nil : .start)
         case .cleared(let r):
             return cleared(r, condition: condition, message: message, entry: entry, id: id, now: now)
+        case .superseded(let r):
+            return .decided(Decision(outcome: .notDisplayed, route: route,
+                                     rule: "condition '\(key)' superseded (alert \(r.alertID)): raised silently while '\(r.supersededBy ?? "?")'"
+                                         + (r.parentKey.map { " '\($0)'" } ?? "") + " is raised (depends_on)"))
+        case .clearedSilently(let r):
+            return .decided(Decision(outcome: .notDisplayed, route: route,
+                                     rule: "condition '\(key)' cleared while superseded (alert \(r.alertID)): nothing was told, nothing to withdraw"))
         }
     }
 
@@ -54,7 +62,33 @@ extension Pipeline {
             let topic = entry.route.condition?.escalate[n - 1].displayTopic
             return notification(r, state: .escalated, number: r.repeats, message: message, entry: entry,
                                 id: NotificationRequest.newID(), now: now, displayTopic: topic, live: live(entry))
+        case .announcement(let parent):
+            let announcement = announcementText(work.dependents, parent: parent, entry: entry, now: now)
+            return notification(r, state: .raised, number: 0, message: message, entry: entry, id: NotificationRequest.newID(),
+                                now: now, announcement: announcement)
         }
+    }
+
+    /// Names at most this many conditions in an announcement's body (then "and N more").
+    static let announcementNames = 20
+
+    /// An announcement's title and body: how many of `entry`'s conditions are still active
+    /// after `parent` cleared, and each one's title as its own raise would have said it
+    /// (its key when the route renders no title).
+    private func announcementText(_ records: [ConditionRecord], parent: String, entry: RouteTable.Entry,
+                                  now: Double) -> (title: String, body: String, rule: String) {
+        let names = records.prefix(Self.announcementNames).map { r -> String in
+            let m = InboundMessage(topic: r.topic, payload: r.payload, qos: r.qos, retain: false,
+                                   userProperties: r.properties, receivedAt: now)
+            let mapped = mapper.map(m, entry: entry, id: r.alertID, now: now, condition: r.value(state: .raised, repeat: 0),
+                                    madeByCondition: true)
+            if case .success(let request) = mapped.request, let title = request.content.title, !title.isEmpty { return title }
+            return r.key
+        }
+        let more = records.count - names.count
+        let title = "\(entry.route.name): \(records.count) still active after \(parent) cleared"
+        let body = names.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+        return (title, body, "condition announcement (\(records.count) superseded by '\(parent)' still active after it cleared)")
     }
 
     /// A Live Activity route's repeats and steps are updates (sent even when the content state is the same).
@@ -74,6 +108,7 @@ extension Pipeline {
                               entry: RouteTable.Entry, id: String, now: Double, displayTopic: Template? = nil,
                               clearAlert: [(field: String, value: Template)]? = nil,
                               before: [OutboundMessage] = [], withdrawal: Withdrawal? = nil,
+                              announcement: (title: String, body: String, rule: String)? = nil,
                               live: LiveActivityUpdate.Event? = nil, onlyIfChanged: Bool = false) -> Step {
         let route = entry.route.name
         let mapped = mapper.map(message, entry: entry, id: id, now: now, condition: r.value(state: state, repeat: number),
@@ -99,6 +134,12 @@ extension Pipeline {
             context.content = request.content
             request.content = ContentSetter.apply(clearAlert, to: context).0
         }
+        if let announcement {
+            // It stands for several conditions: its own collapse id, not one of theirs.
+            request.content.title = announcement.title
+            request.content.body = announcement.body
+            request.collapseID = Withdrawal.collapseID(route: route, key: "announcement")
+        }
         context.content = request.content
         if let live, let config = entry.route.condition?.liveActivity {
             switch liveActivity(config, event: live, record: r, context: context, onlyIfChanged: onlyIfChanged) {
@@ -120,8 +161,9 @@ extension Pipeline {
         let finish: @Sendable (inout Decision) -> Void = { d in
             if let topic, d.outcome == .delivered, !d.publish.isEmpty { d.publish[0].topic = topic }
             d.publish = before + d.publish
-            if !onlyIfChanged { d.conditionEvent = event }  // a Live Activity update is no condition event
-            d.rule = "condition \(state.rawValue) (alert \(r.alertID)): " + d.rule
+            // A Live Activity update is no condition event, nor an announcement (it stands for several).
+            if !onlyIfChanged && announcement == nil { d.conditionEvent = event }
+            d.rule = (announcement.map { $0.rule + ": " } ?? "condition \(state.rawValue) (alert \(r.alertID)): ") + d.rule
         }
         switch decideRequest(request, context: context, route: route, receivedAt: message.receivedAt, now: now) {
         case .decided(var d):

@@ -70,7 +70,7 @@ func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String
         out.sample("pushbridge_filter_evictions_total", [("filter", filter)], s.filterEvictions[filter]!)
     }
     out.family("pushbridge_condition_transitions_total", .counter,
-               "Condition transitions per route: raised, repeated, escalated, acknowledged, cleared.")
+               "Condition transitions per route: raised, repeated, escalated, acknowledged, cleared, superseded.")
     for route in s.conditions.keys.sorted() {
         for (state, count) in s.conditions[route]!.transitions {
             out.sample("pushbridge_condition_transitions_total", [("route", route), ("state", state)], count)

@@ -21,7 +21,7 @@ import Testing
         let json = try JSONValue.parse(Self.snapshot().json())
         #expect(json["routes"]?["leak"]?["conditions"] == .object([
             "active": .int(2), "raised": .int(3), "repeated": .int(4), "escalated": .int(1),
-            "acknowledged": .int(1), "cleared": .int(1)]))
+            "acknowledged": .int(1), "cleared": .int(1), "superseded": .int(0)]))
     }
 
     @Test func metricsHaveTransitionsAndTheGauge() {

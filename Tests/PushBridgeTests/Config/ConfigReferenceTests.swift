@@ -34,7 +34,12 @@ import Testing
         "routes[].condition.live_activity.dismiss_after": ["display.format"],
         "routes[].condition.live_activity.attributes_type": ["display.format"],
         "routes[].condition.live_activity.attributes": ["display.format", "routes[].condition.live_activity.attributes_type"],
+        "routes[].condition.depends_key": ["routes[].condition.depends_on"],
     ]
+    /// The condition route `depends_on`'s example names, added as a second route where it is needed.
+    static let parentRoute: JSONValue = .object([
+        "name": .string("zigbee2mqtt-bridge-offline"), "topic": .string("zigbee2mqtt/bridge/state"),
+        "condition": .object(["key": .string("{{ topic }}"), "active": .string("payload.state == \"offline\"")])])
 
     /// `a` with `b`'s members added; a list's first item merged with `b`'s first item.
     static func merge(_ a: JSONValue, _ b: JSONValue) -> JSONValue {
@@ -83,7 +88,12 @@ import Testing
             let other = ConfigReference.key(path)!
             doc = merge(doc, ConfigReference.tree(path: other.path, value: other.example))
         }
-        return merge(doc, ConfigReference.tree(path: key.path, value: value))
+        doc = merge(doc, ConfigReference.tree(path: key.path, value: value))
+        if key.path.hasPrefix("routes[].condition.depends_"), case .object(var root) = doc, case .array(let routes)? = root["routes"] {
+            root["routes"] = .array(routes + [parentRoute])
+            doc = .object(root)
+        }
+        return doc
     }
 
     /// Loads `yaml` from a directory that holds the example password file.
