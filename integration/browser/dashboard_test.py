@@ -22,6 +22,7 @@ BIN = os.path.realpath(sys.argv[1]) if len(sys.argv) > 1 else sys.exit(__doc__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 ARTIFACTS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, ".build", "test-artifacts")
 TMP = tempfile.mkdtemp(prefix="pushbridge-browser-")
+TOKEN = "browser-test-token-0123456789"  # monitoring.http_auth's token: the page signs in with it
 PROCS = []
 
 
@@ -124,6 +125,7 @@ extension:
     - {{name: five-a-second, rate_limit: {{key: "{{{{ topic }}}}", max: 5, window: 1s}}, routes: [alarms]}}
 monitoring:
   http: "127.0.0.1:{http}"
+  http_auth: {{token_file: "{token_file}"}}   # the page signs in with it first
   interval: 1s
 outputs:
   # A webhook nobody answers (a free port): its deliveries wait and are retried.
@@ -150,8 +152,11 @@ def main():
     broker.start()
     http = free_port()
     cfg = os.path.join(TMP, "bridge.yml")
+    token_file = os.path.join(TMP, "http_token")
+    with open(token_file, "w") as f:
+        f.write(TOKEN + "\n")
     with open(cfg, "w") as f:
-        f.write(CONFIG.format(broker=broker.port, http=http, pid=os.getpid(), dead=free_port()))
+        f.write(CONFIG.format(broker=broker.port, http=http, pid=os.getpid(), dead=free_port(), token_file=token_file))
     bridge = start([BIN, "run", "-c", cfg], "bridge.log")
     url = f"http://127.0.0.1:{http}/"
     wait("bridge /readyz", lambda: _http_ok(http))
@@ -203,6 +208,17 @@ def decision_rows(driver):
 
 def run_checks(driver, broker, url, bridge):
     driver.get(url)
+
+    def sign_in():
+        # Without the session cookie the page is the sign-in form and nothing of the dashboard.
+        form = driver.find_element(By.CSS_SELECTOR, "form[action='/login']")
+        assert not driver.find_elements(By.ID, "conn"), "the dashboard shows before signing in"
+        assert TOKEN not in driver.page_source
+        form.find_element(By.NAME, "token").send_keys(TOKEN)
+        form.submit()
+        wait("the dashboard after signing in", lambda: driver.find_elements(By.ID, "conn"))
+        assert TOKEN not in driver.page_source
+    check("the page asks for the token first, then shows the dashboard", sign_in)
 
     def connected():
         wait("connection state 'connected'",
@@ -333,6 +349,10 @@ def run_checks(driver, broker, url, bridge):
         img = front["imgs"][0]
         assert re.fullmatch(r"attachments/[0-9a-f]{32}/snapshot\.png", img["src"]), img
         assert img["loading"] == "lazy" and img["alt"] == "snapshot" and img["maxHeight"] == "48px", img
+        # The picture itself loads (the store serves it to the signed-in page as to anyone with the URL).
+        wait("the thumbnail loaded", lambda: driver.execute_script(
+            "const i = document.querySelector('#decisions tbody tr[data-topic=\"cam/front/event\"] .attachments img');"
+            " return i && i.complete && i.naturalWidth === 1;"))
         assert not back["imgs"] and back["notes"] == ["snapshot: not attached (FetchFailed)"], back
     check("a decision shows its attached picture as a small thumbnail, and why one was not attached", attachment_thumbnails)
 
@@ -398,10 +418,12 @@ def run_checks(driver, broker, url, bridge):
 
     def console_clean():
         entries = driver.get_log("browser")
-        # EventSource reports the stopped bridge as a network error; a thumbnail whose file the
-        # bridge does not keep (any more) answers 404 by design; anything else is a bug.
+        # EventSource reports the stopped bridge as a network error (and the thumbnail it can no
+        # longer serve when the list redraws); the sign-in form is the page's answer 401 before
+        # the token; anything else is a bug.
         errors = [e for e in entries if e["level"] == "SEVERE" and "api/events" not in e["message"]
-                  and not ("/attachments/" in e["message"] and " 404 " in e["message"])]
+                  and not e["message"].startswith(url + " - Failed to load resource: the server responded with a status of 401")
+                  and not ("/attachments/" in e["message"] and "ERR_CONNECTION_REFUSED" in e["message"])]
         assert not errors, errors
     check("no JavaScript error in the browser log", console_clean)
 

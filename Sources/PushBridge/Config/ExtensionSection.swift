@@ -111,11 +111,6 @@ extension ConfigReader {
             if k.value == "attachments", case .sequence = pair.value {
                 // `attachments: [snapshot]`: the identifiers to keep, as a list literal.
                 guard let names = strings(pair.value, key: "attachments"),
-                      names.allSatisfy({ name in
-                          guard name.1.style == .plain, JSONValue(numberText: name.0) != nil else { return true }
-                          error("'attachments' lists identifiers: quote a number used as one (\"\(name.0)\")", at: name.1.mark)
-                          return false
-                      }),
                       let t = try? compiler.template("{{ [" + names.map { JSONValue.string($0.0).jsonText }.joined(separator: ", ") + "] }}")
                 else { continue }
                 out.append((k.value, t))

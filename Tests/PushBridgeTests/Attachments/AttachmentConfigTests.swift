@@ -145,10 +145,10 @@ import Testing
                 - name: keep
                   set: {attachments: [snapshot, "2"]}
                 - name: bad
-                  set: {attachments: [1]}
+                  set: {attachments: {snapshot: true}}
             """
         let errors = Self.errors(yaml)
-        #expect(errors.count == 1 && errors[0].line == 13 && errors[0].message.contains("quote a number"), "\(errors)")
+        #expect(errors.count == 1 && errors[0].line == 13 && errors[0].message.contains("'attachments' must be"), "\(errors)")
     }
 
     @Test func pipesJoinAndLength() throws {

@@ -129,6 +129,9 @@ import Testing
         let shown: String
         switch key.type {
         case .strings, .listOfMappings, .stringMap: (wrong, shown) = (.string("oops"), "oops")
+        // A key that takes a list or a template (`set.attachments`): a mapping is neither.
+        case .either(let types) where types.contains(where: { if case .strings = $0 { true } else { false } }):
+            (wrong, shown) = (.object([:]), "{}")
         default: (wrong, shown) = (.array([.int(1), .int(2)]), "[1, 2]")
         }
         let lines = ConfigReference.blockYAML(Self.document(key, value: wrong))
