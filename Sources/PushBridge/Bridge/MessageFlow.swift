@@ -135,7 +135,7 @@ final class MessageFlow: Sendable {
         }
         // A second copy from a partly overlapping subscription (MQTT 5 identifiers): the first
         // is decided; libmosquitto acknowledges this one as for any message.
-        if !message.subscriptionIdentifiers.isEmpty, let copies = pipeline.duplicateCopies,
+        if !message.subscriptionIdentifiers.isEmpty, let copies = current.duplicateCopies,
            !copies.isFirstCopy(topic: message.topic, identifiers: message.subscriptionIdentifiers) {
             if logger.enabled(.debug) { logger.debug("\(message.topic): a second copy (overlapping subscriptions): dropped") }
             return
@@ -146,15 +146,18 @@ final class MessageFlow: Sendable {
         }
         guard let admitted = intake.admit(message) else { return }
         // A live message is decided at its arrival time (one clock read fewer per message).
-        process(message, id: admitted.id, seq: admitted.seq, now: message.receivedAt)
+        process(message, id: admitted.id, seq: admitted.seq, now: message.receivedAt, in: current)
     }
 
     /// Decides `message` (live, or replayed from the journal) and queues it on its topic.
-    func process(_ message: InboundMessage, id: String, seq: Int64?, now: Double = Date().timeIntervalSince1970) {
+    /// `pipeline`: the one `receive` already read (one lock fewer per message); by default the
+    /// current one.
+    func process(_ message: InboundMessage, id: String, seq: Int64?, now: Double = Date().timeIntervalSince1970,
+                 in pipeline: Pipeline? = nil) {
         // `now` is the arrival time of a live message, a fresh clock read for a replayed one.
         let slot = events.received(topic: message.topic, at: now)
         inFlight.count.add(1, ordering: .relaxed)
-        let pipeline = self.pipeline
+        let pipeline = pipeline ?? self.pipeline
         var index = pipeline.table.matchIndex(message.topic)
         // Routes with `continue: true` decide it first, each in turn; the last route's decision
         // is the message's outcome and finishes its journal row (a replay after a crash decides
