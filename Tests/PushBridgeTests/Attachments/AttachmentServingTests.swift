@@ -26,6 +26,18 @@ struct AttachmentServingTests {
             """).replacingOccurrences(of: "  log_level: debug", with: "  log_level: debug\n  http: 127.0.0.1:\(port)\n  http_auth: {token_file: \(tokenFile)}")
     }
 
+    /// Publishes the front camera's snapshot, then a ring; the URL of the ring's attachment.
+    static func ringWithSnapshot(_ s: Scenario, retain: Bool = false) async throws -> String {
+        _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: png, qos: 1, retain: retain, userProperties: [])
+        try await Task.sleep(for: .milliseconds(200))
+        try s.publish("door", #"{"cam":"front"}"#)
+        let display = try JSONValue.parse(try await s.waitFor(s.display("door")).first!.payload)
+        guard case .array(let list)? = display["attachments"], let url = list.first?["url"]?.stringValue else {
+            throw ProcessError(description: "no attachment URL in \(display)")
+        }
+        return url
+    }
+
     @Test("the URL serves the bytes without the token; guesses, listings and expired ones are 404; counters on /metrics")
     func served() async throws {
         let s = try await Scenario.start()
@@ -33,13 +45,7 @@ struct AttachmentServingTests {
         let tokenFile = try writeTempFile("dashboard-token-0123456789\n", name: "token")
         let bridge = try InProcessBridge.start(yaml: Self.yaml(s, port: port, tokenFile: tokenFile, keep: "5m"))
         try await s.waitUntilOnline()
-        _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: false, userProperties: [])
-        try await Task.sleep(for: .milliseconds(200))
-        try s.publish("door", #"{"cam":"front"}"#)
-        let display = try JSONValue.parse(try await s.waitFor(s.display("door")).first!.payload)
-        guard case .array(let list)? = display["attachments"], let url = list.first?["url"]?.stringValue else {
-            Issue.record("no attachment URL in \(display)"); return
-        }
+        let url = try await Self.ringWithSnapshot(s)
         #expect(url.hasPrefix("http://127.0.0.1:\(port)/attachments/") && url.hasSuffix("/snapshot.png"))
         let answer = try Self.get(url)
         #expect(answer.status == 200 && answer.body == Self.png)
@@ -76,13 +82,7 @@ struct AttachmentServingTests {
         let tokenFile = try writeTempFile("dashboard-token-0123456789\n", name: "token")
         let bridge = try InProcessBridge.start(yaml: Self.yaml(s, port: port, tokenFile: tokenFile, keep: "1s"))
         try await s.waitUntilOnline()
-        _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: false, userProperties: [])
-        try await Task.sleep(for: .milliseconds(200))
-        try s.publish("door", #"{"cam":"front"}"#)
-        let display = try JSONValue.parse(try await s.waitFor(s.display("door")).first!.payload)
-        guard case .array(let list)? = display["attachments"], let url = list.first?["url"]?.stringValue else {
-            Issue.record("no attachment URL in \(display)"); return
-        }
+        let url = try await Self.ringWithSnapshot(s)
         try await eventually("the URL expired", timeout: .seconds(15)) { try Self.get(url).status == 404 }
         let store = try #require(bridge.bridge.attachmentSlot.service?.store)
         store.sweep()
@@ -99,13 +99,7 @@ struct AttachmentServingTests {
         let file = try writeTempFile(Self.yaml(s, port: port, tokenFile: tokenFile, journal: journal))
         let first = try PushbridgeBinary.run(configFile: file)
         try await s.waitUntilOnline()
-        _ = try s.observer.client.publish(topic: "\(s.ns)/cam/front/snapshot", payload: Self.png, qos: 1, retain: true, userProperties: [])
-        try await Task.sleep(for: .milliseconds(200))
-        try s.publish("door", #"{"cam":"front"}"#)
-        let display = try JSONValue.parse(try await s.waitFor(s.display("door")).first!.payload)
-        guard case .array(let list)? = display["attachments"], let url = list.first?["url"]?.stringValue else {
-            Issue.record("no attachment URL in \(display)"); return
-        }
+        let url = try await Self.ringWithSnapshot(s, retain: true)
         #expect(try Self.get(url).body == Self.png)
         first.send(SIGKILL)
         _ = await first.terminate(grace: .seconds(5))
