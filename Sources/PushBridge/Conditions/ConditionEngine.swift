@@ -54,7 +54,7 @@ package final class ConditionEngine: Sendable {
 
     let state = Mutex(State())
     private let journal: Journal?
-    private let logger: BridgeLogger
+    let logger: BridgeLogger
 
     package init(journal: Journal? = nil, logger: BridgeLogger) {
         self.journal = journal
@@ -217,36 +217,6 @@ package final class ConditionEngine: Sendable {
         }
     }
 
-    /// Acknowledges or snoozes; `nil` when no active condition matches (counted, logged at
-    /// debug) or the condition was acknowledged already (a repeated answer changes nothing).
-    func acknowledge(_ ack: Acknowledgement, now: Double) -> ConditionRecord? {
-        let r: ConditionRecord? = state.withLock { s in
-            let id = ack.alertID.flatMap { s.byAlertID[$0] } ?? ack.route.flatMap { route in ack.key.map { Self.id(route, $0) } }
-            guard let id, var r = s.records[id], ack.alertID == nil || ack.alertID == r.alertID else {
-                s.acknowledgements.unknown += 1
-                return nil
-            }
-            // Already acknowledged (several answers to one alert): nothing changes, nothing is told.
-            if r.acknowledged && ack.snooze == nil { return nil }
-            if let snooze = ack.snooze {
-                r.snoozedUntil = now + snooze.seconds
-                r.acknowledgedBy = ack.by ?? r.acknowledgedBy
-            } else if !r.acknowledged {
-                r.acknowledged = true
-                r.acknowledgedBy = ack.by ?? ""
-                r.snoozedUntil = nil
-                s.counts[r.route, default: ConditionCounts()].acknowledged += 1
-            }
-            s.records[id] = r
-            Self.schedule(r, in: &s)
-            return r
-        }
-        if let r { persist(r, removed: false) } else {
-            logger.debug("conditions: acknowledgement for no active, unacknowledged condition (\(ack.alertID ?? "\(ack.route ?? "")/\(ack.key ?? "")"))")
-        }
-        return r
-    }
-
     /// When the earliest repeat or step is due (UNIX seconds), if any.
     package var nextDue: Double? {
         state.withLock { s in
@@ -307,7 +277,7 @@ package final class ConditionEngine: Sendable {
     }
 
     /// Pushes the condition's next due time (a new generation makes older entries stale).
-    private static func schedule(_ r: ConditionRecord, in s: inout State) {
+    static func schedule(_ r: ConditionRecord, in s: inout State) {
         let id = id(r.route, r.key)
         s.generation += 1
         s.generations[id] = s.generation
@@ -322,53 +292,7 @@ package final class ConditionEngine: Sendable {
         s.heap.push(DueHeap.Entry(due: at, id: id, generation: s.generation))
     }
 
-    /// Whether `route` has a raised condition (superseded ones included): the one of `key`,
-    /// or (`key` nil) any.
-    private static func isRaised(_ route: String, key: String?, in s: State) -> Bool {
-        if let key { return s.records[id(route, key)] != nil }
-        return (s.counts[route]?.active ?? 0) > 0
-    }
-
-    /// After a condition of `route` went away: its dependents' superseded conditions whose
-    /// parent is no longer raised become ordinary ones, announced together.
-    private static func settle(after route: String, now: Double, in s: inout State) -> [ConditionRecord] {
-        guard s.configs.values.contains(where: { $0.dependsOn == route }) else { return [] }
-        return promote(now: now, in: &s) { r, s in r.supersededBy == route && !isRaised(route, key: r.parentKey, in: s) }
-    }
-
-    /// Superseded conditions whose parent is not raised, or no longer their route's
-    /// `depends_on` (a reload, a restart after a crash between two writes).
-    private static func settleOrphans(now: Double, in s: inout State) -> [ConditionRecord] {
-        promote(now: now, in: &s) { r, s in
-            guard let parent = r.supersededBy, s.configs[r.route]?.dependsOn == parent, s.configs[parent] != nil else { return true }
-            return !isRaised(parent, key: r.parentKey, in: s)
-        }
-    }
-
-    /// Makes the superseded conditions `chosen` picks ordinary raised ones, whose repeats and
-    /// steps count from `now`, and queues one announcement per route and parent.
-    private static func promote(now: Double, in s: inout State,
-                                where chosen: (ConditionRecord, State) -> Bool) -> [ConditionRecord] {
-        let picked = s.records.values.filter { $0.state == .superseded && chosen($0, s) }
-        guard !picked.isEmpty else { return [] }
-        var groups: [String: [ConditionRecord]] = [:]
-        for var r in picked {
-            r.state = .raised
-            r.announcedAt = now
-            r.nextRepeatAt = s.configs[r.route]?.repeatEvery.map { now + $0.seconds }
-            s.records[id(r.route, r.key)] = r
-            schedule(r, in: &s)
-            groups[id(r.route, r.supersededBy ?? ""), default: []].append(r)
-        }
-        for group in groups.keys.sorted() {
-            let records = groups[group]!.sorted { ($0.raisedAt, $0.key) < ($1.raisedAt, $1.key) }
-            let parent = records[0].supersededBy ?? ""
-            s.announcements.append((now, Work(kind: .announcement(parent: parent), record: records[0], dependents: records)))
-        }
-        return groups.values.flatMap { $0 }
-    }
-
-    private func persist(_ r: ConditionRecord, removed: Bool) {
+    func persist(_ r: ConditionRecord, removed: Bool) {
         guard let journal else { return }
         do {
             try journal.saveCondition(route: r.route, key: r.key, value: removed ? nil : r.stored)
