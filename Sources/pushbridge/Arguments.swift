@@ -24,6 +24,7 @@ struct Arguments {
         "health": ["-c", "--url"],
         "schema": [],
         "alerts": ["-c", "--json"],
+        "people": ["-c", "--json"],
         "ack": ["-c", "--snooze", "--by"],
     ]
     /// Commands that take positional arguments.

@@ -19,6 +19,8 @@ enum Usage {
                                        the active alerts (conditions), read from the bridge's /api/alerts
       pushbridge ack     [-c FILE] ALERT_ID [--snooze 30m] [--by NAME]
                                        acknowledge (or snooze) an alert: published to conditions.ack_topic
+      pushbridge people  [-c FILE] [--json]
+                                       each person's presence and since when, read from the bridge's /api/people
       pushbridge schema                print the JSON Schema of bridge.yml (docs/bridge.schema.json)
       pushbridge help config [KEY]     the reference of every bridge.yml key, or of one
                                        (e.g. extension.filters.changed); --markdown: as docs/configuration.md
@@ -99,6 +101,14 @@ enum Usage {
         set): alert id, route, key, state (raised, repeated, escalated), since when, repeats
         delivered, the last escalation step, and who acknowledged it or until when it is
         snoozed. --json prints GET /api/alerts as it answered.
+        """,
+        "people": """
+        usage: pushbridge people [-c FILE] [--json]
+
+        Lists each person of the bridge FILE configures (its monitoring.http must be set):
+        name, presence (home, away or unknown) and since when (ISO 8601, UTC; - while
+        unknown). --json prints GET /api/people as it answered:
+        {"alice":{"presence":"home","since":"2026-12-07T08:00:00.000Z"},"bob":{"presence":"unknown","since":null}}.
         """,
         "ack": """
         usage: pushbridge ack [-c FILE] ALERT_ID [--snooze 30m] [--by NAME]

@@ -103,6 +103,8 @@ case "alerts":
     exit(AlertsCommand.run(args, config: loadConfig()))
 case "ack":
     exit(AckCommand.run(args, config: loadConfig()))
+case "people":
+    exit(PeopleCommand.run(args, config: loadConfig()))
 default:
     printErr("pushbridge: error: unknown command '\(args.command)'")
     exit(2)

@@ -34,6 +34,8 @@ public final class Bridge: Sendable {
     /// The payloads the routes' `lookup:` entries read, kept across reloads (a reload keeps
     /// the discovery configs the broker replayed at start: it will not replay them again).
     let lookups = LookupStore()
+    /// The people (`people:`): presence, audiences and held alerts; `nil` without any.
+    let people: PeopleDesk?
     /// The HTTP server's access check (`monitoring.http_auth`), kept so that a reload can give
     /// it a new token; `nil` without `monitoring.http`.
     let httpAccess: HTTPAccess?
@@ -68,8 +70,11 @@ public final class Bridge: Sendable {
         let conditions = ConditionEngine(journal: intake.journal, logger: logger)
         let attachments = try Self.attachmentService(for: config, existing: nil)
         attachmentSlot = AttachmentSlot(attachments)
+        let people = PeopleDesk(config: config, journal: intake.journal, logger: logger, wall: clock.wall)
+        self.people = people
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
-                                clock: clock, conditions: conditions, attachments: attachments, lookups: lookups)
+                                clock: clock, conditions: conditions, attachments: attachments, lookups: lookups,
+                                presence: people?.board)
         conditions.restore(now: clock.wall())
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
@@ -94,7 +99,7 @@ public final class Bridge: Sendable {
         let output = publisher.output
         let outputs = try OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer,
                                     files: AttachmentFiles { [attachmentSlot] key in attachmentSlot.service?.store.file(forKey: key) },
-                                    logger: logger) { m in
+                                    people: people, logger: logger) { m in
             do {
                 try output.publish(topic: m.topic, payload: m.payload, qos: m.qos, retain: m.retain, userProperties: m.userProperties)
             } catch {
@@ -108,13 +113,14 @@ public final class Bridge: Sendable {
         var sources = StatsSources(stats: stats, filterMemory: memory, conditions: conditions, delivery: intake.counters,
                                    connections: [publisher.intake, publisher.output], outputs: outputs)
         sources.attachments = { [attachmentSlot] in attachmentSlot.service }
+        sources.people = people
         statsSources = sources
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
                            homeAssistant: HomeAssistantLink(config: config, broker: MQTTClientOptions(config: config.broker, will: nil, subscriptions: []),
                                                             version: Self.version, hop: hop, logger: logger),
                            outputs: outputs, partition: config.partition.flatMap(Partition.init), hop: hop, logger: logger,
                            ackTopic: config.conditions?.ackTopic, wall: clock.wall,
-                           automaticConditionTimer: automaticConditionTimer)
+                           automaticConditionTimer: automaticConditionTimer, people: people)
     }
 
     /// The pipeline messages arriving now go through.
@@ -149,7 +155,8 @@ public final class Bridge: Sendable {
                                                       var bytes: [UInt8] = []
                                                       JSONValue.array(conditions.active.map(\.apiValue)).write(into: &bytes)
                                                       return bytes
-                                                  }),
+                                                  },
+                                                  people: { [people] in people.map { PeopleCounts.json($0.board.entries(at: $0.wall())) } ?? Array("{}".utf8) }),
                     webPush: outputs?.webPushEndpoints(logger: logger), tls: config.monitoring.tls, access: httpAccess,
                     attachments: AttachmentDownloads(slot: attachmentSlot))
                 let scheme = config.monitoring.tls == nil ? "http" : "https"

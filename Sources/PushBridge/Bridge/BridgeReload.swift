@@ -72,6 +72,7 @@ extension Bridge {
         effective.homeAssistant = old.homeAssistant
         effective.conditions = old.conditions
         effective.outputs = old.outputs
+        effective.people = old.people
         // Unchanged filters keep their memory; changed and removed ones forget theirs.
         let attachments: AttachmentService?
         do {
@@ -85,7 +86,8 @@ extension Bridge {
         }
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
                                    memory: pipeline.filterMemory, conditions: pipeline.conditions, attachments: attachments,
-                                   lookups: lookups)
+                                   lookups: lookups, presence: people?.board)
+        people?.routesChanged(effective.routes)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake
         client.setSubscriptions(RouteSubscriptions.subscriptions(for: effective))

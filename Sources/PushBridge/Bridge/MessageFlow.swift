@@ -29,6 +29,8 @@ final class MessageFlow: Sendable {
     let conditionTimer: ConditionTimer
     /// The clock conditions are read on.
     let wall: @Sendable () -> Double
+    /// The people (`people:`): presence messages are taken here.
+    let people: PeopleDesk?
 
     final class FlightCount: Sendable {
         let count = Atomic<Int>(0)
@@ -53,8 +55,9 @@ final class MessageFlow: Sendable {
     init(pipeline: Pipeline, intake: Intake, publisher: Publisher, events: any BridgeEvents,
          homeAssistant: HomeAssistantLink?, outputs: OutputSet?, partition: Partition?, hop: (name: String, value: String), logger: BridgeLogger,
          ackTopic: String? = nil, wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
-         automaticConditionTimer: Bool = true) {
+         automaticConditionTimer: Bool = true, people: PeopleDesk? = nil) {
         pipelineSlot = Mutex(pipeline)
+        self.people = people
         self.intake = intake
         self.publisher = publisher
         self.events = events
@@ -123,6 +126,12 @@ final class MessageFlow: Sendable {
         // Payloads the routes read (an attachment's bytes, a lookup's discovery config): kept
         // as the topic's newest; decided as a message only when a route matches the topic too.
         let current = pipeline
+        // A person's presence: recorded (held alerts go out when someone arrives); decided as
+        // a message only when a route matches the topic too.
+        if let people, people.receive(message, release: { outputs?.releaseHeld() }),
+           current.table.matchIndex(message.topic) == nil {
+            return
+        }
         if current.attachments != nil || current.lookups != nil, current.intercept(message),
            current.table.matchIndex(message.topic) == nil {
             return

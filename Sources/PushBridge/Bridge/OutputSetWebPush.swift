@@ -7,6 +7,7 @@ extension OutputSet {
         guard let w = webPush else { return nil }
         let name = w.name
         return WebPushEndpoints(store: w.fanOut.store, publicKey: w.fanOut.vapid.publicKey, token: w.config.subscribeToken,
+                                people: people?.board.people.map(\.name) ?? [],
                                 log: { logger.info("output '\(name)': \($0)") })
     }
 }

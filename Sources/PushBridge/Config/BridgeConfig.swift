@@ -26,6 +26,8 @@ public struct BridgeConfig: Sendable {
     package var conditions: ConditionsConfig? = nil
     /// The top-level `attachments:` settings (their defaults when the file has none).
     var attachments = AttachmentsConfig()
+    /// `people:`: who the outputs reach and where their presence comes from (docs/people.md).
+    var people: [PersonConfig] = []
     /// The file this config was read from, for messages.
     package var sourcePath: String = "bridge.yml"
 
@@ -133,6 +135,14 @@ package struct RouteConfig: Sendable {
     /// `continue: true`: a message this route decides also goes on to the next route (in file
     /// order) whose filter matches its topic, which decides it too.
     var continueMatching = false
+    /// `audience:`: whose person-owned outputs get the route's alerts (docs/people.md).
+    var audience: Audience = .everyone
+    /// `when_nobody:`: what an alert of an empty `home`/`away` audience does.
+    var whenNobody: WhenNobody = .everyone
+    /// The names of an `audience` list as written (checked against `people:`).
+    var audienceRefs: [YAMLScalar] = []
+    /// Where `audience` is written.
+    var audienceMark: YAMLMark? = nil
     /// Where `condition:` is written (for warnings made after the route is read).
     var conditionMark: YAMLMark? = nil
     /// Where the route was declared, for messages (`bridge.yml:12:5`).

@@ -36,6 +36,9 @@ struct ConfigAssembly {
         if let n = f["outputs"] { (config.outputs, outputRoutes) = reader.readOutputs(n, baseDirectory: directory, monitoringHTTP: config.monitoring.http != nil) }
         if let n = f["conditions"] { config.conditions = reader.readConditions(n) }
         if let n = f["attachments"] { config.attachments = reader.readAttachmentsSettings(n) }
+        var personOutputs: [(String, YAMLScalar)] = []
+        if let n = f["people"] { (config.people, personOutputs) = reader.readPeople(n) }
+        checkPeople(config, outputRefs: personOutputs)
         checkConditions(config)
         checkDependencies(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)

@@ -8,7 +8,7 @@
 package enum ConfigReference {
     /// Every key, sections before their keys, in the order the file is written.
     static let all: [ConfigKey] = top + broker + routes + routeAttachments + conditionKeys + extensionSection + outputs + scaleOut
-        + deliveryOutputs + conditionsSection + attachmentsSection
+        + deliveryOutputs + conditionsSection + attachmentsSection + peopleSection
 
     /// The key at `path`, or `nil`.
     package static func key(_ path: String) -> ConfigKey? { byPath[path] }

@@ -73,6 +73,7 @@ extension ConfigReader {
         }
         if let n = f["attachments"] { route.attachments = readAttachmentSpecs(n, route: name) }
         if let n = f["lookup"] { route.lookups = readLookups(n) }
+        readAudience(f, into: &route)
         if let n = f["condition"] {
             route.condition = readCondition(n, route: name)
             route.conditionMark = f.keyMarks["condition"]

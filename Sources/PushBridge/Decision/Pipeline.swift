@@ -27,17 +27,18 @@ package final class Pipeline: Sendable {
     /// by a program that links the library. `memory` carries `dedupe`, `rate_limit` and
     /// `changed` state over from a previous pipeline (unchanged filters keep theirs; the
     /// others are forgotten); by default the filters start with none. `lookups` keeps the
-    /// payloads `lookup.*` reads (one store across reloads; without it every lookup is `null`).
+    /// payloads `lookup.*` reads (one store across reloads; without it every lookup is `null`);
+    /// `presence` the people's presence `presence.*` and `people_home` read.
     package init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil,
                 hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
                 clock: StageClock = .system, conditions: ConditionEngine? = nil,
-                attachments: AttachmentService? = nil, lookups: LookupStore? = nil) {
+                attachments: AttachmentService? = nil, lookups: LookupStore? = nil, presence: PresenceBoard? = nil) {
         self.config = config
         self.attachments = attachments
         let lookupFilters = config.lookupTopicFilters
         self.lookupFilters = lookupFilters
         self.lookups = lookupFilters.isEmpty ? nil : lookups
-        self.mapper = RequestMapper(lookups: self.lookups)
+        self.mapper = RequestMapper(lookups: self.lookups, presence: config.people.isEmpty ? nil : presence)
         self.table = RouteTable(routes: config.routes)
         self.duplicateCopies = RouteSubscriptions.plan(for: config).copies
         self.renderer = DisplayRenderer(display: config.display, deadLetter: config.deadLetter,

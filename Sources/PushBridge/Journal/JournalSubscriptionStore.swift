@@ -2,7 +2,7 @@ import Foundation
 
 /// A Web Push output's subscriptions in the journal's database, so they outlive restarts.
 ///
-/// One table, `webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at)`,
+/// One table, `webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at, person)`,
 /// keyed by the output's name and the endpoint (two `webpush` outputs keep separate lists).
 /// Each change commits at once (the journal's open batch first).
 final class JournalSubscriptionStore: SubscriptionStore {
@@ -19,12 +19,18 @@ final class JournalSubscriptionStore: SubscriptionStore {
             PRIMARY KEY(output, endpoint)) WITHOUT ROWID;
         """
 
+    /// The columns added since the table was first made (a database an older version made gets them).
+    static let columns = [("person", "TEXT")]
+
     /// The store of `output` in `journal` (the table is created when missing).
     init(journal: Journal, output: String, limit: Int = 1000) throws(SubscriptionStoreError) {
         self.journal = journal
         self.output = output
         self.limit = limit
-        try run { db throws(SQLiteError) in try db.execute(Self.schema) }
+        try run { db throws(SQLiteError) in
+            try db.execute(Self.schema)
+            try db.ensureColumns(Self.columns, of: "webpush_subscriptions")
+        }
     }
 
     func upsert(_ subscription: WebPushSubscription) throws(SubscriptionStoreError) -> UpsertResult {
@@ -39,12 +45,12 @@ final class JournalSubscriptionStore: SubscriptionStore {
             }
             // The first-added time stays when the keys are replaced (the list's order).
             let q = try db.prepare("""
-                INSERT INTO webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                ON CONFLICT(output, endpoint) DO UPDATE SET p256dh = ?3, auth = ?4, expiration = ?5
+                INSERT INTO webpush_subscriptions(output, endpoint, p256dh, auth, expiration, added_at, person)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                ON CONFLICT(output, endpoint) DO UPDATE SET p256dh = ?3, auth = ?4, expiration = ?5, person = ?7
                 """)
             try q.bound(output, subscription.endpoint, subscription.p256dh, subscription.auth, subscription.expirationTime,
-                        Date().timeIntervalSince1970).run()
+                        Date().timeIntervalSince1970, subscription.person).run()
             return replacing ? .replaced : .added
         }
     }
@@ -60,11 +66,11 @@ final class JournalSubscriptionStore: SubscriptionStore {
     func all() throws(SubscriptionStoreError) -> [WebPushSubscription] {
         try run { db throws(SQLiteError) -> [WebPushSubscription] in
             try db.prepare("""
-                SELECT endpoint, p256dh, auth, expiration FROM webpush_subscriptions
+                SELECT endpoint, p256dh, auth, expiration, person FROM webpush_subscriptions
                 WHERE output = ?1 ORDER BY added_at, endpoint
                 """).bound(output).rows { q in
                     WebPushSubscription(endpoint: q.text(0) ?? "", p256dh: q.blob(1), auth: q.blob(2),
-                                        expirationTime: q.text(3).flatMap { Int64($0) })
+                                        expirationTime: q.text(3).flatMap { Int64($0) }, person: q.text(4))
                 }
         }
     }

@@ -10,6 +10,11 @@ package enum Variable: String, CaseIterable, Sendable {
     /// A route's `lookup:`: each name's newest payload kept of the topic its template renders
     /// for this message (JSON when it was JSON, else text); `null` when none is kept.
     case lookup
+    /// `presence.<name>`: each person's presence (`true` home, `false` away, `null` unknown);
+    /// `null` without `people:`.
+    case presence
+    /// How many people are home (0 without `people:`).
+    case peopleHome = "people_home"
 }
 
 /// What an expression is evaluated against: one value per `Variable`.

@@ -30,6 +30,9 @@ package struct MessageContext: EvaluationContext, Sendable {
         var condition: JSONValue = .null
         /// `lookup.*`: the route's kept values by name; `null` for a route without `lookup:`.
         var lookup: JSONValue = .null
+        /// `presence.*` and `people_home` (set only when `people:` is configured).
+        var presence: JSONValue = .null
+        var peopleHome: Int64 = 0
         /// A notification the condition made (repeat, step, all-clear), not an input message.
         var madeByCondition = false
 
@@ -57,6 +60,8 @@ package struct MessageContext: EvaluationContext, Sendable {
                             content: content, now: now, timeZone: timeZone)
             s.condition = condition
             s.lookup = lookup
+            s.presence = presence
+            s.peopleHome = peopleHome
             s.madeByCondition = madeByCondition
             return s
         }
@@ -109,6 +114,10 @@ package struct MessageContext: EvaluationContext, Sendable {
     var condition: JSONValue { get { storage.condition } set { uniqueStorage().condition = newValue } }
     /// `lookup` as expressions see it: an object of the route's lookup names (`null` without any).
     var lookup: JSONValue { get { storage.lookup } set { uniqueStorage().lookup = newValue } }
+    /// `presence` as expressions see it: an object of each person's presence (`null` without people).
+    var presence: JSONValue { get { storage.presence } set { uniqueStorage().presence = newValue } }
+    /// `people_home`: how many people are home.
+    var peopleHome: Int64 { get { storage.peopleHome } set { uniqueStorage().peopleHome = newValue } }
     /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
     /// `changed` see only input messages, never these.
     var madeByCondition: Bool { get { storage.madeByCondition } set { uniqueStorage().madeByCondition = newValue } }
@@ -151,6 +160,8 @@ package struct MessageContext: EvaluationContext, Sendable {
         case .content: return content.jsonValue
         case .condition: return condition
         case .lookup: return lookup
+        case .presence: return presence
+        case .peopleHome: return .int(peopleHome)
         case .now: return .int(Int64(now.rounded(.down)))
         case .message: return .null
         case .hour, .weekday:

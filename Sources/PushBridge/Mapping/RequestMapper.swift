@@ -11,8 +11,13 @@ struct RequestMapper: Sendable {
 
     /// Where `lookup.*` reads the kept values (`nil`: every lookup is `null`).
     let lookups: LookupStore?
+    /// Where `presence.*` and `people_home` are read (`nil` without `people:`: they are `null` and 0).
+    let presence: PresenceBoard?
 
-    init(lookups: LookupStore? = nil) { self.lookups = lookups }
+    init(lookups: LookupStore? = nil, presence: PresenceBoard? = nil) {
+        self.lookups = lookups
+        self.presence = presence
+    }
 
     /// Maps `message` with `route`. `id` is the UUID fixed when the message arrived
     /// (used unless the source gives an `apns-id`).
@@ -49,6 +54,10 @@ struct RequestMapper: Sendable {
                                      priority: entry.route.effectivePriority, now: now, timeZone: nil)
         // Only a route with `lookup:` does this work: the others' messages never touch the store.
         if !entry.route.lookups.isEmpty { context.lookup = lookupValues(entry.route.lookups, in: context) }
+        // Only a bridge with `people:` does this work.
+        if let presence {
+            (context.presence, context.peopleHome) = presence.variables(at: now)
+        }
         if case .null = condition {} else {
             context.condition = condition
             context.madeByCondition = madeByCondition

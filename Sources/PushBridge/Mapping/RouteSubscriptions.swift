@@ -35,7 +35,10 @@ enum RouteSubscriptions {
             // The attachments' and the lookups' topics (QoS 0: only the newest payload matters;
             // never shared: every replica needs what its alerts ask for).
             + config.keptTopicFilters.filter { byFilter[$0] == nil }
-                .map { MQTTSubscription(filter: $0, qos: 0, noLocal: config.broker.protocolVersion == .v5) })
+                .map { MQTTSubscription(filter: $0, qos: 0, noLocal: config.broker.protocolVersion == .v5) }
+            // The people's presence topics (QoS 1: an arrival home must not be lost).
+            + config.presenceTopicFilters.filter { byFilter[$0] == nil && !config.keptTopicFilters.contains($0) }
+                .map { MQTTSubscription(filter: $0, qos: 1, noLocal: config.broker.protocolVersion == .v5) })
         let (subscriptions, copies) = DuplicateCopies.assign(all, v5: config.broker.protocolVersion == .v5)
         return (subscriptions, copies)
     }

@@ -12,12 +12,16 @@ struct DashboardEndpoints: Sendable {
     package let totals: (@Sendable () -> Counters)?
     /// `GET /api/alerts`: the active conditions as a JSON array.
     package let alerts: @Sendable () -> [UInt8]
+    /// `GET /api/people`: each person's presence and since when (`{}` without people).
+    let people: @Sendable () -> [UInt8]
 
     /// Endpoints reading `feed` and `snapshot`; with `totals`, the server keeps the last
     /// minutes of totals for the rate chart (`/api/history`).
     init(feed: DecisionFeed, snapshot: @escaping @Sendable () -> [UInt8],
-                totals: (@Sendable () -> Counters)? = nil, alerts: @escaping @Sendable () -> [UInt8] = { Array("[]".utf8) }) {
+                totals: (@Sendable () -> Counters)? = nil, alerts: @escaping @Sendable () -> [UInt8] = { Array("[]".utf8) },
+                people: @escaping @Sendable () -> [UInt8] = { Array("{}".utf8) }) {
         self.feed = feed
+        self.people = people
         self.snapshot = snapshot
         self.totals = totals
         self.alerts = alerts
@@ -47,6 +51,8 @@ struct DashboardEndpoints: Sendable {
         case "/api/alerts":
             return HTTPResponse(status: 200, body: String(decoding: alerts(), as: UTF8.self),
                                 contentType: "application/json", headers: [("Cache-Control", "no-store")])
+        case "/api/people":
+            return HTTPResponse(status: 200, bytes: people(), contentType: "application/json", headers: [("Cache-Control", "no-store")])
         case "/favicon.ico":
             // What a browser asks for beside the page (the page's images may come from this server).
             return HTTPResponse(status: 200, bytes: DashboardAssets.icon192PNG, contentType: "image/png",

@@ -60,6 +60,9 @@ package struct StatsSnapshot: Sendable, Equatable {
     /// The attachment store and cache (set by the bridge when routes have attachments);
     /// written as the `attachments` object when set.
     var attachments: AttachmentCounts?
+    /// The people's presence and the held alerts (set by the bridge when `people:` is
+    /// configured); written as the `people` object and the routes' `held` counts when set.
+    var people: PeopleCounts?
 
     /// Messages received and not yet finished (the totals' `in_flight`).
     package var inFlight: Int { totals.inFlight }
@@ -106,9 +109,11 @@ package struct StatsSnapshot: Sendable, Equatable {
         }
         w.endObject()
         w.key("routes"); w.beginObject()
-        for name in Set(routes.keys).union(conditions.keys).sorted() {
+        let held = people?.held ?? [:]
+        for name in Set(routes.keys).union(conditions.keys).union(held.keys).sorted() {
             w.key(name)
             Self.write(routes[name] ?? Counters(), into: &w, all: false) { w in
+                if let h = held[name] { w.key("held"); w.number(h.held); w.key("held_delivered"); w.number(h.released) }
                 guard let c = conditions[name] else { return }
                 w.key("conditions"); w.beginObject()
                 w.key("active"); w.number(c.active)
@@ -141,6 +146,7 @@ package struct StatsSnapshot: Sendable, Equatable {
             w.endObject()
         }
         writeOutputs(into: &w)
+        writePeople(into: &w)
         if let a = attachments {
             w.key("attachments"); w.beginObject()
             w.key("store_bytes"); w.number(a.storeBytes)

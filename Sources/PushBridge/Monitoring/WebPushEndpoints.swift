@@ -9,6 +9,8 @@ import Foundation
 /// - `POST /api/webpush/subscriptions` with `Authorization: Bearer <token>` and the browser's
 ///   PushSubscription JSON: 201 (added or its keys replaced), 400 (not a subscription),
 ///   401 (no or wrong token), 413 (body over `maximumBody`), 507 (the store is full).
+/// - `GET /api/webpush/people` with the token: `{"people":[names]}`, the configured people a
+///   subscription may name (`"person"` in the POST body; another name is a 400).
 /// - `DELETE /api/webpush/subscriptions` with the token and `{"endpoint":…}` (or the whole
 ///   subscription): 204 when removed, 404 when unknown.
 final class WebPushEndpoints: Sendable {
@@ -16,10 +18,12 @@ final class WebPushEndpoints: Sendable {
     static let maximumBody = 8 * 1024
     /// The subscription API's path.
     static let subscriptionsPath = "/api/webpush/subscriptions"
+    /// The path of the people a subscription may name.
+    static let peoplePath = "/api/webpush/people"
     /// The paths a browser reaches without the monitoring server's token (`monitoring.http_auth`):
     /// the page, its files, the VAPID key and the subscription API (which checks its own token).
     static let publicPaths: Set<String> = ["/subscribe", "/subscribe/", "/manifest.webmanifest", "/sw.js", "/icon.svg",
-                                           "/icon-192.png", "/icon-512.png", "/api/webpush/vapid-public-key", subscriptionsPath]
+                                           "/icon-192.png", "/icon-512.png", "/api/webpush/vapid-public-key", subscriptionsPath, peoplePath]
 
     /// Where subscriptions go.
     let store: any SubscriptionStore
@@ -27,11 +31,16 @@ final class WebPushEndpoints: Sendable {
     let publicKey: String
     private let token: [UInt8]
     private let log: (@Sendable (String) -> Void)?
+    /// The names of `people:` (a subscription's `person` must be one of them).
+    let people: [String]
 
     /// Endpoints storing into `store`, serving `publicKey`, guarded by `token` (never logged);
-    /// `log` hears one line per change of the subscriptions (no token, no keys).
-    init(store: any SubscriptionStore, publicKey: String, token: String, log: (@Sendable (String) -> Void)? = nil) {
+    /// `log` hears one line per change of the subscriptions (no token, no keys); `people` the
+    /// names a subscription may belong to.
+    init(store: any SubscriptionStore, publicKey: String, token: String, people: [String] = [],
+         log: (@Sendable (String) -> Void)? = nil) {
         self.store = store
+        self.people = people
         self.publicKey = publicKey
         self.token = Array(token.utf8)
         self.log = log
@@ -56,6 +65,15 @@ final class WebPushEndpoints: Sendable {
             }
         }
         guard method == "GET" || method == "HEAD" else { return nil }
+        if path == Self.peoplePath {
+            guard authorized(authorization) else {
+                return HTTPResponse(status: 401, body: "a valid 'Authorization: Bearer <token>' is needed\n",
+                                    headers: [("WWW-Authenticate", #"Bearer realm="pushbridge""#)])
+            }
+            var bytes: [UInt8] = []
+            JSONValue.object(["people": .array(people.map { .string($0) })]).write(into: &bytes)
+            return HTTPResponse(status: 200, bytes: bytes, contentType: "application/json", headers: [("Cache-Control", "no-store")])
+        }
         let asset: (String, String)
         switch path {
         case "/subscribe", "/subscribe/":
@@ -98,6 +116,10 @@ final class WebPushEndpoints: Sendable {
             switch WebPushSubscription.parse(body) {
             case .success(let s): subscription = s
             case .failure(let problem): return HTTPResponse(status: 400, body: "\(problem)\n")
+            }
+            if let person = subscription.person, !people.contains(person) {
+                let known = people.isEmpty ? "no people are configured ('people:')" : "the people are " + people.joined(separator: ", ")
+                return HTTPResponse(status: 400, body: "'person' \"\(person)\" is not a configured person: \(known)\n")
             }
             switch try store.upsert(subscription) {
             case .full: return HTTPResponse(status: 507, body: "the subscription list is full\n")

@@ -4,9 +4,11 @@ import Foundation
 /// hand-off from the message path, the dead letters of refused deliveries, the drain.
 final class OutputSet: Sendable {
     let workers: [OutputWorker]
-    private let journal: Journal?
+    let journal: Journal?
     private let renderer: DisplayRenderer
-    private let logger: BridgeLogger
+    let logger: BridgeLogger
+    /// The people, when `people:` is configured: the routes' audiences choose among the outputs.
+    let people: PeopleDesk?
 
     /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
     let webPush: WebPushOutput?
@@ -16,9 +18,11 @@ final class OutputSet: Sendable {
     /// output connection). Throws when a `webpush` output's VAPID key or subscription table
     /// cannot be used.
     init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, files: AttachmentFiles = .none,
-          logger: BridgeLogger, publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
+          people: PeopleDesk? = nil, logger: BridgeLogger,
+          publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
         self.journal = journal
+        self.people = people
         self.renderer = renderer
         self.logger = logger
         var workers: [OutputWorker] = []
@@ -76,21 +80,23 @@ final class OutputSet: Sendable {
             json = DisplayRenderer.displayJSON(request, source: sourceTopic, route: route, modified: decision.modified,
                                                receivedAt: receivedAt)
         }
-        offer(OutputItem(alertID: request.id, route: route, displayJSON: json,
-                         files: request.content.attachments.compactMap { AttachmentStore.key(ofFile: $0.file) }))
+        let item = OutputItem(alertID: request.id, route: route, displayJSON: json,
+                              files: request.content.attachments.compactMap { AttachmentStore.key(ofFile: $0.file) })
+        let audience = people?.choice(for: route) ?? .everyone
+        if audience == .hold {
+            people?.hold(route: route, key: item.key, item: item.json, files: item.files)
+            // Outputs of nobody still get it now.
+            offer(item, audience: .people([]))
+        } else {
+            offer(item, audience: audience)
+        }
     }
 
-    /// Hands `item` to every output whose `routes` include its route. With a journal the
-    /// deliveries are stored first (one transaction); the workers are then woken.
-    func offer(_ item: OutputItem) {
-        var rows: [(output: String, key: String, target: String)] = []
-        var owners: [OutputWorker] = []
-        for w in workers where w.config.routes?.contains(item.route) ?? true {
-            for target in w.kind.targets(for: item) {
-                rows.append((w.config.name, item.key, target))
-                owners.append(w)
-            }
-        }
+    /// Hands `item` to every output whose `routes` include its route (and that `audience`
+    /// reaches). With a journal the deliveries are stored first (one transaction); the workers
+    /// are then woken.
+    func offer(_ item: OutputItem, audience: AudienceChoice = .everyone) {
+        let (rows, owners) = deliveryRows(for: item, audience: audience)
         guard !rows.isEmpty else { return }
         let now = Date().timeIntervalSince1970
         if let journal {

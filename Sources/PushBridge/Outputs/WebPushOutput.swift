@@ -46,6 +46,14 @@ final class WebPushOutput: OutputKind {
         return WebPushOutput(name: name, config: config, store: store, vapid: vapid, logger: logger)
     }
 
+    /// Every subscription (empty when the store cannot be read: logged).
+    func subscriptions() -> [WebPushSubscription] {
+        do { return try fanOut.store.all() } catch {
+            logger.error("output '\(name)': cannot read the subscriptions: \(error)")
+            return []
+        }
+    }
+
     func targets(for item: OutputItem) -> [String] {
         do { return try fanOut.store.all().map(\.endpoint) } catch {
             logger.error("output '\(name)': cannot read the subscriptions: \(error)")

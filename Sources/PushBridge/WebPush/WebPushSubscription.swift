@@ -9,6 +9,9 @@ package struct WebPushSubscription: Sendable, Hashable {
     let auth: [UInt8]
     /// When the subscription ends (milliseconds since 1970), when the browser gave one.
     let expirationTime: Int64?
+    /// The person (of `people:`) the subscription belongs to, when the page gave one: it then
+    /// gets only the alerts whose audience holds that person (docs/people.md).
+    var person: String? = nil
 
     /// Longest endpoint accepted (push services' URLs are a few hundred bytes).
     static let maximumEndpointLength = 2048
@@ -44,7 +47,14 @@ package struct WebPushSubscription: Sendable, Hashable {
         guard let auth = keys["auth"]?.stringValue.flatMap(Base64URL.decode), auth.count == 16 else {
             return .failure(SubscriptionProblem("'keys.auth' must be base64url of 16 bytes"))
         }
-        return .success(WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth, expirationTime: expiration))
+        var person: String?
+        switch value["person"] {
+        case nil, .null?: person = nil
+        case .string(let name)? where name.isEmpty: person = nil
+        case .string(let name)?: person = name
+        default: return .failure(SubscriptionProblem("'person' must be a person's name (a string) or null"))
+        }
+        return .success(WebPushSubscription(endpoint: endpoint, p256dh: p256dh, auth: auth, expirationTime: expiration, person: person))
     }
 
     /// Why `endpoint` is not a usable push endpoint, or `nil`.
@@ -69,6 +79,7 @@ package struct WebPushSubscription: Sendable, Hashable {
         w.add("p256dh", Base64URL.encode(p256dh))
         w.add("auth", Base64URL.encode(auth))
         w.endObject()
+        if let person { w.add("person", person) }
         w.endObject()
         return w.bytes
     }

@@ -35,6 +35,15 @@ import Testing
         "routes[].condition.live_activity.attributes_type": ["display.format"],
         "routes[].condition.live_activity.attributes": ["display.format", "routes[].condition.live_activity.attributes_type"],
         "routes[].condition.depends_key": ["routes[].condition.depends_on"],
+        "people": ["outputs"],
+        "people[].name": ["outputs"],
+        "people[].outputs": ["outputs"],
+        "people[].presence": ["outputs"],
+        "people[].presence.topic": ["outputs"],
+        "people[].presence.home": ["outputs"],
+        "people[].presence.stale_after": ["outputs"],
+        "routes[].audience": ["outputs", "people"],
+        "routes[].when_nobody": ["outputs", "people"],
     ]
     /// The condition route `depends_on`'s example names, added as a second route where it is needed.
     static let parentRoute: JSONValue = .object([

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The outputs and the people (docs/people.md): which outputs an audience reaches, and the
+/// delivery of held alerts once someone is there to tell.
+extension OutputSet {
+    /// How many held alerts of one route are delivered one by one; the rest become one summary.
+    static let heldOneByOne = 3
+
+    /// The deliveries of `item`: each output whose `routes` include its route and that
+    /// `audience` reaches, once per target (a Web Push subscription of a person outside the
+    /// audience is left out).
+    func deliveryRows(for item: OutputItem, audience: AudienceChoice) -> ([(output: String, key: String, target: String)], [OutputWorker]) {
+        var rows: [(output: String, key: String, target: String)] = []
+        var owners: [OutputWorker] = []
+        for w in workers where w.config.routes?.contains(item.route) ?? true {
+            let owned = people?.owners[w.config.name] ?? []
+            if audience == .everyone {
+                for target in w.kind.targets(for: item) {
+                    rows.append((w.config.name, item.key, target))
+                    owners.append(w)
+                }
+                continue
+            }
+            if let push = w.kind as? WebPushOutput {
+                for subscription in push.subscriptions() where audience.reaches(subscriptionOf: subscription.person, owners: owned) {
+                    rows.append((w.config.name, item.key, subscription.endpoint))
+                    owners.append(w)
+                }
+            } else if audience.reaches(owners: owned) {
+                for target in w.kind.targets(for: item) {
+                    rows.append((w.config.name, item.key, target))
+                    owners.append(w)
+                }
+            }
+        }
+        return (rows, owners)
+    }
+
+    /// Delivers the held alerts whose route's audience is someone now: with 3 or fewer, each
+    /// one by one; with more, the 3 newest one by one and one summary of the rest. With a
+    /// journal the deliveries are stored and the held alerts removed in one transaction.
+    func releaseHeld() {
+        guard let people else { return }
+        for release in people.releasable() {
+            let items = Self.releaseItems(release, now: people.wall())
+            let now = Date().timeIntervalSince1970
+            let planned = items.map { deliveryRows(for: $0, audience: release.audience) }
+            if let journal {
+                do {
+                    let added = try journal.releaseHeld(release.alerts.map(\.id).filter { $0 > 0 },
+                                                        deliveries: zip(items, planned).map { ($0.1.0, $0.0.json, $0.0.files) },
+                                                        created: now)
+                    var counts: [ObjectIdentifier: Int] = [:]
+                    for (plan, flags) in zip(planned, added) {
+                        for (owner, new) in zip(plan.1, flags) where new { counts[ObjectIdentifier(owner), default: 0] += 1 }
+                    }
+                    for w in workers { if let n = counts[ObjectIdentifier(w)] { w.stored(n) } }
+                    people.released(release)
+                    logger.info("route '\(release.route)': \(release.alerts.count) held alert(s) delivered")
+                    continue
+                } catch {
+                    logger.error("outputs: cannot hand on the held alerts of '\(release.route)': \(error); they stay held")
+                    continue
+                }
+            }
+            for (item, plan) in zip(items, planned) {
+                for (row, owner) in zip(plan.0, plan.1) {
+                    owner.enqueue(PendingDelivery(row: nil, key: row.key, target: row.target, item: item.json, files: item.files, created: now))
+                }
+            }
+            people.released(release)
+        }
+    }
+
+    /// The items a release sends: the held alerts themselves, or the 3 newest and a summary
+    /// of the older ones (title "N more: <route>", body their titles, collapse id `<route>-digest`).
+    static func releaseItems(_ release: HeldRelease, now: Double) -> [OutputItem] {
+        let alerts = release.alerts
+        let single = { (a: HeldAlertRow) in OutputItem(alertID: a.key, route: a.route, displayJSON: a.item, files: a.files) }
+        guard alerts.count > heldOneByOne else { return alerts.map(single) }
+        let older = alerts.dropLast(heldOneByOne)
+        let titles = older.map { OutputMessage(json: $0.item)?.title ?? "" }.filter { !$0.isEmpty }
+        var request = NotificationRequest(id: NotificationRequest.newID(), pushType: .alert, priority: 10,
+                                          collapseID: "\(release.route)-digest")
+        request.content.title = "\(older.count) more: \(release.route)"
+        request.content.body = titles.joined(separator: ", ")
+        let source = older.last.flatMap { OutputMessage(json: $0.item)?.sourceTopic } ?? ""
+        let summary = OutputItem(alertID: request.id, route: release.route,
+                                 displayJSON: DisplayRenderer.displayJSON(request, source: source, route: release.route,
+                                                                          modified: false, receivedAt: now))
+        return [summary] + alerts.suffix(heldOneByOne).map(single)
+    }
+}
