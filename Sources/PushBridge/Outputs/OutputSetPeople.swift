@@ -8,12 +8,15 @@ extension OutputSet {
 
     /// The deliveries of `item`: each output whose `routes` include its route and that
     /// `audience` reaches, once per target (a Web Push subscription of a person outside the
-    /// audience is left out).
-    func deliveryRows(for item: OutputItem, audience: AudienceChoice) -> ([(output: String, key: String, target: String)], [OutputWorker]) {
+    /// audience is left out). `peopleOnly`: only what belongs to a person (a held alert's
+    /// release: the outputs of nobody had it when it was held).
+    func deliveryRows(for item: OutputItem, audience: AudienceChoice,
+                      peopleOnly: Bool = false) -> ([(output: String, key: String, target: String)], [OutputWorker]) {
         var rows: [(output: String, key: String, target: String)] = []
         var owners: [OutputWorker] = []
         for w in workers where w.config.routes?.contains(item.route) ?? true {
             let owned = people?.owners[w.config.name] ?? []
+            if peopleOnly && owned.isEmpty && !(w.kind is WebPushOutput) { continue }
             if audience == .everyone {
                 for target in w.kind.targets(for: item) {
                     rows.append((w.config.name, item.key, target))
@@ -23,6 +26,7 @@ extension OutputSet {
             }
             if let push = w.kind as? WebPushOutput {
                 for subscription in push.subscriptions() where audience.reaches(subscriptionOf: subscription.person, owners: owned) {
+                    if peopleOnly && owned.isEmpty && subscription.person == nil { continue }
                     rows.append((w.config.name, item.key, subscription.endpoint))
                     owners.append(w)
                 }
@@ -44,7 +48,7 @@ extension OutputSet {
         for release in people.releasable() {
             let items = Self.releaseItems(release, now: people.wall())
             let now = Date().timeIntervalSince1970
-            let planned = items.map { deliveryRows(for: $0, audience: release.audience) }
+            let planned = items.map { deliveryRows(for: $0, audience: release.audience, peopleOnly: true) }
             if let journal {
                 do {
                     let added = try journal.releaseHeld(release.alerts.map(\.id).filter { $0 > 0 },
