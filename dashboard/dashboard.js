@@ -130,6 +130,7 @@
     renderRoutes(snap);
     renderFilters(snap);
     renderOutputs(snap);
+    renderPeople(snap);
     drawChart();
   }
 
@@ -262,6 +263,23 @@
       frag.appendChild(row);
     }
     $("outputs").querySelector("tbody").replaceChildren(frag);
+  }
+
+  // The people (people:): each one's presence and since when; shown only when the bridge has some.
+  function renderPeople(snap) {
+    const people = snap.people || {};
+    const names = Object.keys(people);
+    $("people-panel").hidden = !names.length;
+    const frag = document.createDocumentFragment();
+    for (const name of names) {
+      const p = people[name] || {};
+      const since = p.since ? new Date(p.since) : null;
+      const row = el("tr", { "data-person": name }, [el("td", { text: name }), el("td", { text: p.presence || "unknown" }),
+        el("td", { text: since ? since.toLocaleString() + " (" + duration((Date.now() - since.getTime()) / 1000) + " ago)" : "–" })]);
+      if (p.presence === "unknown") row.classList.add("warn");
+      frag.appendChild(row);
+    }
+    $("people").querySelector("tbody").replaceChildren(frag);
   }
 
   function fmtMs(v) { return typeof v === "number" ? v.toFixed(1) : "–"; }
