@@ -91,6 +91,7 @@ extension BridgeConfig {
                 out.append("     lookup \(l.name): the newest payload on \(q(l.template)) (subscribed as \(l.filter)), null when none")
             }
             if r.continueMatching { out.append("     continue: the next matching route decides its messages too") }
+            if let line = r.audienceText { out.append("     " + line) }
         }
 
         let e = `extension`
@@ -133,6 +134,7 @@ extension BridgeConfig {
         }
         out += describeHomeAssistant()
         out += describeOutputs()
+        out += describePeople()
         return out.joined(separator: "\n") + "\n"
     }
 }

@@ -52,3 +52,37 @@ extension BridgeConfig {
         return out
     }
 }
+
+extension RouteConfig {
+    /// The route's audience for `pushbridge check` (`nil` for the default, everyone).
+    var audienceText: String? {
+        let who: String
+        switch audience {
+        case .everyone: return nil
+        case .home: who = "home (the people at home; unknown counts)"
+        case .away: who = "away (the people away; unknown counts)"
+        case .people(let names): who = names.joined(separator: ", ")
+        }
+        let nobody = audience == .home || audience == .away ? " when_nobody=\(whenNobody.rawValue)" : ""
+        return "audience: " + who + nobody
+    }
+}
+
+extension BridgeConfig {
+    /// The `people:` lines of `pushbridge check` (none without people).
+    func describePeople() -> [String] {
+        guard !people.isEmpty else { return [] }
+        var out = ["people (\(people.count)):"]
+        for p in people {
+            var line = "  \(p.name): outputs=\(p.outputs.joined(separator: ","))"
+            if let presence = p.presence {
+                line += " presence from \(presence.topic) home when \"\(presence.home.source)\""
+                if let stale = presence.staleAfter { line += " stale_after=\(stale.text)" }
+            } else {
+                line += " presence: unknown (no presence)"
+            }
+            out.append(line)
+        }
+        return out
+    }
+}

@@ -125,6 +125,16 @@ import Testing
         #expect(list.contains { $0.contains("unknown person 'alice'") && $0.contains("there is no 'people:' section") })
     }
 
+    @Test("pushbridge check shows the people and the route's audience")
+    func describe() throws {
+        let text = try loadConfig(Self.yaml(people: Self.twoPeople, route: "audience: home\nwhen_nobody: hold")).describe()
+        #expect(text.contains("audience: home (the people at home; unknown counts) when_nobody=hold"))
+        #expect(text.contains("people (2):"))
+        #expect(text.contains("  alice: outputs=alice-phone presence from owntracks/alice/phone home when"))
+        #expect(text.contains("stale_after=12h"))
+        #expect(text.contains("  bob: outputs=bob-ntfy,alice-phone presence from homeassistant/person/bob/state home when \"raw == \"home\"\""))
+    }
+
     @Test("presence.<name> and people_home compile in expressions and templates")
     func variables() throws {
         let config = try loadConfig("""
