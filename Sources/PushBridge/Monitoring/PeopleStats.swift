@@ -8,8 +8,13 @@ struct PeopleCounts: Sendable, Equatable {
 
     /// The counts of `desk` now.
     init(_ desk: PeopleDesk) {
-        presence = desk.board.entries(at: desk.wall())
-        held = desk.routeCounts()
+        self.init(presence: desk.board.entries(at: desk.wall()), held: desk.routeCounts())
+    }
+
+    /// Counts from their parts.
+    init(presence: [PresenceBoard.Entry], held: [String: HeldCounts]) {
+        self.presence = presence
+        self.held = held
     }
 
     /// `{"alice":{"presence":"home","since":"…Z"},…}`: `since` is null when unknown.
