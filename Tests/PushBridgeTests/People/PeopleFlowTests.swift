@@ -159,4 +159,20 @@ struct PeopleFlowTests {
         try await bridge.stop()
         try await p.stop()
     }
+
+    @Test("a retained presence the broker replays at subscribe counts; a route on the presence topic still decides it")
+    func retainedAtSubscribe() async throws {
+        let p = try await PeopleSetup.make()
+        let s = p.s
+        try p.bob("home")   // retained, before the bridge subscribes
+        try await s.observer.waitUntilAcknowledged("the retained state stored")
+        let routes = Self.routes(s) + "\n- {name: bob-state, topic: \(p.bobTopic), retained: deliver, input: text, alert: {title: \"bob is {{ raw }}\"}}"
+        let bridge = try InProcessBridge.start(yaml: p.yaml(routes: routes))
+        try await s.waitUntilOnline()
+        try await p.waitForPresence(bridge.bridge, "bob", .home)
+        // The route that matches the presence topic decides it as a message too.
+        try await p.waitFor("hall", "bob is home")
+        try await bridge.stop()
+        try await p.stop()
+    }
 }
