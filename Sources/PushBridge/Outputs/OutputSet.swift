@@ -87,6 +87,8 @@ final class OutputSet: Sendable {
             people?.hold(route: route, key: item.key, item: item.json, files: item.files)
             // Outputs of nobody still get it now.
             offer(item, audience: .people([]))
+            // Someone arrived while it was being held: it goes out now.
+            if people?.choice(for: route) != .hold { releaseHeld() }
         } else {
             offer(item, audience: audience)
         }

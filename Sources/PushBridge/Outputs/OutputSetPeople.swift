@@ -44,6 +44,10 @@ extension OutputSet {
     /// one by one; with more, the 3 newest one by one and one summary of the rest. With a
     /// journal the deliveries are stored and the held alerts removed in one transaction.
     func releaseHeld() {
+        people?.serialized { releaseHeldNow() }
+    }
+
+    private func releaseHeldNow() {
         guard let people else { return }
         for release in people.releasable() {
             let items = Self.releaseItems(release, now: people.wall())

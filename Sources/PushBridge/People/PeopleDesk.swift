@@ -17,6 +17,9 @@ final class PeopleDesk: Sendable {
     let wall: @Sendable () -> Double
     /// Held alerts without a journal (negative ids: never a journal row's).
     private let memory = Mutex<(rows: [HeldAlertRow], next: Int64)>(([], -1))
+    /// How many releases ran; its lock runs one release at a time (an arrival on the intake
+    /// thread, a hold that found someone arrived meanwhile on the delivery thread).
+    private let releases = Mutex(0)
     /// Per route: alerts held, and held alerts delivered later.
     private let counts = Mutex<[String: HeldCounts]>([:])
 
@@ -142,6 +145,14 @@ final class PeopleDesk: Sendable {
             let audience = policy.map { AudienceChoice.choose($0.audience, whenNobody: .hold, presence: board.entries(at: wall())) } ?? .everyone
             if audience == .hold { return nil }
             return HeldRelease(route: route, alerts: byRoute[route] ?? [], audience: audience)
+        }
+    }
+
+    /// Runs `body` (a release of held alerts) while no other release runs.
+    func serialized(_ body: () -> Void) {
+        releases.withLock { count in
+            count += 1
+            body()
         }
     }
 

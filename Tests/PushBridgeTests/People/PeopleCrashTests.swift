@@ -21,6 +21,7 @@ struct PeopleCrashTests {
         try await first.errorLines.waitFor("alice away", timeout: .seconds(20)) { $0.contains("presence: 'alice' is away") }
         try s.publish("doorbell", #"{"t":"Held 1"}"#)
         try s.publish("doorbell", #"{"t":"Held 2"}"#)
+        try await p.waitFor("hall", "Held 1")
         try await p.waitFor("hall", "Held 2")
         first.send(SIGKILL)
         _ = await first.waitForExit(timeout: .seconds(10))
@@ -43,9 +44,11 @@ struct PeopleCrashTests {
         try await p.waitFor("bob", "Held 1")
         // Whatever else was on its way has had time to arrive (a duplicate would show now).
         _ = await second.terminate(grace: .seconds(10))
-        #expect(try p.titles("bob").sorted() == ["Held 1", "Held 2"])
+        #expect(try p.titles("bob").sorted() == ["Held 1", "Held 2"], "\((try? p.titles("bob")) ?? [])")
         #expect(try p.titles("alice").isEmpty)
-        #expect(try p.titles("hall").sorted() == ["Held 1", "Held 2"])
+        // The hall's own deliveries are at least once: one the kill caught between ntfy's answer
+        // and its row's update is sent again (docs/outputs.md); the held ones are exactly once.
+        #expect(Set(try p.titles("hall")) == ["Held 1", "Held 2"], "\((try? p.titles("hall")) ?? [])")
         try await p.stop()
     }
 
