@@ -14,7 +14,7 @@ extension Bridge {
     /// `dead_letter` change at once — subscriptions are added before old ones are removed,
     /// so no message between them is lost. Messages already in flight finish under the
     /// config they started with. `broker`, `journal`, `monitoring`, `homeassistant`,
-    /// `outputs`, `conditions` and `partition` need a restart: a change there is logged as a
+    /// `outputs`, `people`, `conditions` and `partition` need a restart: a change there is logged as a
     /// warning and ignored; except `monitoring.http_auth` (its token file is read again), which
     /// the running HTTP server takes at once while `monitoring.http` is unchanged. The memory of `dedupe`,
     /// `rate_limit` and `changed` filters whose definition is unchanged is kept.
@@ -49,6 +49,7 @@ extension Bridge {
                            ("the monitoring section", old.monitoring != monitoringButAccess),
                            ("the homeassistant section", old.homeAssistant != new.homeAssistant),
                            ("the outputs section", old.outputs != new.outputs),
+                           ("the people section", old.describePeople() != new.describePeople()),
                            ("the conditions section", old.conditions != new.conditions),
                            ("the partition", old.partition != new.partition)]
         warnings += needRestart.filter(\.1).map { "\($0.0) changed; restart pushbridge to use it" }
