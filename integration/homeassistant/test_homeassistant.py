@@ -627,13 +627,15 @@ def main():
     print(f"Home Assistant {ha_version()} (Python {sys.version.split()[0]}) ready after {world.ha.ready_after:.1f} s "
           f"(MQTT set up); files in {world.directory}")
     failures = 0
+    skipped = []
     try:
         for check in CHECKS:
             t0 = time.monotonic()
             try:
-                skipped = check(world)
-                if isinstance(skipped, str):  # a check that cannot run here says why
-                    print(f"  skip  {check.__name__} ({skipped})")
+                why = check(world)
+                if isinstance(why, str):  # a check that cannot run here says why
+                    skipped.append(check.__name__)
+                    print(f"  skip  {check.__name__} ({why})")
                 else:
                     print(f"  ok    {check.__name__} ({time.monotonic() - t0:.1f} s)")
             except Exception:
@@ -655,7 +657,8 @@ def main():
         return 1
     if not os.environ.get("PUSHBRIDGE_HA_KEEP"):  # set it to keep the logs and configs
         shutil.rmtree(world.directory, ignore_errors=True)
-    print(f"passed: {len(CHECKS)} Home Assistant checks in {total:.1f} s")
+    print(f"passed: {len(CHECKS) - len(skipped)} Home Assistant checks in {total:.1f} s"
+          + (f" ({len(skipped)} skipped: {', '.join(skipped)})" if skipped else ""))
     return 0
 
 
