@@ -26,6 +26,9 @@ STATESTREAM_CONFIG = """mqtt_statestream:
   include:
     domains: [person]
 """
+# The blueprint's automations on the visitor route: everyone, home, away, and away for Bob
+# alone through the notify action given for him (people_notify).
+VISITOR_AUTOMATIONS = ("pb_visitor_everyone", "pb_visitor_home", "pb_visitor_away", "pb_visitor_mapped")
 SERVICE = {"alice": "mobile_app_alice_s_iphone", "bob": "mobile_app_bob_s_iphone"}
 
 
@@ -70,13 +73,13 @@ def runs_for(w, automation_id, body):
 
 
 def ring(w, body, expect):
-    """Publishes a visitor alert and waits until every automation of the three ran for it;
+    """Publishes a visitor alert and waits until every automation of VISITOR_AUTOMATIONS ran for it;
     `expect` maps person -> the automations whose push that person's phone must get
     (exactly once each). Returns the notify calls per automation."""
     w.recorder.publish("visitor/front", body)
-    for automation in ("pb_visitor_everyone", "pb_visitor_home", "pb_visitor_away"):
+    for automation in VISITOR_AUTOMATIONS:
         wait_for(f"{automation}'s run for {body!r}", lambda: runs_for(w, automation, body))
-    calls = {a: notify_calls(w, a, body) for a in ("pb_visitor_everyone", "pb_visitor_home", "pb_visitor_away")}
+    calls = {a: notify_calls(w, a, body) for a in VISITOR_AUTOMATIONS}
     for person in PHONES:
         wanted = len(expect.get(person, []))
         wait_for(f"{wanted} push(es) of {body!r} to {person}'s phone",
@@ -109,25 +112,29 @@ def test_companion_phones_make_people_home_and_away(w):
 
 
 def test_blueprint_notifies_only_the_people_at_home_or_away(w):
-    """The same alert through three automations of the blueprint: everyone (the notify
-    action, as before), only the people at home, only the people away. Each person's phone
-    gets it from the automation whose audience they are in, and from no other; after they
-    swap places, the other way round; with both away, the home automation calls nothing."""
+    """The same alert through automations of the blueprint: everyone (the notify action, as
+    before), only the people at home, only the people away, and away for Bob through the
+    notify action given for him. Each person's phone gets it from the automation whose
+    audience they are in, and from no other; after they swap places, the other way round;
+    with both away, the home automation calls nothing."""
     calls = ring(w, "Parcel at the door", {"alice": ["home"], "bob": ["away"]})
     assert calls == {"pb_visitor_everyone": ["notify.persistent_notification"],
                      "pb_visitor_home": [f"notify.{SERVICE['alice']}"],
-                     "pb_visitor_away": [f"notify.{SERVICE['bob']}"]}, calls
+                     "pb_visitor_away": [f"notify.{SERVICE['bob']}"],
+                     "pb_visitor_mapped": ["notify.persistent_notification"]}, calls
     move(w, "alice", AWAY)
     move(w, "bob", HOME)
     calls = ring(w, "Second parcel", {"alice": ["away"], "bob": ["home"]})
     assert calls == {"pb_visitor_everyone": ["notify.persistent_notification"],
                      "pb_visitor_home": [f"notify.{SERVICE['bob']}"],
-                     "pb_visitor_away": [f"notify.{SERVICE['alice']}"]}, calls
+                     "pb_visitor_away": [f"notify.{SERVICE['alice']}"],
+                     "pb_visitor_mapped": []}, calls
     move(w, "bob", AWAY)
     calls = ring(w, "Nobody home", {"alice": ["away"], "bob": ["away"]})
     assert calls == {"pb_visitor_everyone": ["notify.persistent_notification"],
                      "pb_visitor_home": [],
-                     "pb_visitor_away": [f"notify.{SERVICE['alice']}", f"notify.{SERVICE['bob']}"]}, calls
+                     "pb_visitor_away": [f"notify.{SERVICE['alice']}", f"notify.{SERVICE['bob']}"],
+                     "pb_visitor_mapped": ["notify.persistent_notification"]}, calls
     # The push itself: what the app's relay got carries the alert as the notify call had it.
     push = w.push.to(token("alice"), "Parcel at the door")[0]
     assert push["message"] == "Parcel at the door" and push["data"] == {}, push

@@ -150,6 +150,16 @@ AUTOMATIONS = f"""
       event_entity: event.{NODE}_visitor
       audience: away
       people: [person.alice, person.bob]
+- id: pb_visitor_mapped
+  alias: visitor to Bob when he is away, through the notify action given for him
+  use_blueprint:
+    path: pushbridge/pushbridge_forward.yaml
+    input:
+      event_entity: event.{NODE}_visitor
+      audience: away
+      people: [person.bob]
+      people_notify:
+        person.bob: notify.persistent_notification
 """
 
 # Two people, each with the Companion app on a phone (registered by the checks through the
