@@ -592,10 +592,12 @@ def test_sigkill_turns_connectivity_off_through_the_will(w):
 
 def test_home_assistant_logged_nothing_wrong_with_us(w):
     """No warning or error from the parts of Home Assistant that read what the bridge sends
-    or run the blueprint (discovery schema errors, template errors, bad event payloads)."""
+    or run the blueprint (discovery schema errors, template errors, bad event payloads), nor
+    from those the people checks use (the Companion app's phones, persons, statestream)."""
     ours = ("components.mqtt", "components.automation", "helpers.template", "components.blueprint",
             "components.event", "components.notify", "components.sensor", "components.binary_sensor",
-            "helpers.script")
+            "helpers.script", "components.mobile_app", "components.person", "components.mqtt_statestream",
+            "components.device_tracker")
     with open(w.ha.log_path, errors="replace") as f:
         bad = [line.rstrip() for line in f
                if (" WARNING " in line or " ERROR " in line) and any(f"[homeassistant.{o}" in line for o in ours)]
