@@ -27,6 +27,7 @@ extension Bridge {
             // Every message read is in flight once the read batch in progress is over.
             client.pauseReads()
             flow.conditionTimer.stop()  // no repeat starts while draining; the journal keeps their schedule
+            flow.pipeline.digests.stop()  // no summary starts while draining; the journal keeps the windows
             logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
             flow.waitUntilDrained(by: deadline)
         }
