@@ -70,6 +70,12 @@ package final class DigestBook: Sendable {
         return ended.filter { !$0.held.isEmpty }
     }
 
+    /// Ends every open window now and returns the summaries of those holding alerts: a
+    /// stopping bridge without a journal sends them early rather than losing them.
+    func closeAll() -> [DigestSummary] {
+        state.withLock { $0.closeAll() }.filter { !$0.held.isEmpty }
+    }
+
     /// A summary was handed to the publisher and the outputs: counted, and its rows removed.
     func sent(_ summary: DigestSummary) {
         state.withLock { $0.sent(route: summary.route) }

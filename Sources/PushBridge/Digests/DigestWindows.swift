@@ -87,6 +87,14 @@ struct DigestWindows: Sendable {
         return nil
     }
 
+    /// Ends every open window now (a stopping bridge without a journal sends what they hold).
+    mutating func closeAll() -> [DigestSummary] {
+        for id in open.keys.sorted() { end(id) }
+        heap = DueHeap()
+        defer { ended = [] }
+        return ended
+    }
+
     /// Counts one summary of `route` sent.
     mutating func sent(route: String) {
         counts[route, default: DigestCounts()].sent += 1

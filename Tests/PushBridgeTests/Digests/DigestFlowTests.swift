@@ -116,3 +116,22 @@ struct DigestFlowTests {
         try await bridge.stop()
     }
 }
+
+/// A graceful stop without a journal: nothing keeps the held alerts, so their summaries go
+/// out before the bridge stops.
+@Suite("Integration: digests at a graceful stop", .serialized)
+struct DigestStopTests {
+    @Test("without a journal a stop sends the open windows' summaries early")
+    func stopSendsSummaries() async throws {
+        let s = try await Scenario.start()
+        let clock = FakeWallClock(1_800_000_000)
+        let bridge = try InProcessBridge.start(yaml: DigestFlowTests.yaml(s, digest: "{window: 1h, max: 1}"), clock: clock.stageClock)
+        try await s.waitUntilOnline()
+        for n in 0..<3 { try s.publish("z2m/d\(n)/availability", DigestFlowTests.offline) }
+        try await eventually("2 held") { bridge.bridge.flow.digests.heldNow == 2 }
+        try await bridge.stop()
+        try await eventually("the summary") { try DigestFlowTests.displays(s).count == 2 }
+        #expect(try DigestFlowTests.titles(s) == ["d0 offline", "2 more: device-offline"])
+        #expect(bridge.log.lines.contains { $0.contains("sending 1 digest summary(ies) early") })
+    }
+}
