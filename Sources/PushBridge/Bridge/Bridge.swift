@@ -68,14 +68,17 @@ public final class Bridge: Sendable {
         }
         // Conditions outlive pipelines (reloads) and, with the journal, the process.
         let conditions = ConditionEngine(journal: intake.journal, logger: logger)
+        // Digest windows outlive pipelines (reloads) and, with the journal, the process.
+        let digests = DigestBook(journal: intake.journal, logger: logger, wall: clock.wall, automatic: automaticConditionTimer)
         let attachments = try Self.attachmentService(for: config, existing: nil)
         attachmentSlot = AttachmentSlot(attachments)
         let people = PeopleDesk(config: config, journal: intake.journal, logger: logger, wall: clock.wall)
         self.people = people
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
                                 clock: clock, conditions: conditions, attachments: attachments, lookups: lookups,
-                                presence: people?.board)
+                                digests: digests, presence: people?.board)
         conditions.restore(now: clock.wall())
+        digests.restore(now: clock.wall())
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats
@@ -113,6 +116,7 @@ public final class Bridge: Sendable {
         var sources = StatsSources(stats: stats, filterMemory: memory, conditions: conditions, delivery: intake.counters,
                                    connections: [publisher.intake, publisher.output], outputs: outputs)
         sources.attachments = { [attachmentSlot] in attachmentSlot.service }
+        sources.digests = digests
         sources.people = people
         statsSources = sources
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
@@ -185,6 +189,7 @@ public final class Bridge: Sendable {
                 onConnection: { [weak self] event in self?.connectionChanged(event) }))
         }
         flow.startConditionTimer()
+        flow.startDigestTimer()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.address)")
         status.start(through: publisher.intake) { [weak self] in self?.snapshot() }
         await stopRequested.wait()

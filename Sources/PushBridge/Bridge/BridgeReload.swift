@@ -87,7 +87,8 @@ extension Bridge {
         }
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
                                    memory: pipeline.filterMemory, conditions: pipeline.conditions, attachments: attachments,
-                                   lookups: lookups, presence: people?.board)
+                                   lookups: lookups, digests: pipeline.digests,
+                                   presence: people?.board)
         people?.routesChanged(effective.routes)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake

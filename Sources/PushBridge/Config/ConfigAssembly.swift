@@ -40,6 +40,7 @@ struct ConfigAssembly {
         if let n = f["people"] { (config.people, personOutputs) = reader.readPeople(n) }
         checkPeople(config, outputRefs: personOutputs)
         checkConditions(config)
+        reader.checkDigests(config)
         checkDependencies(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")

@@ -30,6 +30,8 @@ package struct MessageContext: EvaluationContext, Sendable {
         var condition: JSONValue = .null
         /// `lookup.*`: the route's kept values by name; `null` for a route without `lookup:`.
         var lookup: JSONValue = .null
+        /// `digest.*` for a digest's summary; `null` otherwise.
+        var digest: JSONValue = .null
         /// `presence.*` and `people_home` (set only when `people:` is configured).
         var presence: JSONValue = .null
         var peopleHome: Int64 = 0
@@ -60,6 +62,7 @@ package struct MessageContext: EvaluationContext, Sendable {
                             content: content, now: now, timeZone: timeZone)
             s.condition = condition
             s.lookup = lookup
+            s.digest = digest
             s.presence = presence
             s.peopleHome = peopleHome
             s.madeByCondition = madeByCondition
@@ -114,6 +117,8 @@ package struct MessageContext: EvaluationContext, Sendable {
     var condition: JSONValue { get { storage.condition } set { uniqueStorage().condition = newValue } }
     /// `lookup` as expressions see it: an object of the route's lookup names (`null` without any).
     var lookup: JSONValue { get { storage.lookup } set { uniqueStorage().lookup = newValue } }
+    /// `digest` as templates see it: the held alerts a digest's summary stands for (`null` elsewhere).
+    var digest: JSONValue { get { storage.digest } set { uniqueStorage().digest = newValue } }
     /// `presence` as expressions see it: an object of each person's presence (`null` without people).
     var presence: JSONValue { get { storage.presence } set { uniqueStorage().presence = newValue } }
     /// `people_home`: how many people are home.
@@ -160,6 +165,7 @@ package struct MessageContext: EvaluationContext, Sendable {
         case .content: return content.jsonValue
         case .condition: return condition
         case .lookup: return lookup
+        case .digest: return digest
         case .presence: return presence
         case .peopleHome: return .int(peopleHome)
         case .now: return .int(Int64(now.rounded(.down)))
