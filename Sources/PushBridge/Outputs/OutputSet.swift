@@ -1,12 +1,19 @@
 import Foundation
+import Synchronization
 
 /// The outputs of a running bridge (docs/outputs.md): one worker per `outputs:` entry, the
 /// hand-off from the message path, the dead letters of refused deliveries, the drain.
 final class OutputSet: Sendable {
     let workers: [OutputWorker]
-    private let journal: Journal?
+    let journal: Journal?
     private let renderer: DisplayRenderer
-    private let logger: BridgeLogger
+    let logger: BridgeLogger
+    /// The wall clock fallbacks and budgets read (a fake one in tests).
+    let clock: @Sendable () -> Double
+    /// Armed for the next fallback or budget summary due (`tick()`); `nil` when not automatic.
+    let timer: DueTimer?
+    /// The due time the timer is armed for.
+    let armed = Mutex<Double?>(nil)
 
     /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
     let webPush: WebPushOutput?
@@ -14,13 +21,18 @@ final class OutputSet: Sendable {
     /// The workers for `config.outputs` (`nil` when there are none); `files` finds the stored
     /// attachments a kind sends as bytes; `publish` sends a dead-letter message (the bridge's
     /// output connection). Throws when a `webpush` output's VAPID key or subscription table
-    /// cannot be used.
+    /// cannot be used. `clock` is the wall clock of fallbacks and budgets; with
+    /// `automaticTimer: false` nothing is armed for them (a test moves its clock and calls `tick()`).
     init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, files: AttachmentFiles = .none,
-          logger: BridgeLogger, publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
+          logger: BridgeLogger, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+          automaticTimer: Bool = true, publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
         self.journal = journal
         self.renderer = renderer
         self.logger = logger
+        self.clock = clock
+        timer = automaticTimer && config.outputs.contains { $0.fallback != nil || $0.budget != nil }
+            ? DueTimer(queue: DispatchQueue(label: "pushbridge.outputs")) : nil
         var workers: [OutputWorker] = []
         var webPush: WebPushOutput?
         for output in config.outputs {
@@ -43,7 +55,7 @@ final class OutputSet: Sendable {
                 publish(m)
                 logger.debug("output '\(r.output)': dead letter to '\(m.topic)'")
             }
-            guard let worker = OutputWorker(config: output, kind: kind, journal: journal, logger: logger, reject: reject) else {
+            guard let worker = OutputWorker(config: output, kind: kind, journal: journal, logger: logger, now: clock(), reject: reject) else {
                 let why = Curl.loadError.map { "libcurl could not be loaded (\($0); install Debian's libcurl4)" }
                     ?? "libcurl could not be initialised"
                 logger.error("output '\(output.name)': \(why); it is off")
@@ -59,6 +71,8 @@ final class OutputSet: Sendable {
     /// Starts the workers (each first sends what the journal kept).
     func start() {
         for w in workers { w.start() }
+        timer?.start { [weak self] in self?.tick() }
+        tick()
     }
 
     /// A delivered alert: handed to the outputs of its route (never waits for them).
@@ -76,23 +90,34 @@ final class OutputSet: Sendable {
             json = DisplayRenderer.displayJSON(request, source: sourceTopic, route: route, modified: decision.modified,
                                                receivedAt: receivedAt)
         }
-        offer(OutputItem(alertID: request.id, route: route, displayJSON: json,
-                         files: request.content.attachments.compactMap { AttachmentStore.key(ofFile: $0.file) }))
+        var item = OutputItem(alertID: request.id, route: route, displayJSON: json,
+                              files: request.content.attachments.compactMap { AttachmentStore.key(ofFile: $0.file) })
+        item.extraOutputs = decision.extraOutputs
+        offer(item)
     }
 
-    /// Hands `item` to every output whose `routes` include its route. With a journal the
-    /// deliveries are stored first (one transaction); the workers are then woken.
-    func offer(_ item: OutputItem) {
+    /// Hands `item` to every output whose `routes` include its route, and to those it names
+    /// itself (`extraOutputs`); with `only`, to that output alone (a fallback). A budget may
+    /// hold or drop it instead. With a journal the deliveries are stored first (one
+    /// transaction); the workers are then woken.
+    func offer(_ item: OutputItem, only: OutputWorker? = nil) {
         var rows: [(output: String, key: String, target: String)] = []
         var owners: [OutputWorker] = []
-        for w in workers where w.config.routes?.contains(item.route) ?? true {
-            for target in w.kind.targets(for: item) {
+        let now = clock()
+        for w in workers where only.map({ $0 === w })
+            ?? (w.config.routes?.contains(item.route) ?? true || item.extraOutputs.contains(w.config.name)) {
+            let targets = w.kind.targets(for: item)
+            if let budget = w.budget, !targets.isEmpty, !budget.admit(item, deliveries: targets.count, now: now) {
+                if let due = budget.nextDue { arm(at: due) }
+                continue
+            }
+            for target in targets {
                 rows.append((w.config.name, item.key, target))
                 owners.append(w)
             }
+            if !targets.isEmpty, w.config.fallback != nil { arm(at: now + w.config.fallbackAfter.seconds) }
         }
         guard !rows.isEmpty else { return }
-        let now = Date().timeIntervalSince1970
         if let journal {
             do {
                 let added = try journal.storeOutputDeliveries(rows, item: item.json, files: item.files, created: now)
@@ -111,6 +136,7 @@ final class OutputSet: Sendable {
 
     /// Delivers what can be delivered until `deadline`; what is left stays in the journal.
     func drain(until deadline: ContinuousClock.Instant) {
+        timer?.cancel()
         for w in workers { w.stop(by: deadline) }
         for w in workers { w.waitUntilStopped(deadline: deadline + .seconds(2)) }
     }

@@ -66,8 +66,12 @@ final class InProcessBridge: Sendable {
         return InProcessBridge(bridge: bridge, log: log)
     }
 
-    /// Runs the conditions' due repeats and steps at the clock's time.
-    func fireConditions() { bridge.flow.fireConditions() }
+    /// Runs the conditions' due repeats and steps at the clock's time, then the outputs'
+    /// due fallbacks and budget summaries.
+    func fireConditions() {
+        bridge.flow.fireConditions()
+        bridge.outputs?.tick()
+    }
 
     /// The one place tests build a `Bridge` (running or not): a change to `Bridge.init` is
     /// one edit here. Declared `throws` for an initializer that may throw.
