@@ -14,6 +14,9 @@ final class OutputSet: Sendable {
     let timer: DueTimer?
     /// The due time the timer is armed for.
     let armed = Mutex<Double?>(nil)
+    /// Held while `tick()` runs: the start's tick and the timer's never take the same late
+    /// deliveries twice.
+    let ticking = Mutex<Void>(())
 
     /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
     let webPush: WebPushOutput?

@@ -6,6 +6,10 @@ extension OutputSet {
     /// Hands the late deliveries to their outputs' fallbacks and sends the budget summaries
     /// due by now, then arms the timer for the next (a test with a fake clock calls it).
     func tick() {
+        ticking.withLock { _ in tickNow() }
+    }
+
+    private func tickNow() {
         armed.withLock { $0 = nil }
         let now = clock()
         var next = Double.infinity
