@@ -226,8 +226,11 @@
       let answered = "–";
       if (a.acknowledged_by !== null && a.acknowledged_by !== undefined) answered = "acknowledged" + (a.acknowledged_by ? " by " + a.acknowledged_by : "");
       if (a.snoozed_until) answered = "snoozed until " + clock(a.snoozed_until);
+      // Superseded: raised silently while the condition it depends on is raised (muted, and
+      // naming that route when the API gives it).
+      const state = a.state === "superseded" && a.superseded_by ? "superseded by " + a.superseded_by : a.state;
       frag.appendChild(el("tr", { "data-alert": a.alert_id, "data-state": a.state }, [
-        el("td", { text: a.key }), el("td", { text: a.route }), el("td", { text: a.state }),
+        el("td", { text: a.key }), el("td", { text: a.route }), el("td", { cls: "state", text: state }),
         el("td", { text: clock(a.raised_at) + " (" + ago(a.raised_at, now) + ")" }),
         numCell(a.repeat), numCell(a.step), el("td", { cls: "answered", text: answered })]));
     }

@@ -117,6 +117,16 @@ routes:
     topic: "zigbee2mqtt/+"
     alert: {{title: "Water leak", body: "{{{{ topic }}}}"}}
     condition: {{key: "{{{{ topic }}}}", active: "payload.water_leak == true", repeat: {{every: 1h}}}}
+  # One root cause, one notification: a device offline while its Zigbee bridge is offline is
+  # superseded (raised silently), and the alerts panel shows it muted.
+  - name: zigbee-bridge
+    topic: "z2m/bridge/state"
+    alert: {{title: "Zigbee2MQTT is offline"}}
+    condition: {{key: "{{{{ topic }}}}", active: 'payload.state == "offline"'}}
+  - name: zigbee-device
+    topic: "z2m/+/availability"
+    alert: {{title: "Offline: {{{{ levels[1] }}}}"}}
+    condition: {{key: "{{{{ topic }}}}", active: 'payload.state == "offline"', depends_on: zigbee-bridge}}
 conditions: {{ack_topic: pushbridge/ack}}
 attachments: {{wait: 1s}}
 extension:
@@ -400,6 +410,36 @@ def run_checks(driver, broker, url, bridge):
         wait("the alert gone once it cleared", lambda: not driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr"))
         assert driver.find_element(By.ID, "alerts-empty").is_displayed()
     check("active alerts: raised, then acknowledged, then gone", active_alerts)
+
+    def superseded_alert():
+        # Zigbee2MQTT's bridge/state and a device's availability (zigbee2mqtt.io "MQTT topics and
+        # messages": {"state":"online"|"offline"}): the device offline while the bridge is offline.
+        broker.pub("z2m/bridge/state", '{"state":"offline"}')
+        broker.pub("z2m/hall_lamp/availability", '{"state":"offline"}')
+
+        def rows():
+            found = {r.get_attribute("data-state"): r for r in driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr")}
+            return found if set(found) == {"raised", "superseded"} else None
+        found = wait("the bridge's alert raised and the device's superseded", rows)
+        device = found["superseded"]
+        assert "z2m/hall_lamp/availability" in device.text and "zigbee-device" in device.text, device.text
+        state = device.find_element(By.CSS_SELECTOR, "td.state").text
+        assert state == "superseded by zigbee-bridge", state
+        # Muted: the colour of the page's muted text (the theme's --muted), not that of the raised one.
+        muted = driver.find_element(By.ID, "alert-count").value_of_css_property("color")
+        assert device.value_of_css_property("color") == muted, (device.value_of_css_property("color"), muted)
+        assert found["raised"].value_of_css_property("color") != muted
+        # The bridge back: the device, still offline, is announced and becomes an ordinary raised alert.
+        broker.pub("z2m/bridge/state", '{"state":"online"}')
+
+        def announced():
+            rs = driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr")
+            return rs[0] if len(rs) == 1 and rs[0].get_attribute("data-state") == "raised" else None
+        row = wait("the device's alert raised once the bridge cleared", announced)
+        assert "z2m/hall_lamp/availability" in row.text and row.find_element(By.CSS_SELECTOR, "td.state").text == "raised"
+        broker.pub("z2m/hall_lamp/availability", '{"state":"online"}')
+        wait("no alert left", lambda: not driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr"))
+    check("a superseded alert is listed muted, superseded by its parent, and raised once the parent clears", superseded_alert)
 
     def broker_stops():
         broker.stop()

@@ -6,6 +6,7 @@ waited for when it gives up.
 """
 
 import asyncio
+import http.server
 import json
 import os
 import signal
@@ -143,6 +144,45 @@ class Recorder:
         self.client.disconnect()
 
 
+class PushServer:
+    """Stands in for the Companion app's push relay: keeps the JSON of every notification
+    Home Assistant's mobile_app notify posts to it (push_token says which phone)."""
+
+    def __init__(self):
+        self.received = []
+        self.lock = threading.Lock()
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with outer.lock:
+                    outer.received.append(json.loads(body))
+                reply = b"{}"
+                self.send_response(201)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(reply)))
+                self.end_headers()
+                self.wfile.write(reply)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/push"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def to(self, push_token, message=None):
+        """The notifications posted for the phone with `push_token` (with that message text)."""
+        with self.lock:
+            return [n for n in self.received if n.get("push_token") == push_token
+                    and (message is None or n.get("message") == message)]
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 class Bridge:
     """pushbridge on the test broker with a config written to `directory`."""
 
@@ -172,7 +212,7 @@ class Bridge:
 class HomeAssistant:
     """A real Home Assistant core with a minimal configuration, onboarded, MQTT set up."""
 
-    def __init__(self, venv, directory, mqtt_port, blueprints=(), automations=""):
+    def __init__(self, venv, directory, mqtt_port, blueprints=(), automations="", extra_config=""):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.config_dir = os.path.join(directory, "ha-config")
@@ -203,7 +243,7 @@ notify:
 automation: !include automations.yaml
 logger:
   default: warning
-""")
+{extra_config}""")
         self.venv = venv
         self.log_path = os.path.join(directory, "hass.log")
         self.started_at = time.monotonic()
@@ -224,6 +264,11 @@ logger:
         if while_down:
             while_down()
         self._start()
+
+    def add_config(self, text):
+        """Appends `text` to configuration.yaml (it counts from the next start)."""
+        with open(os.path.join(self.config_dir, "configuration.yaml"), "a") as f:
+            f.write(text)
 
     def _answers(self):
         if not self.process.running():
@@ -289,6 +334,28 @@ logger:
         status, result = self.request("POST", f"/api/config/config_entries/flow/{flow['flow_id']}",
                                       {"broker": "127.0.0.1", "port": port})
         assert status == 200 and result.get("type") == "create_entry", f"mqtt flow step: {status} {result}"
+
+    # --- the Companion app, as it talks to Home Assistant
+
+    def register_phone(self, device_name, push_url, push_token):
+        """Registers a phone as the Companion app does (POST /api/mobile_app/registrations,
+        push_url and push_token in app_data: Home Assistant then offers
+        notify.mobile_app_<device name as a slug> and posts its notifications to push_url);
+        returns the registration's webhook id."""
+        status, body = self.request("POST", "/api/mobile_app/registrations", {
+            "app_id": "io.robbie.HomeAssistant", "app_name": "Home Assistant", "app_version": "2025.4",
+            "device_name": device_name, "manufacturer": "Apple", "model": "iPhone16,1", "os_name": "iOS",
+            "os_version": "18.4", "supports_encryption": False,
+            "app_data": {"push_token": push_token, "push_url": push_url}})
+        assert status == 201, f"mobile_app registration: {status} {body}"
+        return body["webhook_id"]
+
+    def report_location(self, webhook_id, latitude, longitude):
+        """The app's location update (webhook `update_location`): its device tracker, and the
+        person it belongs to, become the zone of that place or `not_home`."""
+        status, body = self.request("POST", f"/api/webhook/{webhook_id}", {
+            "type": "update_location", "data": {"gps": [latitude, longitude], "gps_accuracy": 10}}, token=False)
+        assert status == 200, f"update_location: {status} {body}"
 
     # --- WebSocket API
 

@@ -10,8 +10,9 @@ HA_VENV=${HA_VENV:-/var/cache/pushbridge-test/ha-$HA_VERSION}
 # What the integrations the tests use need at runtime beyond HA's own dependencies (HA is
 # started with --skip-pip, so it must not install anything itself): the versions pinned in
 # the integrations' manifest.json for 2025.4.4. Without the frontend HA starts in recovery
-# mode (frontend is a critical default integration) and sets up no MQTT at all.
-EXTRA_PACKAGES=(paho-mqtt==2.1.0 home-assistant-frontend==20250411.0)
+# mode (frontend is a critical default integration) and sets up no MQTT at all. PyNaCl: the
+# mobile_app integration (the Companion app's registrations, phones of the home/away checks).
+EXTRA_PACKAGES=(paho-mqtt==2.1.0 home-assistant-frontend==20250411.0 PyNaCl==1.5.0)
 MARKER="$HA_VENV/.pushbridge-complete"
 want="homeassistant==$HA_VERSION ${EXTRA_PACKAGES[*]}"
 

@@ -66,11 +66,15 @@ public final class Bridge: Sendable {
         }
         // Conditions outlive pipelines (reloads) and, with the journal, the process.
         let conditions = ConditionEngine(journal: intake.journal, logger: logger)
+        // Digest windows outlive pipelines (reloads) and, with the journal, the process.
+        let digests = DigestBook(journal: intake.journal, logger: logger, wall: clock.wall, automatic: automaticConditionTimer)
         let attachments = try Self.attachmentService(for: config, existing: nil)
         attachmentSlot = AttachmentSlot(attachments)
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
-                                clock: clock, conditions: conditions, attachments: attachments, lookups: lookups)
+                                clock: clock, conditions: conditions, attachments: attachments, lookups: lookups,
+                                digests: digests)
         conditions.restore(now: clock.wall())
+        digests.restore(now: clock.wall())
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
                           startedAt: Date().timeIntervalSince1970)
         self.stats = stats
@@ -108,6 +112,7 @@ public final class Bridge: Sendable {
         var sources = StatsSources(stats: stats, filterMemory: memory, conditions: conditions, delivery: intake.counters,
                                    connections: [publisher.intake, publisher.output], outputs: outputs)
         sources.attachments = { [attachmentSlot] in attachmentSlot.service }
+        sources.digests = digests
         statsSources = sources
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
                            homeAssistant: HomeAssistantLink(config: config, broker: MQTTClientOptions(config: config.broker, will: nil, subscriptions: []),
@@ -178,6 +183,7 @@ public final class Bridge: Sendable {
                 onConnection: { [weak self] event in self?.connectionChanged(event) }))
         }
         flow.startConditionTimer()
+        flow.startDigestTimer()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.address)")
         status.start(through: publisher.intake) { [weak self] in self?.snapshot() }
         await stopRequested.wait()

@@ -85,7 +85,7 @@ extension Bridge {
         }
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
                                    memory: pipeline.filterMemory, conditions: pipeline.conditions, attachments: attachments,
-                                   lookups: lookups)
+                                   lookups: lookups, digests: pipeline.digests)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake
         client.setSubscriptions(RouteSubscriptions.subscriptions(for: effective))

@@ -23,12 +23,21 @@ extension Bridge {
         let client = publisher.intake, output = publisher.output
         let budget = config.extension.timeLimit + config.extension.expireGrace + .seconds(1)
         let deadline = ContinuousClock.now + budget
-        await Worker.runBlocking { [flow, logger] in
+        await Worker.runBlocking { [flow, logger, intake] in
             // Every message read is in flight once the read batch in progress is over.
             client.pauseReads()
             flow.conditionTimer.stop()  // no repeat starts while draining; the journal keeps their schedule
+            flow.pipeline.digests.stop()  // no summary starts while draining; the journal keeps the windows
             logger.info("stopping: finishing \(flow.messagesInFlight) message(s) in flight")
             flow.waitUntilDrained(by: deadline)
+            if intake.journal == nil {
+                // Nothing keeps the digests' held alerts for the next start: their summaries go now.
+                let summaries = flow.digests.closeAll()
+                if !summaries.isEmpty {
+                    logger.info("stopping: sending \(summaries.count) digest summary(ies) early (without a journal a restart would lose them)")
+                    flow.sendDigests(summaries, now: flow.wall())
+                }
+            }
         }
         // The outputs deliver what they can within the same bound; the rest stays in the journal.
         await Worker.runBlocking { [outputs] in outputs?.drain(until: deadline) }

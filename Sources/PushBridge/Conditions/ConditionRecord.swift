@@ -82,6 +82,8 @@ package struct ConditionRecord: Sendable {
         o["step"] = .int(Int64(step))
         o["acknowledged_by"] = acknowledged ? .string(acknowledgedBy ?? "") : .null
         o["snoozed_until"] = snoozedUntil.map { .string(Timestamp.iso8601($0)) } ?? .null
+        // The depends_on route it waits for, while it is superseded (the dashboard says so).
+        o["superseded_by"] = state == .superseded ? supersededBy.map { .string($0) } ?? .null : .null
         return .object(o)
     }
 

@@ -126,6 +126,8 @@ package struct RouteConfig: Sendable {
     package var userInfo: Template? = nil
     /// Alerts that raise, repeat, escalate, are acknowledged and clear; `nil`: each message is an event.
     var condition: ConditionConfig? = nil
+    /// `digest:`: a storm of the route's alerts becomes one notification; `nil`: none.
+    var digest: DigestConfig? = nil
     /// `attachments:`: what is attached to the route's alerts, in order.
     var attachments: [AttachmentSpec] = []
     /// `lookup:`: names whose `lookup.<name>` reads the kept payload of the topic each renders.

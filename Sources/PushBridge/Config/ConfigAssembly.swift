@@ -37,6 +37,7 @@ struct ConfigAssembly {
         if let n = f["conditions"] { config.conditions = reader.readConditions(n) }
         if let n = f["attachments"] { config.attachments = reader.readAttachmentsSettings(n) }
         checkConditions(config)
+        reader.checkDigests(config)
         checkDependencies(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")

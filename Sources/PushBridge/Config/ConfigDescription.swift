@@ -74,6 +74,7 @@ extension BridgeConfig {
                 out.append("     alert: " + (set.isEmpty ? "none" : set.joined(separator: " ")))
             }
             if let c = r.condition { out.append("     condition: " + c.life) }
+            if let g = r.digest { out.append("     digest: " + g.summary) }
             for a in r.attachments {
                 var line = "     attachment \(a.identifier): "
                 switch a.source {

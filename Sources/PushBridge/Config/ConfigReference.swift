@@ -7,7 +7,7 @@
 /// unknown key, and a key in the table that no code reads fails `ConfigReferenceTests`.
 package enum ConfigReference {
     /// Every key, sections before their keys, in the order the file is written.
-    static let all: [ConfigKey] = top + broker + routes + routeAttachments + conditionKeys + extensionSection + outputs + scaleOut
+    static let all: [ConfigKey] = top + broker + routes + routeAttachments + conditionKeys + digestKeys + extensionSection + outputs + scaleOut
         + deliveryOutputs + conditionsSection + attachmentsSection
 
     /// The key at `path`, or `nil`.

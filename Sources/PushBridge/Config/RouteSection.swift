@@ -77,6 +77,7 @@ extension ConfigReader {
             route.condition = readCondition(n, route: name)
             route.conditionMark = f.keyMarks["condition"]
         }
+        if let n = f["digest"] { route.digest = readDigest(n) }
         return (route, nameMark, topicNode.mark)
     }
 

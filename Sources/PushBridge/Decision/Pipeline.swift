@@ -14,6 +14,8 @@ package final class Pipeline: Sendable {
     let filterMemory: FilterMemory
     /// The condition routes' conditions; hand it to the next pipeline to keep them.
     package let conditions: ConditionEngine
+    /// The digest routes' windows; hand it to the next pipeline to keep them.
+    let digests: DigestBook
     /// Which copy to keep of a message that partly overlapping subscriptions bring twice.
     let duplicateCopies: DuplicateCopies?
     /// Gathers the routes' attachments (`nil` when no route has any).
@@ -31,7 +33,7 @@ package final class Pipeline: Sendable {
     package init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil,
                 hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
                 clock: StageClock = .system, conditions: ConditionEngine? = nil,
-                attachments: AttachmentService? = nil, lookups: LookupStore? = nil) {
+                attachments: AttachmentService? = nil, lookups: LookupStore? = nil, digests: DigestBook? = nil) {
         self.config = config
         self.attachments = attachments
         let lookupFilters = config.lookupTopicFilters
@@ -49,6 +51,7 @@ package final class Pipeline: Sendable {
         memory.keep(only: config.extension.filters)
         self.conditions = conditions ?? ConditionEngine(logger: logger)
         self.conditions.configure(config.routes, now: clock.wall())
+        self.digests = digests ?? DigestBook(logger: logger, wall: clock.wall)
     }
 
     /// Keeps `message`'s payload for the routes' lookups when its topic is one a `lookup:`
@@ -170,6 +173,15 @@ package final class Pipeline: Sendable {
         }
         let entry = table.entry(at: index)
         let mapped = mapper.map(message, entry: entry, id: id, now: now)
+        if let digest = entry.route.digest {
+            return digested(decide(message, entry: entry, mapped: mapped, id: id, now: now), config: digest, context: mapped.context)
+        }
+        return decide(message, entry: entry, mapped: mapped, id: id, now: now)
+    }
+
+    /// `decide` by `entry`, its message mapped.
+    private func decide(_ message: InboundMessage, entry: RouteTable.Entry, mapped: RequestMapper.Mapped, id: String,
+                        now: Double) -> Step {
         if let condition = entry.route.condition {
             return decideCondition(message, entry: entry, condition: condition, mapped: mapped, id: id, now: now)
         }
@@ -284,16 +296,5 @@ package final class Pipeline: Sendable {
         return Decision(outcome: .delivered, route: context.route, request: r, decidedBy: nil, rule: rule,
                         modified: modified, timedOut: false, extensionFailed: false, stageTrace: [],
                         stageSeconds: nil, publish: [display])
-    }
-
-    /// The attachments of `original` that `kept` names by identifier, in `kept`'s order, each once.
-    static func narrow(_ kept: [NotificationAttachment], to original: [NotificationAttachment]) -> [NotificationAttachment] {
-        var out: [NotificationAttachment] = []
-        for a in kept {
-            if let own = original.first(where: { $0.identifier == a.identifier }), !out.contains(where: { $0.identifier == a.identifier }) {
-                out.append(own)
-            }
-        }
-        return out
     }
 }

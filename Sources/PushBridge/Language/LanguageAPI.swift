@@ -10,6 +10,9 @@ package enum Variable: String, CaseIterable, Sendable {
     /// A route's `lookup:`: each name's newest payload kept of the topic its template renders
     /// for this message (JSON when it was JSON, else text); `null` when none is kept.
     case lookup
+    /// A digest's summary (a route's `digest:`): `count`, `titles`, `keys`, `first_at`,
+    /// `last_at` of the alerts it stands for; `null` elsewhere.
+    case digest
 }
 
 /// What an expression is evaluated against: one value per `Variable`.

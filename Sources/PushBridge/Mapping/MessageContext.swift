@@ -30,6 +30,8 @@ package struct MessageContext: EvaluationContext, Sendable {
         var condition: JSONValue = .null
         /// `lookup.*`: the route's kept values by name; `null` for a route without `lookup:`.
         var lookup: JSONValue = .null
+        /// `digest.*` for a digest's summary; `null` otherwise.
+        var digest: JSONValue = .null
         /// A notification the condition made (repeat, step, all-clear), not an input message.
         var madeByCondition = false
 
@@ -57,6 +59,7 @@ package struct MessageContext: EvaluationContext, Sendable {
                             content: content, now: now, timeZone: timeZone)
             s.condition = condition
             s.lookup = lookup
+            s.digest = digest
             s.madeByCondition = madeByCondition
             return s
         }
@@ -109,6 +112,8 @@ package struct MessageContext: EvaluationContext, Sendable {
     var condition: JSONValue { get { storage.condition } set { uniqueStorage().condition = newValue } }
     /// `lookup` as expressions see it: an object of the route's lookup names (`null` without any).
     var lookup: JSONValue { get { storage.lookup } set { uniqueStorage().lookup = newValue } }
+    /// `digest` as templates see it: the held alerts a digest's summary stands for (`null` elsewhere).
+    var digest: JSONValue { get { storage.digest } set { uniqueStorage().digest = newValue } }
     /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
     /// `changed` see only input messages, never these.
     var madeByCondition: Bool { get { storage.madeByCondition } set { uniqueStorage().madeByCondition = newValue } }
@@ -151,6 +156,7 @@ package struct MessageContext: EvaluationContext, Sendable {
         case .content: return content.jsonValue
         case .condition: return condition
         case .lookup: return lookup
+        case .digest: return digest
         case .now: return .int(Int64(now.rounded(.down)))
         case .message: return .null
         case .hour, .weekday:

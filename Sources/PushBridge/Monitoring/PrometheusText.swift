@@ -80,6 +80,12 @@ func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String
     for route in s.conditions.keys.sorted() {
         out.sample("pushbridge_conditions_active", [("route", route)], s.conditions[route]!.active)
     }
+    out.family("pushbridge_digest_total", .counter,
+               "Digest routes' alerts held for a summary (kind held) and summaries sent (kind sent), per route.")
+    for route in s.digests.keys.sorted() {
+        out.sample("pushbridge_digest_total", [("route", route), ("kind", "held")], s.digests[route]!.held)
+        out.sample("pushbridge_digest_total", [("route", route), ("kind", "sent")], s.digests[route]!.sent)
+    }
     if let a = s.acknowledgements {
         out.single("pushbridge_ack_unknown_total", .counter,
                    "Acknowledgements on the ack topic of no active condition (cleared, never raised).", a.unknown)

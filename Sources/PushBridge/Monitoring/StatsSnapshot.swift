@@ -40,6 +40,8 @@ package struct StatsSnapshot: Sendable, Equatable {
     package var filterEvictions: [String: Int] = [:]
     /// Per condition route: its conditions' counters (`routes.<r>.conditions`).
     package var conditions: [String: ConditionCounts] = [:]
+    /// Per digest route: alerts held and summaries sent (`routes.<r>.digested`, `.digests`).
+    var digests: [String: DigestCounts] = [:]
     /// What arrived on the ack topic and changed nothing (set by the bridge when it has
     /// condition routes); written as the top-level `conditions` object when set.
     var acknowledgements: AcknowledgementCounts?
@@ -106,9 +108,13 @@ package struct StatsSnapshot: Sendable, Equatable {
         }
         w.endObject()
         w.key("routes"); w.beginObject()
-        for name in Set(routes.keys).union(conditions.keys).sorted() {
+        for name in Set(routes.keys).union(conditions.keys).union(digests.keys).sorted() {
             w.key(name)
             Self.write(routes[name] ?? Counters(), into: &w, all: false) { w in
+                if let g = digests[name] {
+                    w.key("digested"); w.number(g.held)
+                    w.key("digests"); w.number(g.sent)
+                }
                 guard let c = conditions[name] else { return }
                 w.key("conditions"); w.beginObject()
                 w.key("active"); w.number(c.active)

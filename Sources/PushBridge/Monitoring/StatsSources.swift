@@ -14,6 +14,8 @@ struct StatsSources: Sendable {
     let outputs: OutputSet?
     /// The attachment service in use, if any (made with the first config that has attachments).
     var attachments: @Sendable () -> AttachmentService? = { nil }
+    /// The digest routes' windows (they outlive pipelines).
+    var digests: DigestBook? = nil
 
     /// The counters now (`now` in UNIX seconds), with the other layers' counts.
     func snapshot(now: Double = Date().timeIntervalSince1970) -> StatsSnapshot {
@@ -24,6 +26,7 @@ struct StatsSources: Sendable {
         s.delivery = delivery.counts(publishRefused: connections.reduce(0) { $0 + $1.refusedPublishCount })
         s.outputs = outputs?.snapshots() ?? []
         s.attachments = attachments()?.counts
+        s.digests = digests?.counts ?? [:]
         return s
     }
 }

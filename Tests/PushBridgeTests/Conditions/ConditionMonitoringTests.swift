@@ -75,6 +75,13 @@ import Testing
         #expect(r.apiValue == .object(["alert_id": .string("A"), "route": .string("leak"), "key": .string("k"),
                                        "state": .string("raised"), "raised_at": .string("2027-01-15T08:00:00.000Z"),
                                        "repeat": .int(0), "step": .int(0), "acknowledged_by": .string("bob"),
-                                       "snoozed_until": .string("2027-01-15T08:10:00.000Z")]))
+                                       "snoozed_until": .string("2027-01-15T08:10:00.000Z"),
+                                       "superseded_by": .null]))
+        // While superseded, the entry names the depends_on route it waits for.
+        r.state = .superseded
+        r.supersededBy = "zigbee-bridge-offline"
+        #expect(r.apiValue["superseded_by"] == .string("zigbee-bridge-offline"))
+        r.state = .raised
+        #expect(r.apiValue["superseded_by"] == .null)
     }
 }

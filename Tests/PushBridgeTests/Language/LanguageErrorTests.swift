@@ -63,7 +63,7 @@ struct LanguageErrorTests {
         ("{{}}", "empty '{{ }}': expected an expression", 0),
         ("{{ topic topic }}", "expected '}}' to close '{{', found 'topic'", 9),
         ("héllo {{ foo }}", "unknown name 'foo'; known names: topic, levels, payload, raw, properties, route, qos, "
-            + "retain, push_type, priority, content, now, hour, weekday, message, condition, lookup", 10),
+            + "retain, push_type, priority, content, now, hour, weekday, message, condition, lookup, digest", 10),
         ("{{ topic }} and {{ (qos }}", "expected ')' to close '(', found '}}'", 24),
         ("{{ \"abc }}", "unterminated string", 3),
         ("ok {{ qos }} {{ payload.x | nope }}",
@@ -71,7 +71,7 @@ struct LanguageErrorTests {
         ("{{ qos + }}", "expected an expression, found '}}'", 9),
         ("{{ qos + (1 }}", "expected ')' to close '(', found '}}'", 12),
         ("✓ {{ topic =~ '(' + x }}", "unknown name 'x'; known names: topic, levels, payload, raw, properties, route, "
-            + "qos, retain, push_type, priority, content, now, hour, weekday, message, condition, lookup", 22),
+            + "qos, retain, push_type, priority, content, now, hour, weekday, message, condition, lookup, digest", 22),
     ])
     func templateErrors(source: String, message: String, offset: Int) {
         #expect(templateError(source) == LanguageError(message: message, offset: offset))

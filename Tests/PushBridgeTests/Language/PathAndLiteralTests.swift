@@ -59,7 +59,7 @@ struct PathAndLiteralTests {
         let error = expressionError("payload.a == foo")
         #expect(error?.offset == 13)
         #expect(error?.message == "unknown name 'foo'; known names: topic, levels, payload, raw, properties, route, "
-            + "qos, retain, push_type, priority, content, now, hour, weekday, message, condition, lookup")
+            + "qos, retain, push_type, priority, content, now, hour, weekday, message, condition, lookup, digest")
         #expect(expressionError("pushType")?.message.hasPrefix("unknown name 'pushType'") == true)
         #expect(expressionError("Payload")?.offset == 0)
         #expect(expressionError("push_type") == nil)

@@ -38,6 +38,7 @@ struct TestContext: EvaluationContext {
         .message: .object(["title": .string("Ding")]),
         .condition: .object(["state": .string("raised"), "repeat": .int(0)]),
         .lookup: .object(["discovery": .object(["dev_cla": .string("gas")])]),
+        .digest: .object(["count": .int(2), "titles": .array([.string("a"), .string("b")])]),
     ])
 }
 

@@ -73,6 +73,9 @@ final class InProcessBridge: Sendable {
         bridge.outputs?.tick()
     }
 
+    /// Sends the digests' summaries due at the clock's time.
+    func fireDigests() { bridge.flow.fireDigests() }
+
     /// The one place tests build a `Bridge` (running or not): a change to `Bridge.init` is
     /// one edit here. Declared `throws` for an initializer that may throw.
     static func make(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil) throws -> Bridge {
