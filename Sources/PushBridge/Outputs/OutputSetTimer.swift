@@ -52,12 +52,12 @@ extension OutputSet {
     /// first output keeps retrying them.
     private func handOver(_ late: [PendingDelivery], from output: OutputWorker, to fallback: OutputWorker) {
         guard !late.isEmpty else { return }
+        output.stats.fellBack.add(late.count, ordering: .relaxed)
         var seen: Set<String> = []
         for d in late where seen.insert(d.key).inserted {
             offer(OutputItem(key: d.key, json: d.item, files: d.files), only: fallback)
         }
         output.markFellBack(late)
-        output.stats.fellBack.add(late.count, ordering: .relaxed)
         logger.warning("output '\(output.config.name)': \(late.count) delivery(ies) not accepted within \(output.config.fallbackAfter.text) ("
                        + seen.sorted().prefix(5).joined(separator: ", ") + (seen.count > 5 ? ", …" : "")
                        + "); handed to its fallback '\(fallback.config.name)' as well (it keeps retrying them)")
