@@ -50,7 +50,7 @@ public final class Bridge: Sendable {
 
     /// As above, with the clock the extension stage and the conditions read; with
     /// `automaticConditionTimer: false` the conditions' timer is never armed (a test moves
-    /// its clock and calls `flow.fireConditions()`).
+    /// its clock and calls `flow.fireConditions()`), nor the outputs' (`outputs.tick()`).
     init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory?, clock: StageClock,
          automaticConditionTimer: Bool = true) throws {
         self.config = config
@@ -102,7 +102,7 @@ public final class Bridge: Sendable {
         let output = publisher.output
         let outputs = try OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer,
                                     files: AttachmentFiles { [attachmentSlot] key in attachmentSlot.service?.store.file(forKey: key) },
-                                    people: people, logger: logger) { m in
+                                    people: people, logger: logger, clock: clock.wall, automaticTimer: automaticConditionTimer) { m in
             do {
                 try output.publish(topic: m.topic, payload: m.payload, qos: m.qos, retain: m.retain, userProperties: m.userProperties)
             } catch {

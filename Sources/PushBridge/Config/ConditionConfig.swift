@@ -17,6 +17,11 @@ struct EscalationStep: Sendable {
     package var set: [(field: String, value: Template)] = []
     /// Another display topic for this step's notification (a template); `nil`: the display topic.
     var displayTopic: Template? = nil
+    /// Outputs this step's notification is (also) sent through, whatever their `routes` and
+    /// the route's audience.
+    var outputs: [String] = []
+    /// Where each of `outputs` is written (checked against the outputs afterwards).
+    var outputMarks: [YAMLMark] = []
 
     init(after: Duration) { self.after = after }
 }
@@ -85,6 +90,7 @@ struct ConditionConfig: Sendable {
             var text = "step \(index + 1) after \(d(step.after))"
             if !step.set.isEmpty { text += " sets " + step.set.map(\.field).joined(separator: ", ") }
             if let topic = step.displayTopic { text += " to \"\(topic.source)\"" }
+            if !step.outputs.isEmpty { text += " also through " + step.outputs.joined(separator: ", ") }
             parts.append(text)
         }
         switch onClear {

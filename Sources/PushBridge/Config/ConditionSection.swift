@@ -38,6 +38,10 @@ extension ConfigReader {
                         error("invalid 'display_topic' '\(topic.source)': \(problem)", at: t.mark)
                     }
                 }
+                if let o = s["outputs"], let list = strings(o, key: "outputs") {
+                    step.outputs = list.map(\.0)
+                    step.outputMarks = list.map(\.1.mark)
+                }
                 steps.append(step)
             }
         }

@@ -44,6 +44,7 @@ struct ConfigAssembly {
         checkDependencies(config)
         checkFilterRoutes(filterRoutes, routes: config.routes)
         checkRouteNames(outputRoutes, routes: config.routes, in: "an output's 'routes'")
+        reader.checkStepOutputs(config.routes, outputs: config.outputs)
         checkLoops(config, topicMarks: topicMarks)
         if config.broker.protocolVersion != .v5 { checkOverlaps(config, topicMarks: topicMarks) }
         if let n = f["homeassistant"] { checkHomeAssistant(config, at: n.mark, routeMarks: topicMarks) }

@@ -24,6 +24,8 @@ extension ConfigReference {
                   "Content fields the step rewrites (as the set filter: templates that see content and condition)."),
         ConfigKey("routes[].condition.escalate[].display_topic", .template, note: "display.topic", example: .string("display/escalated/{{ route }}"),
                   "Another display topic for this step's notification (another audience)."),
+        ConfigKey("routes[].condition.escalate[].outputs", .strings, default: .array([]), example: .array([.string("sms-hook")]),
+                  "Outputs this step's notification is also sent through, whatever their own routes and the route's audience (the route's usual outputs still get it)."),
         ConfigKey("routes[].condition.on_clear", .words(["withdraw", "notify", "none"]), default: .string("withdraw"), example: .string("notify"),
                   "What a clear publishes: withdraw (a withdraw message on the display topic, so displays and phones remove the alert), notify (the withdraw, then an all-clear alert) or none."),
         ConfigKey("routes[].condition.clear_alert", .mapping, note: "the title with \": cleared\"",

@@ -13,6 +13,30 @@ package struct OutputConfig: Sendable, Equatable {
     var concurrency = 4
     /// What kind of service it is.
     package var kind: OutputKindConfig
+    /// Another output that also gets a delivery this one has not had accepted within
+    /// `fallbackAfter` (once per delivery); `nil`: none.
+    var fallback: String? = nil
+    /// How long a delivery may wait for its acceptance before it is handed to `fallback`.
+    var fallbackAfter: Duration = .seconds(300)
+    /// Where `fallback` is written (for the checks across outputs).
+    var fallbackMark: YAMLMark? = nil
+    /// How many deliveries a day this output may make; `nil`: no limit.
+    var budget: OutputBudgetConfig? = nil
+
+    package static func == (a: OutputConfig, b: OutputConfig) -> Bool {
+        a.name == b.name && a.routes == b.routes && a.timeout == b.timeout && a.tls == b.tls && a.concurrency == b.concurrency
+            && a.kind == b.kind && a.fallback == b.fallback && a.fallbackAfter == b.fallbackAfter && a.budget == b.budget
+    }
+}
+
+/// `budget:` of an output: deliveries a local calendar day (docs/outputs.md, "Budgets").
+struct OutputBudgetConfig: Sendable, Equatable {
+    /// Deliveries a day; from 80 % of it non-critical alerts are digested, from 100 % dropped.
+    var perDay: Int
+
+    /// The deliveries already made today from which non-critical alerts are digested: 80 %
+    /// of `perDay`, rounded up (with 5: 4, so the 5th alert is the first held).
+    var digestFrom: Int { (4 * perDay + 4) / 5 }
 }
 
 /// `tls:` of an output: verification is on unless `insecure` is true.

@@ -16,6 +16,10 @@ extension BridgeConfig {
             }
             out.append(line)
             out.append("     routes=\(o.routes?.joined(separator: ",") ?? "all") timeout=\(o.timeout.text) concurrency=\(o.concurrency) tls: ca_file=\(o.tls.caFile ?? "-") insecure=\(o.tls.insecure)")
+            var limits: [String] = []
+            if let f = o.fallback { limits.append("fallback=\(f) after \(o.fallbackAfter.text)") }
+            if let b = o.budget { limits.append("budget=\(b.perDay)/day (digest from \(b.digestFrom) used)") }
+            if !limits.isEmpty { out.append("     " + limits.joined(separator: " ")) }
         }
         return out
     }

@@ -69,9 +69,11 @@ extension ConfigReader {
             }
             if let n = f["concurrency"], let v = int(n, key: "concurrency", range: 1...256) { output.concurrency = v }
             if let n = f["tls"] { output.tls = readOutputTLS(n, baseDirectory: baseDirectory) }
+            readFallbackAndBudget(f, into: &output)
             guard kind != nil else { continue }
             outputs.append(output)
         }
+        checkFallbacks(outputs)
         return (outputs, routeRefs)
     }
 

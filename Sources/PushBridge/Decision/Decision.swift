@@ -46,6 +46,8 @@ package struct Decision: Sendable {
     package var conditionEvent: ConditionEvent?
     /// The withdraw message's value, when a condition cleared (already rendered into `publish`).
     package var withdrawal: Withdrawal? { conditionEvent?.withdrawal }
+    /// Outputs an escalation step names: they get the alert besides the route's own outputs.
+    var extraOutputs: [String] = []
 
     package init(outcome: Outcome, route: String?, rule: String) {
         self.outcome = outcome

@@ -59,9 +59,10 @@ extension Pipeline {
             return notification(r, state: .repeated, number: n, message: message, entry: entry,
                                 id: NotificationRequest.newID(), now: now, live: live(entry))
         case .step(let n):
-            let topic = entry.route.condition?.escalate[n - 1].displayTopic
+            let step = entry.route.condition?.escalate[n - 1]
             return notification(r, state: .escalated, number: r.repeats, message: message, entry: entry,
-                                id: NotificationRequest.newID(), now: now, displayTopic: topic, live: live(entry))
+                                id: NotificationRequest.newID(), now: now, displayTopic: step?.displayTopic,
+                                outputs: step?.outputs ?? [], live: live(entry))
         case .announcement(let parent):
             let announcement = announcementText(work.dependents, parent: parent, entry: entry, now: now)
             return notification(r, state: .raised, number: 0, message: message, entry: entry, id: NotificationRequest.newID(),
@@ -105,7 +106,7 @@ extension Pipeline {
     /// A condition's notification in `state`: mapped from its message with `condition.*`,
     /// its collapse id and the escalation steps taken so far, then rules 3 to 6.
     private func notification(_ r: ConditionRecord, state: ConditionState, number: Int, message: InboundMessage,
-                              entry: RouteTable.Entry, id: String, now: Double, displayTopic: Template? = nil,
+                              entry: RouteTable.Entry, id: String, now: Double, displayTopic: Template? = nil, outputs: [String] = [],
                               clearAlert: [(field: String, value: Template)]? = nil,
                               before: [OutboundMessage] = [], withdrawal: Withdrawal? = nil,
                               announcement: (title: String, body: String, rule: String)? = nil,
@@ -160,6 +161,7 @@ extension Pipeline {
                                    withdrawal: withdrawal)
         let finish: @Sendable (inout Decision) -> Void = { d in
             if let topic, d.outcome == .delivered, !d.publish.isEmpty { d.publish[0].topic = topic }
+            d.extraOutputs = outputs
             d.publish = before + d.publish
             // A Live Activity update is no condition event, nor an announcement (it stands for several).
             if !onlyIfChanged && announcement == nil { d.conditionEvent = event }

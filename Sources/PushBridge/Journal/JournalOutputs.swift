@@ -38,7 +38,9 @@ extension Journal {
         """
 
     /// The columns added to `output_deliveries` since it was first made, with their definitions.
-    static let outputColumns = [("files", "TEXT NOT NULL DEFAULT ''")]
+    /// `fell_back` is 1 once the row was handed to its output's fallback (never twice, also
+    /// after a restart).
+    static let outputColumns = [("files", "TEXT NOT NULL DEFAULT ''"), ("fell_back", "INTEGER NOT NULL DEFAULT 0")]
 
     /// Stores the deliveries of one item (one transaction); a `(output, key, target)` already
     /// stored is left as it is. Returns, per row, whether it is new.
@@ -95,9 +97,42 @@ extension Journal {
         }
     }
 
+    /// Open deliveries of `output` handed over at or before `handedBefore` and not yet handed
+    /// to its fallback, oldest first.
+    func overdueOutputDeliveries(output: String, handedBefore: Double) throws(SQLiteError) -> [OutputDeliveryRow] {
+        try withOutputTable { db throws(SQLiteError) -> [OutputDeliveryRow] in
+            try db.prepare("SELECT id, key, target, item, created, files FROM output_deliveries WHERE output = ?1 AND done = 0 AND fell_back = 0 AND created <= ?2 ORDER BY id")
+                .bound(output, handedBefore).rows { q in
+                    OutputDeliveryRow(id: q.int64(0), output: output, key: q.text(1) ?? "", target: q.text(2) ?? "",
+                                      item: q.blob(3), files: (q.text(5) ?? "").split(separator: "\n").map(String.init),
+                                      created: q.double(4))
+                }
+        }
+    }
+
+    /// Marks rows as handed to their output's fallback.
+    func markOutputFallbacks(_ ids: [Int64]) throws(SQLiteError) {
+        guard !ids.isEmpty else { return }
+        try withOutputTable { db throws(SQLiteError) in
+            let mark = try db.prepare("UPDATE output_deliveries SET fell_back = 1 WHERE id = ?1")
+            try db.transaction { () throws(SQLiteError) in
+                for id in ids { try mark.bound(id).run() }
+            }
+        }
+    }
+
+    /// When the oldest open delivery of `output` not yet handed to its fallback was handed over.
+    func oldestUnfallenOutputDelivery(output: String) throws(SQLiteError) -> Double? {
+        try withOutputTable { db throws(SQLiteError) -> Double? in
+            let q = try db.prepare("SELECT min(created) FROM output_deliveries WHERE output = ?1 AND done = 0 AND fell_back = 0").bound(output)
+            guard try q.step(), q.text(0) != nil else { return nil }
+            return q.double(0)
+        }
+    }
+
     /// `body` on the connection once `output_deliveries` exists with every column of
     /// `outputColumns` (added to a table an older version made).
-    private func withOutputTable<T: Sendable>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+    func withOutputTable<T: Sendable>(_ body: (SQLiteDatabase) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try withDatabase(schema: Self.outputSchema) { db throws(SQLiteError) -> T in
             try db.ensureColumns(Self.outputColumns, of: "output_deliveries")
             return try body(db)

@@ -19,6 +19,9 @@ struct OutputItem: Sendable {
     /// a kind that sends the bytes themselves (ntfy's upload) finds them through these, also
     /// after a restart (they are stored beside the JSON in the journal).
     let files: [String]
+    /// Outputs that get it besides those of its route (an escalation step's `outputs`),
+    /// whatever their own `routes`.
+    var extraOutputs: [String] = []
 
     /// A delivered alert: `displayJSON` is `DisplayRenderer.displayJSON` of its request;
     /// `files` the store's keys of its attachments' files.
@@ -27,6 +30,16 @@ struct OutputItem: Sendable {
         key = alertID
         self.route = route
         json = displayJSON
+        self.files = files
+    }
+
+    /// An item as a journal row keeps it (handed on to a fallback): kind and route read from its JSON.
+    init(key: String, json: [UInt8], files: [String]) {
+        let message = OutputMessage(json: json)
+        kind = message?.isWithdraw == true ? .withdraw : .alert
+        self.key = key
+        route = message?.route ?? ""
+        self.json = json
         self.files = files
     }
 

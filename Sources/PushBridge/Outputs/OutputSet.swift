@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The outputs of a running bridge (docs/outputs.md): one worker per `outputs:` entry, the
 /// hand-off from the message path, the dead letters of refused deliveries, the drain.
@@ -9,6 +10,15 @@ final class OutputSet: Sendable {
     let logger: BridgeLogger
     /// The people, when `people:` is configured: the routes' audiences choose among the outputs.
     let people: PeopleDesk?
+    /// The wall clock fallbacks and budgets read (a fake one in tests).
+    let clock: @Sendable () -> Double
+    /// Armed for the next fallback or budget summary due (`tick()`); `nil` when not automatic.
+    let timer: DueTimer?
+    /// The due time the timer is armed for.
+    let armed = Mutex<Double?>(nil)
+    /// Held while `tick()` runs: the start's tick and the timer's never take the same late
+    /// deliveries twice.
+    let ticking = Mutex<Void>(())
 
     /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
     let webPush: WebPushOutput?
@@ -16,15 +26,19 @@ final class OutputSet: Sendable {
     /// The workers for `config.outputs` (`nil` when there are none); `files` finds the stored
     /// attachments a kind sends as bytes; `publish` sends a dead-letter message (the bridge's
     /// output connection). Throws when a `webpush` output's VAPID key or subscription table
-    /// cannot be used.
+    /// cannot be used. `clock` is the wall clock of fallbacks and budgets; with
+    /// `automaticTimer: false` nothing is armed for them (a test moves its clock and calls `tick()`).
     init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, files: AttachmentFiles = .none,
-          people: PeopleDesk? = nil, logger: BridgeLogger,
-          publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
+          people: PeopleDesk? = nil, logger: BridgeLogger, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
+          automaticTimer: Bool = true, publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
         self.journal = journal
         self.people = people
         self.renderer = renderer
         self.logger = logger
+        self.clock = clock
+        timer = automaticTimer && config.outputs.contains { $0.fallback != nil || $0.budget != nil }
+            ? DueTimer(queue: DispatchQueue(label: "pushbridge.outputs")) : nil
         var workers: [OutputWorker] = []
         var webPush: WebPushOutput?
         for output in config.outputs {
@@ -47,7 +61,7 @@ final class OutputSet: Sendable {
                 publish(m)
                 logger.debug("output '\(r.output)': dead letter to '\(m.topic)'")
             }
-            guard let worker = OutputWorker(config: output, kind: kind, journal: journal, logger: logger, reject: reject) else {
+            guard let worker = OutputWorker(config: output, kind: kind, journal: journal, logger: logger, now: clock(), reject: reject) else {
                 let why = Curl.loadError.map { "libcurl could not be loaded (\($0); install Debian's libcurl4)" }
                     ?? "libcurl could not be initialised"
                 logger.error("output '\(output.name)': \(why); it is off")
@@ -63,6 +77,8 @@ final class OutputSet: Sendable {
     /// Starts the workers (each first sends what the journal kept).
     func start() {
         for w in workers { w.start() }
+        timer?.start { [weak self] in self?.tick() }
+        tick()
     }
 
     /// A delivered alert: handed to the outputs of its route (never waits for them).
@@ -80,12 +96,13 @@ final class OutputSet: Sendable {
             json = DisplayRenderer.displayJSON(request, source: sourceTopic, route: route, modified: decision.modified,
                                                receivedAt: receivedAt)
         }
-        let item = OutputItem(alertID: request.id, route: route, displayJSON: json,
+        var item = OutputItem(alertID: request.id, route: route, displayJSON: json,
                               files: request.content.attachments.compactMap { AttachmentStore.key(ofFile: $0.file) })
+        item.extraOutputs = decision.extraOutputs
         let audience = people?.choice(for: route) ?? .everyone
         if audience == .hold {
             people?.hold(route: route, key: item.key, item: item.json, files: item.files)
-            // Outputs of nobody still get it now.
+            // Outputs of nobody (and those an escalation step names) still get it now.
             offer(item, audience: .people([]))
             // Someone arrived while it was being held: it goes out now.
             if people?.choice(for: route) != .hold { releaseHeld() }
@@ -94,13 +111,14 @@ final class OutputSet: Sendable {
         }
     }
 
-    /// Hands `item` to every output whose `routes` include its route (and that `audience`
-    /// reaches). With a journal the deliveries are stored first (one transaction); the workers
-    /// are then woken.
-    func offer(_ item: OutputItem, audience: AudienceChoice = .everyone) {
-        let (rows, owners) = deliveryRows(for: item, audience: audience)
+    /// Hands `item` to every output whose `routes` include its route and that `audience`
+    /// reaches, and to those it names itself (`extraOutputs`, whatever the audience); with
+    /// `only`, to that output alone (a fallback). A budget may hold or drop it instead. With
+    /// a journal the deliveries are stored first (one transaction); the workers are then woken.
+    func offer(_ item: OutputItem, audience: AudienceChoice = .everyone, only: OutputWorker? = nil) {
+        let now = clock()
+        let (rows, owners) = deliveryRows(for: item, audience: audience, only: only, now: now)
         guard !rows.isEmpty else { return }
-        let now = Date().timeIntervalSince1970
         if let journal {
             do {
                 let added = try journal.storeOutputDeliveries(rows, item: item.json, files: item.files, created: now)
@@ -119,6 +137,7 @@ final class OutputSet: Sendable {
 
     /// Delivers what can be delivered until `deadline`; what is left stays in the journal.
     func drain(until deadline: ContinuousClock.Instant) {
+        timer?.cancel()
         for w in workers { w.stop(by: deadline) }
         for w in workers { w.waitUntilStopped(deadline: deadline + .seconds(2)) }
     }

@@ -8,34 +8,47 @@ extension OutputSet {
 
     /// The deliveries of `item`: each output whose `routes` include its route and that
     /// `audience` reaches, once per target (a Web Push subscription of a person outside the
-    /// audience is left out). `peopleOnly`: only what belongs to a person (a held alert's
-    /// release: the outputs of nobody had it when it was held).
-    func deliveryRows(for item: OutputItem, audience: AudienceChoice,
-                      peopleOnly: Bool = false) -> ([(output: String, key: String, target: String)], [OutputWorker]) {
+    /// audience is left out), and each output the item names (`extraOutputs`: an escalation
+    /// step's, whatever its `routes` and the audience); with `only`, that output alone (a
+    /// fallback). `peopleOnly`: only what belongs to a person (a held alert's release: the
+    /// outputs of nobody had it when it was held). An output's budget may hold or drop the
+    /// item instead; an output with a fallback arms the timer for it.
+    func deliveryRows(for item: OutputItem, audience: AudienceChoice, peopleOnly: Bool = false, only: OutputWorker? = nil,
+                      now: Double = Date().timeIntervalSince1970) -> ([(output: String, key: String, target: String)], [OutputWorker]) {
         var rows: [(output: String, key: String, target: String)] = []
         var owners: [OutputWorker] = []
-        for w in workers where w.config.routes?.contains(item.route) ?? true {
-            let owned = people?.owners[w.config.name] ?? []
-            if peopleOnly && owned.isEmpty && !(w.kind is WebPushOutput) { continue }
-            if audience == .everyone {
-                for target in w.kind.targets(for: item) {
-                    rows.append((w.config.name, item.key, target))
-                    owners.append(w)
-                }
+        for w in workers {
+            let named = item.extraOutputs.contains(w.config.name)
+            if let only {
+                guard only === w else { continue }
+            } else if !(w.config.routes?.contains(item.route) ?? true) && !named {
                 continue
             }
-            if let push = w.kind as? WebPushOutput {
-                for subscription in push.subscriptions() where audience.reaches(subscriptionOf: subscription.person, owners: owned) {
-                    if peopleOnly && owned.isEmpty && subscription.person == nil { continue }
-                    rows.append((w.config.name, item.key, subscription.endpoint))
-                    owners.append(w)
-                }
-            } else if audience.reaches(owners: owned) {
-                for target in w.kind.targets(for: item) {
-                    rows.append((w.config.name, item.key, target))
-                    owners.append(w)
+            let targets: [String]
+            if only != nil || named || (audience == .everyone && !peopleOnly) {
+                targets = w.kind.targets(for: item)
+            } else {
+                let owned = people?.owners[w.config.name] ?? []
+                if let push = w.kind as? WebPushOutput {
+                    targets = push.subscriptions().filter { s in
+                        audience.reaches(subscriptionOf: s.person, owners: owned) && !(peopleOnly && owned.isEmpty && s.person == nil)
+                    }.map(\.endpoint)
+                } else if !(peopleOnly && owned.isEmpty), audience.reaches(owners: owned) {
+                    targets = w.kind.targets(for: item)
+                } else {
+                    continue
                 }
             }
+            guard !targets.isEmpty else { continue }
+            if let budget = w.budget, !budget.admit(item, deliveries: targets.count, now: now) {
+                if let due = budget.nextDue { arm(at: due) }
+                continue
+            }
+            for target in targets {
+                rows.append((w.config.name, item.key, target))
+                owners.append(w)
+            }
+            if w.config.fallback != nil { arm(at: now + w.config.fallbackAfter.seconds) }
         }
         return (rows, owners)
     }
@@ -51,8 +64,8 @@ extension OutputSet {
         guard let people else { return }
         for release in people.releasable() {
             let items = Self.releaseItems(release, now: people.wall())
-            let now = Date().timeIntervalSince1970
-            let planned = items.map { deliveryRows(for: $0, audience: release.audience, peopleOnly: true) }
+            let now = clock()
+            let planned = items.map { deliveryRows(for: $0, audience: release.audience, peopleOnly: true, now: now) }
             if let journal {
                 do {
                     let added = try journal.releaseHeld(release.alerts.map(\.id).filter { $0 > 0 },

@@ -11,6 +11,14 @@ final class OutputStats: Sendable {
     let retried = Atomic<Int>(0)
     let skipped = Atomic<Int>(0)
     let pending = Atomic<Int>(0)
+    /// Deliveries also handed to the fallback output (not accepted within `fallback_after`).
+    let fellBack = Atomic<Int>(0)
+    /// Alerts held by the budget for a summary.
+    let budgetDigested = Atomic<Int>(0)
+    /// Alerts not delivered because the day's budget was used up.
+    let budgetDropped = Atomic<Int>(0)
+    /// Deliveries counted against the budget today.
+    let budgetUsed = Atomic<Int>(0)
     /// Added latency of the last deliveries, seconds (hand-off to 2xx).
     private let latencies = Mutex<LatencyRing>(LatencyRing())
 
@@ -27,7 +35,9 @@ final class OutputStats: Sendable {
         return OutputStatsSnapshot(name: name, kind: kind, delivered: delivered.load(ordering: .relaxed),
                                    failed: failed.load(ordering: .relaxed), retried: retried.load(ordering: .relaxed),
                                    skipped: skipped.load(ordering: .relaxed), pending: pending.load(ordering: .relaxed),
-                                   latencyP50ms: p50 * 1000, latencyP99ms: p99 * 1000)
+                                   latencyP50ms: p50 * 1000, latencyP99ms: p99 * 1000,
+                                   fellBack: fellBack.load(ordering: .relaxed), budgetDigested: budgetDigested.load(ordering: .relaxed),
+                                   budgetDropped: budgetDropped.load(ordering: .relaxed), budgetUsed: budgetUsed.load(ordering: .relaxed))
     }
 }
 
@@ -42,6 +52,14 @@ package struct OutputStatsSnapshot: Sendable, Equatable {
     package var pending: Int
     var latencyP50ms: Double
     var latencyP99ms: Double
+    /// Deliveries also handed to the fallback output.
+    var fellBack = 0
+    /// Alerts held by the budget for a summary.
+    var budgetDigested = 0
+    /// Alerts dropped because the day's budget was used up.
+    var budgetDropped = 0
+    /// Deliveries counted against the budget today.
+    var budgetUsed = 0
 }
 
 /// The last 1024 latencies.

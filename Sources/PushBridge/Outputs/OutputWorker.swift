@@ -14,7 +14,12 @@ final class OutputWorker: Sendable {
     let kind: any OutputKind
     let stats: OutputStats
     let journal: Journal?
-    private let logger: BridgeLogger
+    /// The daily budget (`budget:`); `nil`: no limit.
+    let budget: OutputBudget?
+    /// Without a journal, with a `fallback`: the deliveries not yet accepted, by key and target
+    /// (`OutputWorker.takeOverdue`); with a journal its rows say it.
+    let unaccepted = Mutex<[String: PendingDelivery]>([:])
+    let logger: BridgeLogger
     private let reject: @Sendable (OutputRejection) -> Void
     private let multi: CurlMulti<CurlTransfer>
     private let shared = Mutex<Shared>(Shared())
@@ -34,7 +39,7 @@ final class OutputWorker: Sendable {
     /// Deliveries held at most without a journal.
     static let memoryLimit = 10_000
 
-    init?(config: OutputConfig, kind: any OutputKind, journal: Journal?, logger: BridgeLogger,
+    init?(config: OutputConfig, kind: any OutputKind, journal: Journal?, logger: BridgeLogger, now: Double = Date().timeIntervalSince1970,
           reject: @escaping @Sendable (OutputRejection) -> Void) {
         guard let multi = CurlMulti<CurlTransfer>(maxHostConnections: config.concurrency) else { return nil }
         self.multi = multi
@@ -44,7 +49,9 @@ final class OutputWorker: Sendable {
         journalDirty = Atomic(journal != nil)
         self.logger = logger
         self.reject = reject
-        stats = OutputStats(name: config.name, kind: kind.kindName)
+        let stats = OutputStats(name: config.name, kind: kind.kindName)
+        self.stats = stats
+        budget = config.budget.map { OutputBudget(output: config.name, config: $0, journal: journal, stats: stats, logger: logger, now: now) }
         if let journal {
             do {
                 stats.pending.store(try journal.pendingOutputDeliveries(output: config.name), ordering: .relaxed)
@@ -78,6 +85,7 @@ final class OutputWorker: Sendable {
             return false
         }
         stats.pending.add(1, ordering: .relaxed)
+        if config.fallback != nil { unaccepted.withLock { $0[Self.id(delivery)] = delivery } }
         multi.wakeUp()
         return true
     }
@@ -282,14 +290,6 @@ final class OutputWorker: Sendable {
 
     private func finish(_ d: PendingDelivery, into done: inout [Int64]) {
         stats.pending.subtract(1, ordering: .relaxed)
-        if let row = d.row { done.append(row) }
-    }
-
-    /// The first 200 bytes of `bytes` as text, cut before an incomplete UTF-8 sequence.
-    static func prefix(_ bytes: [UInt8], limit: Int = 200) -> String {
-        guard bytes.count > limit else { return String(decoding: bytes, as: UTF8.self) }
-        var end = limit
-        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
-        return String(decoding: bytes[..<end], as: UTF8.self)
+        if let row = d.row { done.append(row) } else if config.fallback != nil { unaccepted.withLock { $0[Self.id(d)] = nil } }
     }
 }

@@ -28,6 +28,7 @@ import Testing
         "routes[].attachments[].max_age": ["routes[].attachments[].from_topic"],
         "routes[].attachments[].headers": ["routes[].attachments[].url"],
         "routes[].attachments[].token_file": ["routes[].attachments[].url"],
+        "outputs[].fallback_after": ["outputs[].fallback"],
         "routes[].condition.live_activity": ["display.format"],
         "routes[].condition.live_activity.content_state": ["display.format"],
         "routes[].condition.live_activity.stale_after": ["display.format"],
@@ -100,6 +101,12 @@ import Testing
         doc = merge(doc, ConfigReference.tree(path: key.path, value: value))
         if key.path.hasPrefix("routes[].condition.depends_"), case .object(var root) = doc, case .array(let routes)? = root["routes"] {
             root["routes"] = .array(routes + [parentRoute])
+            doc = .object(root)
+        }
+        // A fallback or an escalation step names another output: the one the examples name.
+        if key.path.hasPrefix("outputs[].fallback") || key.path == "routes[].condition.escalate[].outputs", case .object(var root) = doc {
+            let hook: JSONValue = .object(["name": .string("sms-hook"), "webhook": .object(["url": .string("https://example.com/sms")])])
+            if case .array(let outputs)? = root["outputs"] { root["outputs"] = .array(outputs + [hook]) } else { root["outputs"] = .array([hook]) }
             doc = .object(root)
         }
         return doc

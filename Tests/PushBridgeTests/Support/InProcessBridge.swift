@@ -66,8 +66,12 @@ final class InProcessBridge: Sendable {
         return InProcessBridge(bridge: bridge, log: log)
     }
 
-    /// Runs the conditions' due repeats and steps at the clock's time.
-    func fireConditions() { bridge.flow.fireConditions() }
+    /// Runs the conditions' due repeats and steps at the clock's time, then the outputs'
+    /// due fallbacks and budget summaries.
+    func fireConditions() {
+        bridge.flow.fireConditions()
+        bridge.outputs?.tick()
+    }
 
     /// Sends the digests' summaries due at the clock's time.
     func fireDigests() { bridge.flow.fireDigests() }
