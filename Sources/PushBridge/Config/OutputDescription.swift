@@ -15,7 +15,7 @@ extension BridgeConfig {
                 line += "vapid_key_file=\(p.vapidKeyFile) subject=\(p.subject) subscribe_token_file=\(p.subscribeTokenFile)"
             }
             out.append(line)
-            out.append("     routes=\(o.routes?.joined(separator: ",") ?? "all") timeout=\(o.timeout.text) concurrency=\(o.concurrency) tls: ca_file=\(o.tls.caFile ?? "-") insecure=\(o.tls.insecure)")
+            out.append("     routes=\(o.routes.map { $0.isEmpty ? "none (only a fallback or an escalation step sends through it)" : $0.joined(separator: ",") } ?? "all") timeout=\(o.timeout.text) concurrency=\(o.concurrency) tls: ca_file=\(o.tls.caFile ?? "-") insecure=\(o.tls.insecure)")
             var limits: [String] = []
             if let f = o.fallback { limits.append("fallback=\(f) after \(o.fallbackAfter.text)") }
             if let b = o.budget { limits.append("budget=\(b.perDay)/day (digest from \(b.digestFrom) used)") }
