@@ -140,6 +140,15 @@ monitoring:
 outputs:
   # A webhook nobody answers (a free port): its deliveries wait and are retried.
   - {{name: dead-hook, routes: [doorbell], timeout: 1s, webhook: {{url: "http://127.0.0.1:{dead}/hook"}}}}
+# The People panel: presence from OwnTracks and from Home Assistant's statestream; carol has none.
+people:
+  - name: alice
+    outputs: [dead-hook]
+    presence: {{topic: owntracks/alice/phone, home: '"home" in (payload.inregions | default([]))'}}
+  - name: bob
+    outputs: [dead-hook]
+    presence: {{topic: homeassistant/person/bob/state, home: 'raw == "home"'}}
+  - {{name: carol, outputs: [dead-hook]}}
 """
 
 results = []
@@ -440,6 +449,30 @@ def run_checks(driver, broker, url, bridge):
         broker.pub("z2m/hall_lamp/availability", '{"state":"online"}')
         wait("no alert left", lambda: not driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr"))
     check("a superseded alert is listed muted, superseded by its parent, and raised once the parent clears", superseded_alert)
+
+    def people_panel():
+        def presence():
+            rows = driver.find_elements(By.CSS_SELECTOR, "#people tbody tr")
+            return {r.get_attribute("data-person"): r for r in rows}
+        assert driver.find_element(By.ID, "people-panel").is_displayed()
+        wait("three people, each unknown", lambda: len(presence()) == 3)
+        # OwnTracks' location message (owntracks.org booklet, JSON format) inside the region "home";
+        # Home Assistant's statestream publishes the person's state as plain text.
+        broker.pub("owntracks/alice/phone", '{"_type":"location","lat":52.3702,"lon":4.8952,"acc":13,"batt":73,'
+                                            '"tid":"al","tst":1733550000,"inregions":["home"]}')
+        broker.pub("homeassistant/person/bob/state", "not_home")
+
+        def cells(name):
+            row = presence().get(name)
+            return [c.text for c in row.find_elements(By.TAG_NAME, "td")] if row else None
+        wait("alice home and bob away", lambda: (cells("alice") or [""])[1:2] == ["home"]
+             and (cells("bob") or [""])[1:2] == ["away"])
+        for name in ("alice", "bob"):
+            assert "ago" in cells(name)[2], cells(name)
+        carol = presence()["carol"]
+        assert cells("carol")[1:] == ["unknown", "–"], cells("carol")
+        assert "warn" in carol.get_attribute("class").split(), carol.get_attribute("class")
+    check("the People panel: each person's presence and since when, unknown marked", people_panel)
 
     def broker_stops():
         broker.stop()
