@@ -34,21 +34,43 @@ enum TopicFilter {
 
     /// `true` when `topic` (a topic name) matches `filter` (a valid filter).
     static func matches(filter: String, topic: String) -> Bool {
-        let f = filter.split(separator: "/", omittingEmptySubsequences: false)
-        let t = topic.split(separator: "/", omittingEmptySubsequences: false)
-        if topic.hasPrefix("$"), let first = f.first, first == "+" || first == "#" {
+        // Over the bytes, level by level, without splitting: presence, attachment and lookup
+        // topics are tried against every message that arrives.
+        var filter = filter, topic = topic
+        return filter.withUTF8 { f in topic.withUTF8 { t in matches(f, t) } }
+    }
+
+    /// `matches(filter:topic:)` over UTF-8 bytes. Byte for byte: MQTT matches without
+    /// normalizing (MQTT 5 section 4.7.3), so a decomposed "é" is not the precomposed one,
+    /// although Swift's `==` says it is.
+    private static func matches(_ f: UnsafeBufferPointer<UInt8>, _ t: UnsafeBufferPointer<UInt8>) -> Bool {
+        let slash = UInt8(ascii: "/"), plus = UInt8(ascii: "+"), hash = UInt8(ascii: "#")
+        // A topic starting with "$" is not matched by a first level that is a wildcard.
+        if t.first == UInt8(ascii: "$"), let c = f.first, c == plus || c == hash, f.count == 1 || f[1] == slash {
             return false
         }
-        var i = 0
-        while i < f.count {
-            if f[i] == "#" { return true }
-            guard i < t.count else { return false }
-            // Byte for byte: MQTT matches without normalizing (MQTT 5 section 4.7.3), so a
-            // decomposed "é" is not the precomposed one, although Swift's `==` says it is.
-            if f[i] != "+" && !f[i].utf8.elementsEqual(t[i].utf8) { return false }
-            i += 1
+        var i = 0  // the start of the filter's level
+        var j = 0  // the start of the topic's level; past its end once the topic has no more
+        while true {
+            var fe = i
+            while fe < f.count && f[fe] != slash { fe += 1 }
+            let length = fe - i
+            if length == 1 && f[i] == hash { return true }
+            guard j <= t.count else { return false }
+            var te = j
+            while te < t.count && t[te] != slash { te += 1 }
+            if !(length == 1 && f[i] == plus) {
+                guard te - j == length else { return false }
+                var k = 0
+                while k < length {
+                    if f[i + k] != t[j + k] { return false }
+                    k += 1
+                }
+            }
+            if fe == f.count { return te == t.count }
+            i = fe + 1
+            j = te + 1  // past the end when the topic had no more levels
         }
-        return i == t.count
     }
 
     private static func commonProblem(_ text: String) -> String? {
