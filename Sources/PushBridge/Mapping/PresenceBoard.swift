@@ -42,6 +42,9 @@ package final class PresenceBoard: Sendable {
 
     let people: [Person]
     private let readings: Mutex<[Reading?]>
+    /// `variables(at:)`'s last answer, and until when it holds (the first moment someone
+    /// becomes stale); a new reading forgets it. The mapper asks for every message.
+    private let cached = Mutex<(presence: JSONValue, home: Int64, from: Double, until: Double)?>(nil)
 
     /// The board for `people` (every presence unknown).
     init(people: [PersonConfig]) {
@@ -81,6 +84,7 @@ package final class PresenceBoard: Sendable {
             reading.home = home
             reading.lastAt = time
             r[index] = reading
+            cached.withLock { $0 = nil }
             return (before.state, reading)
         }
     }
@@ -88,7 +92,10 @@ package final class PresenceBoard: Sendable {
     /// Puts back a reading kept in the journal (the person named `name`; unknown names are ignored).
     func restore(name: String, reading: Reading) {
         guard let i = people.firstIndex(where: { $0.name == name }) else { return }
-        readings.withLock { $0[i] = reading }
+        readings.withLock { r in
+            r[i] = reading
+            cached.withLock { $0 = nil }
+        }
     }
 
     /// Each person's presence at `now`, in config order.
@@ -103,18 +110,28 @@ package final class PresenceBoard: Sendable {
 
     /// `presence` (name → `true`, `false` or `null`) and `people_home` at `now`.
     func variables(at now: Double) -> (presence: JSONValue, home: Int64) {
-        var object = JSONObject()
-        var home: Int64 = 0
-        for e in entries(at: now) {
-            switch e.state {
-            case .home:
-                object[e.name] = .bool(true)
-                home += 1
-            case .away: object[e.name] = .bool(false)
-            case .unknown: object[e.name] = .null
+        readings.withLock { r in
+            if let c = cached.withLock({ $0 }), c.from <= now, now <= c.until { return (c.presence, c.home) }
+            var object = JSONObject()
+            var home: Int64 = 0
+            var until = Double.infinity
+            for i in people.indices {
+                let s = Self.state(r[i], person: people[i], at: now)
+                switch s.state {
+                case .home:
+                    object[people[i].name] = .bool(true)
+                    home += 1
+                case .away: object[people[i].name] = .bool(false)
+                case .unknown: object[people[i].name] = .null
+                }
+                if s.state != .unknown, let stale = people[i].staleAfter, let reading = r[i] {
+                    until = min(until, reading.lastAt + stale)
+                }
             }
+            let presence = JSONValue.object(object)
+            cached.withLock { $0 = (presence, home, now, until) }
+            return (presence, home)
         }
-        return (.object(object), home)
     }
 
     /// The state a reading gives at `now`.

@@ -87,7 +87,9 @@ final class OutputSet: Sendable {
         if let w = decision.withdrawal {
             offer(OutputItem(withdrawal: w))
         }
-        guard decision.outcome == .delivered, let request = decision.request, let route = decision.route else { return }
+        guard decision.outcome == .delivered, let request = decision.request, let route = decision.route,
+              decision.extraOutputs.isEmpty ? workers.contains(where: { $0.config.routes?.contains(route) ?? true }) : true
+        else { return }  // no output takes the route's alerts: nothing to render, hold or count
         let json: [UInt8]
         // With a withdraw before it (on_clear: notify) the alert's display message is the last one.
         if renderer.display.format == .json, let display = decision.withdrawal == nil ? decision.publish.first : decision.publish.last {
