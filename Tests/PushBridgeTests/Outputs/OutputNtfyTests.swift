@@ -143,9 +143,14 @@ struct OutputNtfyTests {
         let png = OutputAttachmentTests.png
         try s.publish("door/snapshot", bytes: png)
         try await eventually("the snapshot kept") { bridge.bridge.attachmentSlot.service?.bytes.heldBytes ?? 0 > 0 }
-        for who in ["Alice", "Bob"] {
+        for (n, who) in ["Alice", "Bob"].enumerated() {
             try s.publish("door/event", #"{"who":"\#(who)"}"#)
-            _ = try await s.waitFor(s.display("door/event"), count: who == "Alice" ? 1 : 2)
+            _ = try await s.waitFor(s.display("door/event"), count: n + 1)
+            // Each alert on both servers before the next: the outputs send concurrently, and the
+            // second is to find the refusal learned from the first one's answer.
+            try await eventually("\(who)'s alert on both servers", timeout: .seconds(20)) {
+                try uploads.messages(topic).count == n + 1 && links.messages(topic).count == n + 1
+            }
         }
         let displays = try s.json(on: s.display("door/event"))
         let urls = displays.compactMap { $0["attachments"]?[0]?["url"]?.stringValue }
