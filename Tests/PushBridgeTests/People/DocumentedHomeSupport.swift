@@ -8,12 +8,15 @@ import Testing
 /// display, a fake wall clock and an observer of the display and status topics.
 struct DocumentedHome {
     let broker: TestBroker
+    /// Subscribed to `display/#` and `pushbridge/status` (the file's defaults); publishes the integrations' messages.
     let observer: TestClient
     let aliceNtfy: NtfyServer
     let bobNtfy: NtfyServer
     let hook: HookServer
     let clock: FakeWallClock
+    /// The monitoring server's port.
     let http: Int
+    /// The bridge.yml as run (the page's, with the loopback services in it).
     let yaml: String
     let bridge: InProcessBridge
     /// Alice's and Bob's ntfy topics.
@@ -73,6 +76,7 @@ struct DocumentedHome {
         return home
     }
 
+    /// The parts `start()` made.
     private init(broker: TestBroker, observer: TestClient, aliceNtfy: NtfyServer, bobNtfy: NtfyServer, hook: HookServer,
                  clock: FakeWallClock, http: Int, yaml: String, bridge: InProcessBridge, aliceTopic: String, bobTopic: String) {
         (self.broker, self.observer, self.aliceNtfy, self.bobNtfy, self.hook) = (broker, observer, aliceNtfy, bobNtfy, hook)
@@ -115,6 +119,7 @@ struct DocumentedHome {
         try observer.publish("zigbee2mqtt/\(device)/availability", #"{"state":"\#(state)"}"#, retain: true)
     }
 
+    /// The front doorbell rings.
     func doorbell() throws { try observer.publish("home/front/doorbell", #"{"event":"ring"}"#) }
 
     // MARK: what each one was told
@@ -150,11 +155,6 @@ struct DocumentedHome {
         try webhook("hall").filter { $0["type"] != .string("withdraw") }.map { jsonString($0["title"]) }
     }
 
-    /// The display messages (`display/<topic>`) seen, as JSON, in order.
-    func displays() throws -> [JSONValue] {
-        try observer.messages.filter { $0.topic.hasPrefix("display/") }.map { try JSONValue.parse($0.payload) }
-    }
-
     /// Waits until `read` holds `count` items (and says what it holds when it does not).
     func waitFor<T: Sendable>(_ what: String, count: Int, timeout: Duration = .seconds(20),
                               _ read: @escaping @Sendable () throws -> [T]) async throws {
@@ -181,6 +181,7 @@ struct DocumentedHome {
         return items
     }
 
+    /// Stops the bridge (it drains), then the services.
     func stop() async throws {
         try await bridge.stop()
         observer.stop(flushTimeout: .seconds(1))

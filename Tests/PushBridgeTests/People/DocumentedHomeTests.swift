@@ -9,6 +9,7 @@ import Testing
 /// statestream, Zigbee2MQTT `bridge/state`, `availability` and a leak sensor's report).
 @Suite("Integration: the documented two-person home")
 struct DocumentedHomeTests {
+    /// Zigbee2MQTT's report of a water leak sensor that is wet.
     static let leak = #"{"battery":97,"battery_low":false,"linkquality":120,"tamper":false,"water_leak":true}"#
 
     /// The route's counter in the bridge's stats snapshot.
@@ -29,6 +30,8 @@ struct DocumentedHomeTests {
         #expect(try home.ntfy("alice") == ["Doorbell"])
         #expect(try home.hall() == ["Doorbell"])
         #expect(try home.ntfy("bob").isEmpty, "not Bob")
+        #expect(try await home.aliceNtfyAll().first?["message"] == .string("Someone is at the front door"))
+        #expect(try home.webhook("hall").first?["body"] == .string("Someone is at the front door"))
 
         // Row 2: both away → the hall display now; the phone of whoever arrives home first, then: one
         // held alert as it was; five: the 3 newest one by one and one summary of the rest.
