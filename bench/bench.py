@@ -18,11 +18,13 @@ import threading
 import time
 import urllib.request
 
+import peoplecase
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 N0 = int(os.environ.get("BENCH_N0", "200000"))   # QoS 0 flood size
 N1 = int(os.environ.get("BENCH_N1", "100000"))   # QoS 1 flood size
-ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "conditions", "attach", "fixed", "usersink", "nodelay")
+ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "conditions", "attach", "people", "fixed", "usersink", "nodelay")
 # BENCH_CASES=q1,journal runs only those cases (ratios need "relay"; targets whose inputs
 # were not run are left out). Default: all.
 CASES = [c for c in os.environ.get("BENCH_CASES", ",".join(ALL_CASES)).split(",") if c]
@@ -151,7 +153,8 @@ class Bench:
             log(f"  warning: {mode} {args}: {int(result['received'])} of {int(result['expected'])} arrived")
         return result
 
-    def config(self, name, broker, qos, routes=1, journal=None, http_port=None, condition=False, attach=False):
+    def config(self, name, broker, qos, routes=1, journal=None, http_port=None, condition=False, attach=False,
+               people=False):
         lines = [
             "broker:",
             "  host: 127.0.0.1",
@@ -173,6 +176,8 @@ class Bench:
                 '      title: "Room {{ payload.room }}"',
                 "      body: \"{{ payload.who | default('Someone') }} rang at {{ levels[2] }}\"",
             ]
+            if people:
+                lines += peoplecase.route_lines()
             if condition:
                 # One condition per topic: a message without "drop" raises it (a display), the
                 # next pass, with "drop", clears it (the withdraw message): one publish each.
@@ -196,11 +201,14 @@ class Bench:
                 "  wait: 2s",
                 f"  total_bytes: {ATTACH_STORE_BYTES}",
             ]
+        if people:
+            lines += peoplecase.extra_routes()
         lines += [
             "extension:",
             "  filters:",
             "    - name: drop-half",
             "      suppress: 'payload.drop == true'",
+            *(peoplecase.filters() if people else []),
             "display:",
             '  topic: "display/{{ topic }}"',
             f"  qos: {qos}",
@@ -212,6 +220,8 @@ class Bench:
             lines.append(f"  http: 127.0.0.1:{http_port}")
         if journal:
             lines += ["journal:", f"  path: {journal}"]
+        if people:
+            lines += peoplecase.top_level()
         path = os.path.join(self.workdir, f"{name}.yml")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -221,12 +231,12 @@ class Bench:
         return subprocess.run([self.pushbridge, "check", "-c", path], capture_output=True).returncode == 0
 
     def start_bridge(self, name, broker, qos, routes=1, journal=None, condition=False, wrapper=(), ready_within=20,
-                     attach=False):
+                     attach=False, people=False):
         """`pushbridge run` with the benchmark's config, once /readyz answers; `wrapper` is a
         command to run it under (scripts/symbol-order.py: valgrind), `ready_within` seconds."""
         http = free_port()
         self.http_port = http
-        path = self.config(name, broker, qos, routes, journal, http, condition, attach)
+        path = self.config(name, broker, qos, routes, journal, http, condition, attach, people)
         logf = open(os.path.join(self.workdir, f"{name}.log"), "w")
         proc = subprocess.Popen([*wrapper, self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
         logf.close()  # the child has its own descriptor
@@ -455,7 +465,7 @@ def main():
     log(f"pushbridge benchmark: {RUNS} run(s) per flood, {os.cpu_count()} cores; work files in {workdir}")
     broker = Broker(workdir, tuned=True)
     pub0 = pub1 = sink1 = relay0 = relay1 = small0 = small1 = dash0 = journal_row = big0 = None
-    attach0 = attach_fixed = attach_load = attach_base = None
+    attach0 = attach_fixed = attach_load = attach_base = people0 = None
     try:
         if "load" in CASES:
             log("load generator alone")
@@ -519,6 +529,17 @@ def main():
                 bench.stop_bridge(proc)
             rows.append(("pushbridge QoS 0 + 20 alerts/s with 200 KB snapshots", attach0, relay0))
             rows.append((f"pushbridge QoS 0 @{FIXED_RATE}/s + snapshots (quick-ACK)", attach_fixed, None))
+        if "people" in CASES:
+            log("pushbridge QoS 0 through 10 routes with a digest and an audience, 2 people, "
+                f"{peoplecase.SUPERSEDED} superseded conditions")
+            proc = bench.start_bridge("people", broker, 0, routes=10, people=True)
+            try:
+                peoplecase.preload(broker.port, bench.http_port)
+                people0 = bench.flood(broker, 0, N0, bridge=proc, routes=10)
+                people0["superseded"] = peoplecase.superseded(bench.http_port)
+            finally:
+                bench.stop_bridge(proc)
+            rows.append(("pushbridge QoS 0: people, 10 digests, 1k superseded", people0, relay0))
     finally:
         broker.stop()
 
@@ -626,6 +647,10 @@ def main():
     if attach_load:
         print(f"  (snapshots: {attach_load['sent']} alerts with 200 KB each; store evictions "
               f"{attach_load['evicted'] if attach_load['evicted'] is not None else '?'})")
+    if people0:
+        print(f"  (people case: {people0['superseded']} conditions still superseded after the flood; CPU per message "
+              f"{people0['bridge_us']:.2f} us against {small0['bridge_us']:.2f} us for the plain QoS 0 flood)" if small0
+              else f"  (people case: {people0['superseded']} conditions still superseded after the flood)")
     if largest:
         print(f"  (largest peak RSS of any case: {largest[0]:.1f} MB, {largest[1].strip()})")
     if dash0 and dash0.get("dashboard"):
