@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The conditions' one timer: armed for the earliest due repeat or step of all of them
 /// (`ConditionEngine.nextDue`), re-armed after each firing and each change. No polling:
@@ -14,42 +13,30 @@ final class ConditionTimer: Sendable {
     private let engine: ConditionEngine
     private let wall: @Sendable () -> Double
     /// `nil` when not automatic. Its action runs on a serial queue: one firing at a time.
-    private let timer: DueTimer?
-    /// The due time the timer is armed for (`nil`: not armed).
-    private let armed = Mutex<Double?>(nil)
+    private let timer: WallDueTimer?
 
     /// A timer not running yet (`start(_:)` runs it).
     init(engine: ConditionEngine, wall: @escaping @Sendable () -> Double, automatic: Bool = true) {
         self.engine = engine
         self.wall = wall
-        timer = automatic ? DueTimer(queue: DispatchQueue(label: "pushbridge.conditions")) : nil
+        timer = automatic ? WallDueTimer(queue: DispatchQueue(label: "pushbridge.conditions")) : nil
     }
 
     /// Runs the timer: each time work falls due, `run` gets it. Call it once.
     func start(_ run: @escaping Run) {
+        // Armed before it had its action, a firing did nothing: `start` forgets it, and it is armed again.
         timer?.start { [weak self] in self?.fire(run) }
-        // Armed before it had its action, a firing did nothing: arm it again.
-        armed.withLock { $0 = nil }
         rearm()
     }
 
     /// Arms the timer for the earliest due time, unless it is armed for that already.
     func rearm() {
-        guard let timer else { return }
-        let due = engine.nextDue
-        let changed = armed.withLock { current -> Bool in
-            guard current != due else { return false }
-            current = due
-            return true
-        }
-        guard changed else { return }
-        guard let due else { return timer.disarm() }
-        timer.arm(after: .seconds(min(max(0, due - wall()), 86_400 * 365)), leeway: .milliseconds(20))
+        timer?.arm(for: engine.nextDue, wall: wall)
     }
 
     /// Hands what is due now to `run`, then re-arms.
     func fire(_ run: Run) {
-        armed.withLock { $0 = nil }
+        timer?.forget()
         let now = wall()
         let work = engine.due(now: now)
         if !work.isEmpty { run(work, now) }

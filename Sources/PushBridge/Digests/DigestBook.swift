@@ -15,9 +15,7 @@ package final class DigestBook: Sendable {
     /// The clock the timer compares window ends with (a fake one in tests).
     let wall: @Sendable () -> Double
     /// `nil` when not automatic. Its action runs on a serial queue: one firing at a time.
-    let timer: DueTimer?
-    /// The due time the timer is armed for (`nil`: not armed).
-    let armed = Mutex<Double?>(nil)
+    let timer: WallDueTimer?
 
     /// An empty book; with `journal` every change is stored (`restore` reads it back). With
     /// `automatic` its timer runs once `start(_:)` gives it its action; without, nothing is
@@ -27,7 +25,7 @@ package final class DigestBook: Sendable {
         self.journal = journal
         self.logger = logger
         self.wall = wall
-        timer = automatic ? DueTimer(queue: DispatchQueue(label: "pushbridge.digests")) : nil
+        timer = automatic ? WallDueTimer(queue: DispatchQueue(label: "pushbridge.digests")) : nil
     }
 
     /// Reads the stored windows back (at start): those whose end passed are due at once, the

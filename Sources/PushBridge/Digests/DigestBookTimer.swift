@@ -7,29 +7,19 @@ extension DigestBook {
 
     /// Runs the timer: each time summaries fall due, `run` gets them. Call it once.
     func start(_ run: @escaping Run) {
+        // Armed before it had its action, a firing did nothing: `start` forgets it, and it is armed again.
         timer?.start { [weak self] in self?.fire(run) }
-        // Armed before it had its action, a firing did nothing: arm it again.
-        armed.withLock { $0 = nil }
         rearm()
     }
 
     /// Arms the timer for the earliest window end, unless it is armed for that already.
     func rearm() {
-        guard let timer else { return }
-        let due = nextDue
-        let changed = armed.withLock { current -> Bool in
-            guard current != due else { return false }
-            current = due
-            return true
-        }
-        guard changed else { return }
-        guard let due else { return timer.disarm() }
-        timer.arm(after: .seconds(min(max(0, due - wall()), 86_400 * 365)), leeway: .milliseconds(20))
+        timer?.arm(for: nextDue, wall: wall)
     }
 
     /// Hands what is due now to `run`, then re-arms.
     func fire(_ run: Run) {
-        armed.withLock { $0 = nil }
+        timer?.forget()
         let now = wall()
         let summaries = due(now: now)
         if !summaries.isEmpty { run(summaries, now) }
