@@ -6,24 +6,14 @@ import PushBridgeCLI
 /// `GET /api/alerts` (`monitoring.http` must be set), as a table or (`--json`) as answered.
 enum AlertsCommand {
     static func run(_ args: Arguments, config: BridgeConfig) -> Int32 {
-        guard let http = config.monitoring.http else {
-            return fail(2, "monitoring.http is not set in \(config.sourcePath); alerts are read from its /api/alerts")
-        }
-        let target = HealthTarget(address: http.connectable, path: "/api/alerts", bearer: config.monitoring.httpAuth?.token?.text)
-        switch HealthProbe.get(target, timeoutMilliseconds: 5_000) {
-        case .failure(let problem):
-            return fail(1, "GET \(target) failed: \(problem.reason)")
-        case .success(let answer) where answer.status != 200:
-            return fail(1, "GET \(target) answered HTTP \(answer.status)")
-        case .success(let answer):
-            guard case .array(let alerts)? = try? JSONValue.parse(answer.body) else {
-                return fail(1, "GET \(target) did not answer a JSON array")
+        switch BridgeAPI.get("/api/alerts", config: config, what: "alerts") {
+        case .exit(let status):
+            return status
+        case .json(let body, let value):
+            guard case .array(let alerts) = value else {
+                return fail(1, "GET /api/alerts did not answer a JSON array")
             }
-            if args.flags.contains("--json") {
-                printOut(String(decoding: answer.body, as: UTF8.self))
-            } else {
-                printOut(table(alerts))
-            }
+            printOut(args.flags.contains("--json") ? String(decoding: body, as: UTF8.self) : table(alerts))
             return 0
         }
     }

@@ -7,24 +7,14 @@ import PushBridgeCLI
 /// table or (`--json`) as answered.
 enum PeopleCommand {
     static func run(_ args: Arguments, config: BridgeConfig) -> Int32 {
-        guard let http = config.monitoring.http else {
-            return fail(2, "monitoring.http is not set in \(config.sourcePath); people are read from its /api/people")
-        }
-        let target = HealthTarget(address: http.connectable, path: "/api/people", bearer: config.monitoring.httpAuth?.token?.text)
-        switch HealthProbe.get(target, timeoutMilliseconds: 5_000) {
-        case .failure(let problem):
-            return fail(1, "GET \(target) failed: \(problem.reason)")
-        case .success(let answer) where answer.status != 200:
-            return fail(1, "GET \(target) answered HTTP \(answer.status)")
-        case .success(let answer):
-            guard case .object(let people)? = try? JSONValue.parse(answer.body) else {
-                return fail(1, "GET \(target) did not answer a JSON object")
+        switch BridgeAPI.get("/api/people", config: config, what: "people") {
+        case .exit(let status):
+            return status
+        case .json(let body, let value):
+            guard case .object(let people) = value else {
+                return fail(1, "GET /api/people did not answer a JSON object")
             }
-            if args.flags.contains("--json") {
-                printOut(String(decoding: answer.body, as: UTF8.self))
-            } else {
-                printOut(table(people.map { ($0.key, $0.value) }))
-            }
+            printOut(args.flags.contains("--json") ? String(decoding: body, as: UTF8.self) : table(people.map { ($0.key, $0.value) }))
             return 0
         }
     }
