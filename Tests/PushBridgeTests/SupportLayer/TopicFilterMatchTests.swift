@@ -3,7 +3,7 @@ import Testing
 
 /// The byte-level matcher against the plain level-by-level rule of MQTT 5 section 4.7, for
 /// every valid filter and every topic made of up to four levels from a small alphabet
-/// (empty levels, "$" topics, a decomposed and a precomposed "é" included).
+/// (empty levels, "$" topics, levels that share a prefix), and known cases.
 @Suite struct TopicFilterMatchTests {
     /// The rule, written the plain way: split both into levels and compare them in turn.
     static func reference(filter: String, topic: String) -> Bool {
@@ -32,8 +32,10 @@ import Testing
     }
 
     @Test func agreesWithTheLevelRuleEverywhere() {
-        let topics = Self.combinations(["a", "b", "", "$SYS", "e\u{301}", "\u{e9}", "ab"], depth: 4).filter { !$0.isEmpty }
-        let filters = Self.combinations(["a", "+", "#", "", "$SYS", "\u{e9}", "ab"], depth: 4)
+        // Small alphabets, so that the debug build checks it in a second or two (the two forms
+        // of "é" are in `knownCases`).
+        let topics = Self.combinations(["a", "", "$SYS", "ab"], depth: 4).filter { !$0.isEmpty }
+        let filters = Self.combinations(["a", "+", "#", "", "$SYS"], depth: 4)
             .filter { !$0.isEmpty && TopicFilter.validate($0) == nil }
         var checked = 0
         for filter in filters {
@@ -46,13 +48,13 @@ import Testing
                 checked += 1
             }
         }
-        #expect(checked > 1_000_000)
+        #expect(checked > 100_000)
     }
 
     @Test(arguments: [
         ("sport/#", "sport", true), ("sport/#", "sport/", true), ("#", "$SYS/x", false), ("+/x", "$SYS/x", false),
         ("$SYS/#", "$SYS/x", true), ("a/+", "a", false), ("a/+", "a/", true), ("a/b", "a/b/", false),
-        ("a/b/", "a/b", false), ("+", "", true), ("e\u{301}", "\u{e9}", false), ("owntracks/+/+", "owntracks/alice/phone", true),
+        ("a/b/", "a/b", false), ("+", "", true), ("e\u{301}", "\u{e9}", false), ("\u{e9}/+", "\u{e9}/x", true), ("owntracks/+/+", "owntracks/alice/phone", true),
     ])
     func knownCases(_ filter: String, _ topic: String, _ expected: Bool) {
         #expect(TopicFilter.matches(filter: filter, topic: topic) == expected)
