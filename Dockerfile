@@ -17,7 +17,7 @@ FROM swift:6.3-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmosquitto-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev \
+        libmosquitto-dev libyaml-dev libmicrohttpd-dev libsqlite3-dev libcurl4-openssl-dev libssl-dev libhiredis-dev \
         pkg-config \
     && rm -rf /var/lib/apt/lists/*
 

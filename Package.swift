@@ -42,11 +42,14 @@ let package = Package(
         // The outputs' HTTP client (Sources/PushBridge/Outputs only): libcurl's header (Debian's
         // libcurl4-openssl-dev); the library is loaded with dlopen when an output starts.
         .systemLibrary(name: "CCurl"),
+        // The Redis (and Valkey) client of shared state (Sources/PushBridge/Redis only): hiredis's
+        // header (Debian's libhiredis-dev); the library is loaded with dlopen at the first connection.
+        .systemLibrary(name: "CHiredis"),
         // The files of dashboard/ are compiled in as Swift at build time: DashboardAssetsPlugin
         // runs dashboard-assets (Foundation only) on each of them; nothing of it is in the tree.
         .target(
             name: "PushBridge",
-            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "CCurl", "COpenSSL"],
+            dependencies: ["CMosquitto", "CYaml", "CMicroHTTPD", "CSQLite", "CMalloc", "CCurl", "COpenSSL", "CHiredis"],
             plugins: ["DashboardAssetsPlugin"]
         ),
         .executableTarget(name: "dashboard-assets"),
