@@ -58,12 +58,7 @@ final class TestRedis: Sendable {
 
     private func stop(signal: Int32) {
         let p = process.withLock { p -> ChildProcess? in defer { p = nil }; return p }
-        guard let p, p.isRunning else { return }
-        p.signal(signal)
-        if p.waitSync(timeout: .seconds(10)) == nil {
-            p.signal(SIGKILL)
-            _ = p.waitSync(timeout: .seconds(5))
-        }
+        p?.stop(signal: signal)
     }
 
     private static func launch(configFile: String, logFile: String, port: Int) throws -> ChildProcess {

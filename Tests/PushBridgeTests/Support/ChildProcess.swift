@@ -63,6 +63,17 @@ final class ChildProcess: Sendable {
         }
     }
 
+    /// Sends `signal` and waits up to `grace` for the child to end; SIGKILL after that (a
+    /// server stopped by a test: mosquitto, redis-server).
+    func stop(signal: Int32, grace: Duration = .seconds(10)) {
+        guard isRunning else { return }
+        self.signal(signal)
+        if waitSync(timeout: grace) == nil {
+            self.signal(SIGKILL)
+            _ = waitSync(timeout: .seconds(5))
+        }
+    }
+
     /// Waits without blocking a thread; `nil` after `timeout`.
     func wait(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout

@@ -92,12 +92,7 @@ final class TestBroker: Sendable {
 
     private func stop(signal: Int32) {
         let p = process.withLock { p -> ChildProcess? in defer { p = nil }; return p }
-        guard let p, p.isRunning else { return }
-        p.signal(signal)
-        if p.waitSync(timeout: .seconds(10)) == nil {
-            p.signal(SIGKILL)
-            _ = p.waitSync(timeout: .seconds(5))
-        }
+        p?.stop(signal: signal)
     }
 
     /// `stop()` then `start()`.
