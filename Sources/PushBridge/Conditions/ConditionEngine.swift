@@ -53,7 +53,7 @@ package final class ConditionEngine: Sendable {
     }
 
     let state = Mutex(State())
-    private let journal: Journal?
+    let journal: Journal?
     let logger: BridgeLogger
 
     package init(journal: Journal? = nil, logger: BridgeLogger) {
@@ -240,33 +240,6 @@ package final class ConditionEngine: Sendable {
         }
     }
 
-    /// Reads the stored conditions of the configured routes (call after `configure`); a
-    /// superseded one whose parent is not raised any more is announced at `now`.
-    func restore(now: Double = Date().timeIntervalSince1970) {
-        guard let journal else { return }
-        do {
-            let rows = try journal.loadConditions()
-            let (restored, promoted) = state.withLock { s -> (Int, [ConditionRecord]) in
-                var n = 0
-                for row in rows {
-                    guard s.configs[row.route] != nil, let r = ConditionRecord(route: row.route, key: row.key, stored: row.value) else { continue }
-                    let id = Self.id(r.route, r.key)
-                    s.records[id] = r
-                    s.byAlertID[r.alertID] = id
-                    s.counts[r.route, default: ConditionCounts()].active += 1
-                    Self.schedule(r, in: &s)
-                    n += 1
-                }
-                let promoted = Self.settleOrphans(now: now, in: &s)
-                return (n, promoted)
-            }
-            for r in promoted { persist(r, removed: false) }
-            if restored > 0 { logger.info("conditions: \(restored) active condition(s) restored from the journal") }
-        } catch {
-            logger.error("conditions: cannot read the journal's conditions: \(error)")
-        }
-    }
-
     // MARK: - Inside the lock
 
     private static func remove(_ id: String, from s: inout State) {
@@ -290,14 +263,5 @@ package final class ConditionEngine: Sendable {
         guard var at = due else { return }
         if let until = r.snoozedUntil { at = max(at, until) }
         s.heap.push(DueHeap.Entry(due: at, id: id, generation: s.generation))
-    }
-
-    func persist(_ r: ConditionRecord, removed: Bool) {
-        guard let journal else { return }
-        do {
-            try journal.saveCondition(route: r.route, key: r.key, value: removed ? nil : r.stored)
-        } catch {
-            logger.error("conditions: cannot store '\(r.route)' '\(r.key)' in the journal: \(error)")
-        }
     }
 }
