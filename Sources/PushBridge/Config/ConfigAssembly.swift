@@ -134,18 +134,10 @@ struct ConfigAssembly {
             }
         }
         // Each cycle once, at the first of its routes in the file.
-        var reported: Set<String> = []
-        for route in config.routes where parents[route.name] != nil && !reported.contains(route.name) {
-            var path = [route.name]
-            var next = parents[route.name]
-            while let n = next, !path.contains(n) {
-                path.append(n)
-                next = parents[n]
-            }
-            guard let n = next, n == route.name else { continue }
-            reported.formUnion(path)
-            reader.error("'depends_on' forms a cycle: " + (path + [n]).joined(separator: " → ") + "; a root cause cannot depend on what it causes",
-                         at: route.condition?.dependsOnMark ?? route.conditionMark ?? YAMLMark(line: 0, column: 0))
+        for cycle in NameCycles.find(in: config.routes.map(\.name), next: parents) {
+            let route = config.routes.first { $0.name == cycle[0] }
+            reader.error("'depends_on' forms a cycle: " + cycle.joined(separator: " → ") + "; a root cause cannot depend on what it causes",
+                         at: route?.condition?.dependsOnMark ?? route?.conditionMark ?? YAMLMark(line: 0, column: 0))
         }
     }
 

@@ -44,18 +44,10 @@ extension ConfigReader {
             }
         }
         // Each cycle once, at the first of its outputs in the file.
-        var reported: Set<String> = []
-        for o in outputs where next[o.name] != nil && !reported.contains(o.name) {
-            var path = [o.name]
-            var n = next[o.name]
-            while let current = n, !path.contains(current) {
-                path.append(current)
-                n = next[current]
-            }
-            guard let end = n, end == o.name else { continue }
-            reported.formUnion(path)
-            error("'fallback' forms a cycle: " + (path + [end]).joined(separator: " → ")
-                  + "; a fallback must not fall back to the output it stands in for", at: o.fallbackMark ?? YAMLMark(line: 0, column: 0))
+        for cycle in NameCycles.find(in: outputs.map(\.name), next: next) {
+            let o = outputs.first { $0.name == cycle[0] }
+            error("'fallback' forms a cycle: " + cycle.joined(separator: " → ")
+                  + "; a fallback must not fall back to the output it stands in for", at: o?.fallbackMark ?? YAMLMark(line: 0, column: 0))
         }
     }
 
