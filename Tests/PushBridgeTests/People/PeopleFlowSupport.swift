@@ -66,6 +66,14 @@ struct PeopleSetup {
         try s.observer.publish(bobTopic, state, retain: true)
     }
 
+    /// Alice's OwnTracks and Bob's statestream both say away; returns once `bridge` knows it.
+    func bothAway(_ bridge: Bridge) async throws {
+        try alice(home: false)
+        try bob("not_home")
+        try await waitForPresence(bridge, "alice", .away)
+        try await waitForPresence(bridge, "bob", .away)
+    }
+
     /// Waits until the bridge's board says `name` is `state`.
     func waitForPresence(_ bridge: Bridge, _ name: String, _ state: PresenceState) async throws {
         let board = try #require(bridge.people?.board)

@@ -65,10 +65,7 @@ struct PeopleFlowTests {
         let s = p.s
         let bridge = try InProcessBridge.start(yaml: p.yaml(routes: Self.routes(s)))
         try await s.waitUntilOnline()
-        try p.alice(home: false)
-        try p.bob("not_home")
-        try await p.waitForPresence(bridge.bridge, "alice", .away)
-        try await p.waitForPresence(bridge.bridge, "bob", .away)
+        try await p.bothAway(bridge.bridge)
 
         // One held: the hall (nobody's) gets it now, the people when bob arrives.
         try s.publish("doorbell", #"{"t":"Parcel"}"#)
@@ -138,10 +135,7 @@ struct PeopleFlowTests {
         let clock = FakeWallClock(Date().timeIntervalSince1970)
         let bridge = try InProcessBridge.start(yaml: p.yaml(routes: Self.routes(s), aliceStale: "1h"), clock: clock.stageClock)
         try await s.waitUntilOnline()
-        try p.alice(home: false)
-        try p.bob("not_home")
-        try await p.waitForPresence(bridge.bridge, "alice", .away)
-        try await p.waitForPresence(bridge.bridge, "bob", .away)
+        try await p.bothAway(bridge.bridge)
         try s.publish("alarm", #"{"t":"Away 1"}"#)   // both away: both told
         try await p.waitFor("alice", "Away 1")
         try p.alice(home: true)
