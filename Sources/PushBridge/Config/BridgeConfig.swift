@@ -12,6 +12,8 @@ public struct BridgeConfig: Sendable {
     package var display = DisplayConfig()
     var deadLetter: DeadLetterConfig? = nil
     var journal: JournalConfig? = nil
+    /// `state:`: where the memory lives (`state.redis`: shared by replicas); `nil` = the journal.
+    var state: StateConfig? = nil
     /// `monitoring:`: status and stats topics, logs, the HTTP endpoint.
     public var monitoring = MonitoringConfig()
     /// `partition:`: this replica's share of the topics (docs/operations.md, "Scaling out"); `nil` = all topics.

@@ -30,6 +30,7 @@ struct ConfigAssembly {
         if let n = f["display"] { config.display = reader.readDisplay(n) }
         if let n = f["dead_letter"] { config.deadLetter = reader.readDeadLetter(n) }
         if let n = f["journal"] { config.journal = reader.readJournal(n) }
+        if let n = f["state"] { config.state = reader.readState(n, baseDirectory: directory, hasJournal: config.journal != nil) }
         if let n = f["monitoring"] { config.monitoring = reader.readMonitoring(n) }
         if let n = f["homeassistant"] { config.homeAssistant = reader.readHomeAssistant(n) }
         var outputRoutes: [(String, YAMLScalar)] = []

@@ -118,6 +118,7 @@ extension BridgeConfig {
             out.append("  served at: " + (base.map { "\($0)/attachments/<token>/<identifier>.<ext>" } ?? "nowhere (set monitoring.http or attachments.public_url for URLs)"))
         }
         out.append("journal: " + (journal.map { "path=\($0.path) fsync=\($0.fsync.rawValue) max_messages=\($0.maxMessages)" } ?? "off"))
+        out.append("state: " + (state?.redis.map { "redis " + $0.described } ?? (journal == nil ? "memory (no journal)" : "journal")))
         let m = monitoring
         out.append("monitoring: status_topic=\(m.statusTopic ?? "off") stats_topic=\(m.statsTopic ?? "off") interval=\(d(m.interval)) max_topics=\(m.maxTopics)")
         out.append("  http=\(m.http?.description ?? "off") trace_topic=\(m.traceTopic ?? "off") log_level=\(m.logLevel.rawValue) log_format=\(m.logFormat.rawValue)")

@@ -3,8 +3,8 @@
 /// - reads `partition:`;
 /// - `partition:` together with `share:` on any route is an error, at the partition key;
 /// - a route with `share:` that a `dedupe`, `rate_limit` or `changed` filter applies to gets
-///   a warning at its `share` key: with a round-robin broker those filters keep their memory
-///   per replica and the per-topic order is lost.
+///   a warning at its `share` key (unless `state.redis` shares the memory): with a round-robin
+///   broker those filters keep their memory per replica and the per-topic order is lost.
 ///
 /// It reads the YAML nodes (not the typed config) so that it sees every route and filter as
 /// written, also when another one has an error; it reports nothing the sections report.
@@ -42,6 +42,8 @@ struct ScaleOutCheck {
                          at: f.keyMarks["partition"] ?? f.mark)
             return
         }
+        // With state.redis the filters' memory is shared by the replicas: nothing to warn about.
+        guard config.state?.redis == nil else { return }
         let filters = statefulFilters(f["extension"])
         for route in shared {
             let applying = filters.filter { $0.routes?.contains(route.name) ?? true }
@@ -52,7 +54,7 @@ struct ScaleOutCheck {
             reader.warn("route '\(route.name)' subscribes with 'share: \(route.group)' and \(subject) per replica: "
                         + "a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica "
                         + "sees only part of them and their order on the display topic is not kept; "
-                        + "use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
+                        + "keep the memory in Redis ('state.redis'), use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
                         at: route.shareMark)
         }
     }

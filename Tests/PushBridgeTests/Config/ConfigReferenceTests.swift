@@ -14,6 +14,12 @@ import Testing
     /// Keys that only load together with another one (the reader demands the pair).
     static let companions: [String: [String]] = [
         "broker.tls.cert_file": ["broker.tls.key_file"],
+        "state": ["journal"],
+        "state.redis": ["journal"],
+        "state.redis.url": ["journal"],
+        "state.redis.password_file": ["journal"],
+        "state.redis.prefix": ["journal"],
+        "state.redis.claim_after": ["journal"],
         "broker.tls.key_file": ["broker.tls.cert_file"],
         "monitoring.http_auth": ["monitoring.http"],
         "monitoring.http_auth.token_file": ["monitoring.http"],
@@ -117,6 +123,7 @@ import Testing
         let dir = try makeTempDirectory()
         try "secret\n".write(toFile: dir + "/mqtt_password", atomically: true, encoding: .utf8)
         try "tk_example\n".write(toFile: dir + "/ntfy_token", atomically: true, encoding: .utf8)
+        try "redis_example_password\n".write(toFile: dir + "/redis_password", atomically: true, encoding: .utf8)
         try "frigate_example_token\n".write(toFile: dir + "/frigate_token", atomically: true, encoding: .utf8)
         try "wp_example_token_0123456789\n".write(toFile: dir + "/webpush_token", atomically: true, encoding: .utf8)
         try "http_example_token_0123456789\n".write(toFile: dir + "/http_token", atomically: true, encoding: .utf8)

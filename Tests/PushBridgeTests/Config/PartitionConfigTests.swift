@@ -88,7 +88,7 @@ import Testing
     @Test func shareWithAStatefulFilterWarnsAtTheShareKey() throws {
         let c = try loadConfig(Self.stateful)
         #expect(c.warnings.map(\.description) == [
-            "bridge.yml:4:5: warning: route 'door' subscribes with 'share: bridges' and filters 'once' (dedupe, line 13) and 'rate_limit#2' (rate_limit, line 15) keep their memory per replica: a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica sees only part of them and their order on the display topic is not kept; use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
+            "bridge.yml:4:5: warning: route 'door' subscribes with 'share: bridges' and filters 'once' (dedupe, line 13) and 'rate_limit#2' (rate_limit, line 15) keep their memory per replica: a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica sees only part of them and their order on the display topic is not kept; keep the memory in Redis ('state.redis'), use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
         ])
         #expect(c.routes.map(\.share) == ["bridges", nil, "bridges"])
     }
@@ -106,7 +106,7 @@ import Testing
             + "extension:\n  filters:\n    - name: on-change\n      changed: {key: \"{{ topic }}\", value: \"{{ raw }}\"}\n"
         let c = try loadConfig(yaml)
         #expect(c.warnings.map(\.description) == [
-            "bridge.yml:2:32: warning: route 'meters' subscribes with 'share: g' and filter 'on-change' (changed, line 6) keeps its memory per replica: a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica sees only part of them and their order on the display topic is not kept; use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
+            "bridge.yml:2:32: warning: route 'meters' subscribes with 'share: g' and filter 'on-change' (changed, line 6) keeps its memory per replica: a round-robin broker (mosquitto) spreads one topic's messages over the group, so each replica sees only part of them and their order on the display topic is not kept; keep the memory in Redis ('state.redis'), use 'partition:' instead, or EMQX's hash_topic shared-subscription strategy",
         ])
     }
 
