@@ -1,0 +1,85 @@
+import Synchronization
+
+/// How the shared state backend (`state.redis`) is doing: whether it answers, why not, its
+/// round trip, and each operation's count by result with its durations, for the stats, the
+/// metrics and `/readyz`. One per bridge, shared by everything that talks to the backend.
+///
+/// The first failure after a success is logged once (``failed(_:why:)`` returns `true` for
+/// it); the first success after a failure is logged once too (``succeeded(_:seconds:)``).
+package final class StateHealth: Sendable {
+    /// The backend's name in the stats (`redis`).
+    package let backend: String
+    /// Where it is, without a password (the stats and the log show it).
+    package let shown: String
+    /// Upper bounds of the duration buckets, seconds (the last bucket is `+Inf`).
+    package static let bounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+    /// One operation's figures.
+    package struct Operation: Sendable, Equatable {
+        package var ok = 0
+        package var errors = 0
+        /// Per-bucket counts of the successful durations (not cumulative), `bounds.count + 1`.
+        package var buckets = [Int](repeating: 0, count: StateHealth.bounds.count + 1)
+        package var seconds = 0.0
+    }
+
+    private struct State {
+        var connected = false
+        /// Why it is not connected (the last failure), `nil` when it is or before the first try.
+        var reason: String? = "not connected yet"
+        var roundTrip: Double?
+        var operations: [String: Operation] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    package init(backend: String, shown: String) {
+        self.backend = backend
+        self.shown = shown
+    }
+
+    /// Records a successful operation `op` that took `seconds`; `true` when it ends an outage
+    /// (log that the backend is back).
+    @discardableResult
+    package func succeeded(_ op: String, seconds: Double) -> Bool {
+        state.withLock { s in
+            let wasDown = !s.connected && s.reason != "not connected yet"
+            s.connected = true
+            s.reason = nil
+            s.roundTrip = seconds
+            var o = s.operations[op] ?? Operation()
+            o.ok += 1
+            o.seconds += seconds
+            o.buckets[Self.bounds.firstIndex { seconds <= $0 } ?? Self.bounds.count] += 1
+            s.operations[op] = o
+            return wasDown
+        }
+    }
+
+    /// Records a failed operation `op` (the backend did not answer); `true` when it begins an
+    /// outage (log it once).
+    @discardableResult
+    package func failed(_ op: String, why: String) -> Bool {
+        state.withLock { s in
+            let wasUp = s.connected || s.reason == "not connected yet"
+            s.connected = false
+            s.reason = why
+            s.operations[op, default: Operation()].errors += 1
+            return wasUp
+        }
+    }
+
+    /// `true` while the last operation succeeded.
+    package var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Why the backend is not usable now (for `/readyz`), `nil` when it is.
+    package var problem: String? {
+        state.withLock { s in s.connected ? nil : "state backend \(backend) at \(shown) is unreachable: \(s.reason ?? "no answer")" }
+    }
+
+    /// The last successful round trip, seconds.
+    package var roundTrip: Double? { state.withLock { $0.roundTrip } }
+
+    /// Every operation's figures, by name.
+    package var operations: [String: Operation] { state.withLock { $0.operations } }
+}
