@@ -18,6 +18,8 @@ struct pb_hiredis {
     int (*set_timeout)(redisContext *c, const struct timeval tv);
     void *(*command_argv)(redisContext *c, int argc, const char **argv, const size_t *argvlen);
     void (*free_reply_object)(void *reply);
+    int (*append_command_argv)(redisContext *c, int argc, const char **argv, const size_t *argvlen);
+    int (*get_reply)(redisContext *c, void **reply);
     void (*free)(redisContext *c);
 };
 
@@ -34,6 +36,8 @@ static inline const char *pb_hiredis_load(struct pb_hiredis *table) {
     PB_HIREDIS_SYMBOL(set_timeout, "redisSetTimeout")
     PB_HIREDIS_SYMBOL(command_argv, "redisCommandArgv")
     PB_HIREDIS_SYMBOL(free_reply_object, "freeReplyObject")
+    PB_HIREDIS_SYMBOL(append_command_argv, "redisAppendCommandArgv")
+    PB_HIREDIS_SYMBOL(get_reply, "redisGetReply")
     PB_HIREDIS_SYMBOL(free, "redisFree")
 #undef PB_HIREDIS_SYMBOL
     return NULL;

@@ -40,6 +40,8 @@ public final class Bridge: Sendable {
     /// it a new token; `nil` without `monitoring.http`.
     let httpAccess: HTTPAccess?
     let stopRequested = StopSignal()
+    /// The shared state in Redis (`state.redis`); `nil`: the memory is this process's and its journal's.
+    let state: RedisState?
 
     /// Builds a bridge for `config` (nothing connects before `run()`); `serviceExtension`
     /// lets a program supply its own Swift extension. Throws when the journal cannot be
@@ -60,9 +62,12 @@ public final class Bridge: Sendable {
         self.hop = hop
         let intake = try Intake(config: config, logger: logger)
         self.intake = intake
-        // Filter memory outlives pipelines (reloads) and, with the journal, the process.
-        let memory = FilterMemory(persistent: intake.journal != nil, logger: logger)
-        memoryWriter = intake.journal.map { journal in
+        let state = config.state?.redis.map { RedisState(config: $0, logger: logger) }
+        self.state = state
+        // Filter memory outlives pipelines (reloads) and, with the journal, the process (with
+        // state.redis it is in Redis, shared by the replicas).
+        let memory = FilterMemory(persistent: intake.journal != nil && state == nil, logger: logger)
+        memoryWriter = state != nil ? nil : intake.journal.map { journal in
             FilterMemoryWriter.restore(memory, from: journal, logger: logger)
             return FilterMemoryWriter(journal: journal, memory: memory, logger: logger)
         }
@@ -76,7 +81,7 @@ public final class Bridge: Sendable {
         self.people = people
         let pipeline = Pipeline(config: config, logger: logger, serviceExtension: serviceExtension, hop: hop, memory: memory,
                                 clock: clock, conditions: conditions, attachments: attachments, lookups: lookups,
-                                digests: digests, presence: people?.board)
+                                digests: digests, presence: people?.board, sharedMemory: state?.filters)
         conditions.restore(now: clock.wall())
         digests.restore(now: clock.wall())
         let stats = Stats(maxTopics: config.monitoring.maxTopics, version: Self.version,
@@ -118,6 +123,7 @@ public final class Bridge: Sendable {
         sources.attachments = { [attachmentSlot] in attachmentSlot.service }
         sources.digests = digests
         sources.people = people
+        sources.state = state?.health
         statsSources = sources
         flow = MessageFlow(pipeline: pipeline, intake: intake, publisher: publisher, events: monitor,
                            homeAssistant: HomeAssistantLink(config: config, broker: MQTTClientOptions(config: config.broker, will: nil, subscriptions: []),
@@ -152,7 +158,8 @@ public final class Bridge: Sendable {
                 server = try MetricsServer(
                     address: address,
                     metrics: { [weak self] in self.map { prometheusText($0.snapshot()) + $0.feed.prometheusText() } ?? "" },
-                    ready: { intake.isConnected && intake.isSubscribed && output.isConnected },
+                    ready: { [state] in intake.isConnected && intake.isSubscribed && output.isConnected && state?.health.problem == nil },
+                    notReadyReason: { [state] in state?.health.problem },
                     dashboard: DashboardEndpoints(feed: feed, snapshot: { [weak self] in self?.snapshot().json() ?? [] },
                                                   totals: { [stats] in stats.snapshot(now: 0).totals },
                                                   alerts: { [conditions = flow.conditions] in
@@ -172,6 +179,7 @@ public final class Bridge: Sendable {
         }
         // Replaying (SQLite reads) and starting the connections block: not on the cooperative pool.
         await Worker.runBlocking { [self] in
+            state?.start()
             for entry in intake.replay() { flow.process(entry.message, id: entry.id, seq: entry.seq) }
             intake.start()
             memoryWriter?.start()

@@ -88,7 +88,7 @@ extension Bridge {
         let replacement = Pipeline(config: effective, logger: logger, serviceExtension: serviceExtension, hop: hop,
                                    memory: pipeline.filterMemory, conditions: pipeline.conditions, attachments: attachments,
                                    lookups: lookups, digests: pipeline.digests,
-                                   presence: people?.board)
+                                   presence: people?.board, sharedMemory: pipeline.sharedMemory)
         people?.routesChanged(effective.routes)
         let previous = flow.swapPipeline(replacement)
         let client = publisher.intake

@@ -49,6 +49,7 @@ extension Bridge {
         // The blocking stops run on a worker thread, never on the cooperative pool.
         await Worker.runBlocking { [memoryWriter, intake] in
             memoryWriter?.stop()  // what the last messages taught the filters
+            self.state?.stop()  // what Redis has not answered stays in the journal
             // The display publishes' PUBACKs finish their journal rows; then stats and offline.
             output.stop(flushTimeout: .seconds(5))
             client.stop(flushTimeout: .zero)  // its acknowledgements are no longer read

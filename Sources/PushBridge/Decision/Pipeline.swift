@@ -12,6 +12,8 @@ package final class Pipeline: Sendable {
     let stage: ExtensionStage
     /// The remembering filters' state; hand it to the next pipeline to keep it across a reload.
     let filterMemory: FilterMemory
+    /// The remembering filters' memory when replicas share it (`state.redis`); hand it on too.
+    let sharedMemory: (any SharedFilterMemory)?
     /// The condition routes' conditions; hand it to the next pipeline to keep them.
     package let conditions: ConditionEngine
     /// The digest routes' windows; hand it to the next pipeline to keep them.
@@ -30,10 +32,13 @@ package final class Pipeline: Sendable {
     /// `changed` state over from a previous pipeline (unchanged filters keep theirs; the
     /// others are forgotten); by default the filters start with none. `lookups` keeps the
     /// payloads `lookup.*` reads (one store across reloads; without it every lookup is `null`); `presence`: `presence.*`.
+    /// `sharedMemory`: the filters' memory in Redis (`state.redis`), used instead of `memory`.
     package init(config: BridgeConfig, logger: BridgeLogger, serviceExtension: ExtensionFactory? = nil,
                 hop: (name: String, value: String)? = nil, memory: FilterMemory? = nil,
                 clock: StageClock = .system, conditions: ConditionEngine? = nil, attachments: AttachmentService? = nil,
-                lookups: LookupStore? = nil, digests: DigestBook? = nil, presence: PresenceBoard? = nil) {
+                lookups: LookupStore? = nil, digests: DigestBook? = nil, presence: PresenceBoard? = nil,
+                sharedMemory: (any SharedFilterMemory)? = nil) {
+        self.sharedMemory = sharedMemory
         self.config = config
         self.attachments = attachments
         let lookupFilters = config.lookupTopicFilters
@@ -47,7 +52,8 @@ package final class Pipeline: Sendable {
         let memory = memory ?? FilterMemory()
         self.filterMemory = memory
         self.stage = ExtensionStage(config: config.extension, filteringGranted: config.filteringGranted,
-                                    serviceExtension: serviceExtension, logger: logger, clock: clock, memory: memory)
+                                    serviceExtension: serviceExtension, logger: logger, clock: clock, memory: memory,
+                                    sharedMemory: sharedMemory)
         memory.keep(only: config.extension.filters)
         self.conditions = conditions ?? ConditionEngine(logger: logger)
         self.conditions.configure(config.routes, now: clock.wall())

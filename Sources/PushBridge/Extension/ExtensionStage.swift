@@ -51,6 +51,8 @@ final class ExtensionStage: Sendable {
     private enum Begun {
         case decided(StageResult)
         case steps(Run)
+        /// The filters ran; the shared memory (`state.redis`) decides their remembering steps.
+        case shared(NotificationRequest, MessageContext, start: Duration, FilterChain.Result)
     }
 
     let config: ExtensionConfig
@@ -74,12 +76,13 @@ final class ExtensionStage: Sendable {
     /// that cannot be started is logged, and fails each request that reaches it).
     /// `memory` holds the remembering filters' state (a reload passes the previous one).
     init(config: ExtensionConfig, filteringGranted: Bool, serviceExtension: ExtensionFactory? = nil,
-                logger: BridgeLogger, clock: StageClock = .system, memory: FilterMemory = FilterMemory()) {
+                logger: BridgeLogger, clock: StageClock = .system, memory: FilterMemory = FilterMemory(),
+                sharedMemory: (any SharedFilterMemory)? = nil) {
         self.config = config
         self.filteringGranted = filteringGranted
         self.logger = logger
         self.clock = clock
-        filters = FilterChain(config.filters, clock: clock, memory: memory)
+        filters = FilterChain(config.filters, clock: clock, memory: memory, shared: sharedMemory)
         var rules = (index: ByteKeyIndex(), texts: [String]())
         for name in config.filters.map(\.name) + ["extension", "command"] where rules.index.value(for: name) == nil {
             rules.index.set(rules.texts.count, for: name)
@@ -118,13 +121,29 @@ final class ExtensionStage: Sendable {
         case .decided(let result):
             completion(result)
         case .steps(let run):
-            admission.enter(Admission.Waiter(
-                start: { [self] in Task(executorPreference: executor) { [self] in completion(await runSteps(run)) } },
-                abandon: { [self] in
-                    completion(result(run.request, start: run.start, trace: run.trace, admitted: false,
-                                      .failed("stage", reason: "the extension stage is shut down")))
-                }))
+            enter(run, completion)
+        case .shared(let request, let context, let start, let filtered):
+            guard let shared = filters.shared else { return }
+            // Decided once per message and route: a replay after a crash gets the first answers.
+            let once = context.messageID + "/" + context.route
+            shared.decide(filtered.pending.map(\.step), once: once) { [self] answers in
+                switch afterFilters(request, context: context, start: start, FilterChain.settle(filtered, answers: answers)) {
+                case .decided(let result): completion(result)
+                case .steps(let run): enter(run, completion)
+                case .shared: break  // settled: nothing is pending any more
+                }
+            }
         }
+    }
+
+    /// Admits `run` to the asynchronous steps (in arrival order, at most `concurrency` at once).
+    private func enter(_ run: Run, _ completion: @escaping @Sendable (StageResult) -> Void) {
+        admission.enter(Admission.Waiter(
+            start: { [self] in Task(executorPreference: executor) { [self] in completion(await runSteps(run)) } },
+            abandon: { [self] in
+                completion(result(run.request, start: run.start, trace: run.trace, admitted: false,
+                                  .failed("stage", reason: "the extension stage is shut down")))
+            }))
     }
 
     /// The result `process` would hand its completion, decided in the caller's thread, when
@@ -146,6 +165,13 @@ final class ExtensionStage: Sendable {
         var context = context
         context.content = request.content
         let filtered = filters.run(request.content, context: context)
+        if !filtered.pending.isEmpty { return .shared(request, context, start: start, filtered) }
+        return afterFilters(request, context: context, start: start, filtered)
+    }
+
+    /// What follows the filters: the result when the chain ended, else the asynchronous steps.
+    private func afterFilters(_ request: NotificationRequest, context: MessageContext, start: Duration,
+                              _ filtered: FilterChain.Result) -> Begun {
         if stopped.load(ordering: .acquiring) {
             return .decided(result(request, start: start, trace: filtered.trace, admitted: false,
                                    .failed("stage", reason: "the extension stage is shut down")))

@@ -15,6 +15,19 @@ final class FilterChain: Sendable {
         /// The filter that left the content without alert text, if one did.
         var stoppedBy: String?
         var trace: [FilterTrace]
+        /// The remembering filters' steps a shared memory must decide (`settle` applies its
+        /// answers); empty with a memory in this process.
+        var pending: [Pending] = []
+    }
+
+    /// A step of a remembering filter waiting for the shared memory's answer.
+    struct Pending: Sendable {
+        var step: FilterMemoryStep
+        /// Its entry in the trace (written `passed` until the answer comes).
+        var traceIndex: Int
+        var name: String
+        /// `true` for `rate_limit` (its refusal reads "rate limit", a `dedupe`'s "duplicate").
+        var rateLimit: Bool
     }
 
     /// A class, so walking the chain per message does not copy each filter's config.
@@ -68,10 +81,15 @@ final class FilterChain: Sendable {
     private let clock: StageClock
     /// `true` when a `changed` filter exists (retained state has something to teach).
     let hasChangedFilters: Bool
+    /// Where the remembering filters' memory is when replicas share it (`state.redis`); `nil`: `memory`.
+    let shared: (any SharedFilterMemory)?
 
-    init(_ configs: [FilterConfig], clock: StageClock, memory: FilterMemory = FilterMemory()) {
+    init(_ configs: [FilterConfig], clock: StageClock, memory: FilterMemory = FilterMemory(),
+         shared: (any SharedFilterMemory)? = nil) {
         self.clock = clock
+        self.shared = shared
         filters = configs.map { config in
+            if shared != nil, config.hasMemory { return Compiled(config: config) }
             switch config.action {
             case .dedupe, .rateLimit:
                 return Compiled(config: config, windows: memory.windows(for: config))
@@ -83,19 +101,26 @@ final class FilterChain: Sendable {
                 return Compiled(config: config)
             }
         }
-        hasChangedFilters = filters.contains { $0.values != nil }
+        hasChangedFilters = filters.contains { if case .changed = $0.config.action { true } else { false } }
     }
 
     /// Retained state (a retained message on a `retained: skip` route): each `changed` filter
     /// that applies to the message's route (and whose `when` holds) records the message's value,
     /// deciding nothing.
     func teach(_ context: MessageContext) {
+        var steps: [FilterMemoryStep] = []
         for filter in filters {
-            guard let values = filter.values, case .changed(let key, let value, _, _) = filter.config.action else { continue }
+            guard case .changed(let key, let value, _, _) = filter.config.action else { continue }
             if let routes = filter.config.routes, !routes.contains(context.route) { continue }
             if let when = filter.config.when, !when.isTrue(in: context) { continue }
-            values.record(key.render(in: context), value: value.render(in: context))
+            if let values = filter.values {
+                values.record(key.render(in: context), value: value.render(in: context))
+            } else {
+                steps.append(FilterMemoryStep(filter: filter.config.memoryIdentity, key: key.render(in: context),
+                                              kind: .teach(value: value.render(in: context))))
+            }
         }
+        if !steps.isEmpty { shared?.teach(steps) }
     }
 
     /// The usual verdicts (`FilterTrace.verdict`).
@@ -120,6 +145,7 @@ final class FilterChain: Sendable {
             if trace.count == 1 { trace.reserveCapacity(filters.count) }
             trace.append(FilterTrace(name: filter.config.name, verdict: verdict))
         }
+        var pending: [Pending] = []
         for filter in filters {
             let name = filter.config.name
             if let routes = filter.config.routes, !routes.contains(context.route) {
@@ -134,14 +160,64 @@ final class FilterChain: Sendable {
                 add(filter, Self.skippedWhenFalse)
                 continue
             }
+            if shared != nil, let step = Self.step(filter.config, in: context) {
+                // Decided with the message's other steps by the shared memory (`settle`).
+                add(filter, Self.passed)
+                var rateLimit = false
+                if case .rateLimit = filter.config.action { rateLimit = true }
+                pending.append(Pending(step: step, traceIndex: trace.count - 1, name: name, rateLimit: rateLimit))
+                continue
+            }
             let (newContent, verdict) = apply(filter, to: context)
             add(filter, verdict)
             if !newContent.hasAlertText {
-                return Result(content: newContent, stoppedBy: name, trace: trace)
+                return Result(content: newContent, stoppedBy: name, trace: trace, pending: pending)
             }
             context.content = newContent
         }
-        return Result(content: context.content, stoppedBy: nil, trace: trace)
+        return Result(content: context.content, stoppedBy: nil, trace: trace, pending: pending)
+    }
+
+    /// A remembering filter's step for the shared memory (`nil` for the other actions).
+    private static func step(_ config: FilterConfig, in context: MessageContext) -> FilterMemoryStep? {
+        let kind: FilterMemoryStep.Kind
+        let key: Template
+        switch config.action {
+        case .dedupe(let k, let window): (key, kind) = (k, .window(window: window, max: 1))
+        case .rateLimit(let k, let max, let window): (key, kind) = (k, .window(window: window, max: max))
+        case .changed(let k, let value, let deadband, let initial):
+            (key, kind) = (k, .changed(value: value.render(in: context), deadband: deadband, deliverFirst: initial == .deliver))
+        case .suppress, .set, .quietHours: return nil
+        }
+        return FilterMemoryStep(filter: config.memoryIdentity, key: key.render(in: context), kind: kind)
+    }
+
+    /// `result` with the shared memory's `answers` to its pending steps: each step's verdict in
+    /// the trace; at the first step that stops the chain, the chain ends there (empty content,
+    /// the trace up to it).
+    static func settle(_ result: Result, answers: [FilterMemoryAnswer]) -> Result {
+        var out = result
+        out.pending = []
+        for (index, pending) in result.pending.enumerated() {
+            guard index < answers.count else { break }
+            let answer = answers[index]
+            let verdict: String
+            switch answer {
+            case .passed: verdict = passed
+            case .refused: verdict = pending.rateLimit ? "suppressed (rate limit)" : "suppressed (duplicate)"
+            case .changed: verdict = "passed (changed)"
+            case .unchanged: verdict = "suppressed (unchanged)"
+            case .first: verdict = answer.stops(pending.step.kind) ? "suppressed (first value)" : "passed (first value)"
+            }
+            out.trace[pending.traceIndex] = FilterTrace(name: pending.name, verdict: verdict)
+            if answer.stops(pending.step.kind) {
+                out.trace.removeSubrange((pending.traceIndex + 1)...)
+                out.content = NotificationContent()
+                out.stoppedBy = pending.name
+                return out
+            }
+        }
+        return out
     }
 
     private func apply(_ filter: Compiled, to context: MessageContext) -> (NotificationContent, String) {

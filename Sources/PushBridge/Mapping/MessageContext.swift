@@ -37,6 +37,8 @@ package struct MessageContext: EvaluationContext, Sendable {
         var peopleHome: Int64 = 0
         /// A notification the condition made (repeat, step, all-clear), not an input message.
         var madeByCondition = false
+        /// The id the message was admitted under (its journal id; a replay has the same).
+        var messageID = ""
 
         init(topic: String, payload: JSONValue, raw: String?, rawBytes: [UInt8], properties: [String: String],
              route: String, qos: Int, retain: Bool, pushType: PushType?, priority: Int,
@@ -66,6 +68,7 @@ package struct MessageContext: EvaluationContext, Sendable {
             s.presence = presence
             s.peopleHome = peopleHome
             s.madeByCondition = madeByCondition
+            s.messageID = messageID
             return s
         }
     }
@@ -126,6 +129,9 @@ package struct MessageContext: EvaluationContext, Sendable {
     /// `true` for a repeat, an escalation step or an all-clear: `dedupe`, `rate_limit` and
     /// `changed` see only input messages, never these.
     var madeByCondition: Bool { get { storage.madeByCondition } set { uniqueStorage().madeByCondition = newValue } }
+    /// The id the message was admitted under (its journal id; a replay has the same): the
+    /// shared filter memory decides a message once per route by it.
+    var messageID: String { get { storage.messageID } set { uniqueStorage().messageID = newValue } }
     /// Time zone used for `hour` and `weekday` (the system zone unless one was given).
     package var timeZone: TimeZone {
         get { storage.timeZone ?? SystemTimeZone.current }

@@ -52,6 +52,7 @@ struct RequestMapper: Sendable {
                                      properties: properties, route: entry.route.name, qos: message.qos,
                                      retain: message.retain, pushType: entry.route.pushType,
                                      priority: entry.route.effectivePriority, now: now, timeZone: nil)
+        context.messageID = id
         // Only a route with `lookup:` does this work: the others' messages never touch the store.
         if !entry.route.lookups.isEmpty { context.lookup = lookupValues(entry.route.lookups, in: context) }
         // Only a bridge with `people:` does this work.

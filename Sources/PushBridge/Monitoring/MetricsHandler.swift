@@ -6,6 +6,8 @@ import CMicroHTTPD
 final class MetricsHandler: Sendable {
     let metrics: @Sendable () -> String
     let ready: @Sendable () -> Bool
+    /// Why it is not ready, when something can say (`/readyz`'s 503 body); `nil`: just "not ready".
+    let notReadyReason: (@Sendable () -> String?)?
     let dashboard: DashboardEndpoints?
     let streams: EventStreams?
     let webPush: WebPushEndpoints?
@@ -15,11 +17,12 @@ final class MetricsHandler: Sendable {
     let attachments: AttachmentDownloads?
 
     init(metrics: @escaping @Sendable () -> String, ready: @escaping @Sendable () -> Bool,
-         dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil, webPush: WebPushEndpoints? = nil,
+         notReadyReason: (@Sendable () -> String?)? = nil, dashboard: DashboardEndpoints? = nil, streams: EventStreams? = nil, webPush: WebPushEndpoints? = nil,
          access: HTTPAccess? = nil, attachments: AttachmentDownloads? = nil) {
         self.attachments = attachments
         self.metrics = metrics
         self.ready = ready
+        self.notReadyReason = notReadyReason
         self.dashboard = dashboard
         self.streams = streams
         self.webPush = webPush
@@ -75,7 +78,8 @@ final class MetricsHandler: Sendable {
         case "/healthz":
             return HTTPResponse(status: 200, body: "ok")
         case "/readyz":
-            return ready() ? HTTPResponse(status: 200, body: "ready") : HTTPResponse(status: 503, body: "not ready")
+            if ready() { return HTTPResponse(status: 200, body: "ready") }
+            return HTTPResponse(status: 503, body: notReadyReason?().map { "not ready: " + $0 } ?? "not ready")
         default:
             if path == "/api/history", let streams, streams.totals != nil {
                 return HTTPResponse(status: 200, body: String(decoding: streams.historyJSON(), as: UTF8.self),

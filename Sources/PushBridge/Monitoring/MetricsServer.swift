@@ -33,7 +33,7 @@ enum MetricsServerError: Error, Equatable, CustomStringConvertible {
 ///
 /// Routes (GET and HEAD; other methods get 405): `/metrics` (Prometheus text, version
 /// 0.0.4), `/healthz` (200 `ok` while the process runs), `/readyz` (200 `ready` while
-/// `ready()` returns `true`, else 503 `not ready`); with `dashboard`, also `/` (the page),
+/// `ready()` returns `true`, else 503 `not ready`, with `notReadyReason()` when it gives one); with `dashboard`, also `/` (the page),
 /// `/api/stats` and `/api/events` (Server-Sent Events, see `EventStreams`); any other path
 /// is 404. With `webPush`, also the `/subscribe` page and the subscription API (see
 /// `WebPushEndpoints`; POST and DELETE bodies are read by `RequestUpload`). With `tls`, every
@@ -54,18 +54,18 @@ final class MetricsServer: Sendable {
     /// Binds exactly `address` (`host:port`, IPv6 in brackets, parsed as the config parses it;
     /// port 0 picks a free one) and starts serving.
     convenience init(address: String, metrics: @escaping @Sendable () -> String,
-                            ready: @escaping @Sendable () -> Bool,
+                            ready: @escaping @Sendable () -> Bool, notReadyReason: (@Sendable () -> String?)? = nil,
                             dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                             tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil,
                             attachments: AttachmentDownloads? = nil) throws(MetricsServerError) {
         guard let hostPort = try? HostPort(parsing: address, ports: 0...65_535) else { throw .invalidAddress(address) }
-        try self.init(address: hostPort, metrics: metrics, ready: ready, dashboard: dashboard, webPush: webPush, tls: tls,
+        try self.init(address: hostPort, metrics: metrics, ready: ready, notReadyReason: notReadyReason, dashboard: dashboard, webPush: webPush, tls: tls,
                       access: access, attachments: attachments)
     }
 
     /// Binds exactly `hostPort` (port 0 picks a free one) and starts serving.
     init(address hostPort: HostPort, metrics: @escaping @Sendable () -> String,
-                ready: @escaping @Sendable () -> Bool,
+                ready: @escaping @Sendable () -> Bool, notReadyReason: (@Sendable () -> String?)? = nil,
                 dashboard: DashboardEndpoints? = nil, webPush: WebPushEndpoints? = nil,
                 tls: MonitoringTLSConfig? = nil, access: HTTPAccess? = nil,
                 attachments: AttachmentDownloads? = nil) throws(MetricsServerError) {
@@ -78,7 +78,7 @@ final class MetricsServer: Sendable {
         }
         let (fd, port) = try Self.listen(on: socketAddress, address: address)
         let streams = dashboard.map { EventStreams(feed: $0.feed, snapshot: $0.snapshot, totals: $0.totals) }
-        let handler = MetricsHandler(metrics: metrics, ready: ready, dashboard: dashboard, streams: streams, webPush: webPush,
+        let handler = MetricsHandler(metrics: metrics, ready: ready, notReadyReason: notReadyReason, dashboard: dashboard, streams: streams, webPush: webPush,
                                      access: access, attachments: attachments)
         let material = tls.map { TLSMaterial(cert: $0.certPEM, key: $0.keyPEM) }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue

@@ -109,6 +109,7 @@ func prometheusText(_ snapshot: StatsSnapshot, perTopic: Bool = false) -> String
 
     out.outputs(s.outputs)
     out.people(s.people)
+    out.state(s.state)
 
     out.histogram("pushbridge_extension_duration_seconds", "Time spent in the extension stage.",
                   s.extensionDuration)

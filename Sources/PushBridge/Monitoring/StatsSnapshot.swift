@@ -65,6 +65,8 @@ package struct StatsSnapshot: Sendable, Equatable {
     /// The people's presence and the held alerts (set by the bridge when `people:` is
     /// configured); written as the `people` object and the routes' `held` counts when set.
     var people: PeopleCounts?
+    /// The shared state backend (`state.redis`), written as the `state` object when set.
+    var state: StateCounts?
 
     /// Messages received and not yet finished (the totals' `in_flight`).
     package var inFlight: Int { totals.inFlight }
@@ -153,6 +155,7 @@ package struct StatsSnapshot: Sendable, Equatable {
         }
         writeOutputs(into: &w)
         writePeople(into: &w)
+        state?.write(into: &w)
         if let a = attachments {
             w.key("attachments"); w.beginObject()
             w.key("store_bytes"); w.number(a.storeBytes)

@@ -18,6 +18,8 @@ struct StatsSources: Sendable {
     var digests: DigestBook? = nil
     /// The people, when `people:` is configured.
     var people: PeopleDesk? = nil
+    /// The shared state backend's health, with `state.redis`.
+    var state: StateHealth? = nil
 
     /// The counters now (`now` in UNIX seconds), with the other layers' counts.
     func snapshot(now: Double = Date().timeIntervalSince1970) -> StatsSnapshot {
@@ -30,6 +32,7 @@ struct StatsSources: Sendable {
         s.attachments = attachments()?.counts
         s.digests = digests?.counts ?? [:]
         s.people = people.map(PeopleCounts.init)
+        s.state = state.map(StateCounts.init)
         return s
     }
 }

@@ -67,6 +67,33 @@ enum Hiredis {
         return .success(reply(raw.assumingMemoryBound(to: redisReply.self)))
     }
 
+    /// Sends every command of `commands` at once (one write), then reads their replies in
+    /// order (a pipeline: one round trip for all of them).
+    static func pipeline(_ context: UnsafeMutablePointer<redisContext>, _ commands: [[[UInt8]]]) -> Result<[RedisReply], RedisError> {
+        guard let append = loaded.table.append_command_argv, let get = loaded.table.get_reply,
+              let release = loaded.table.free_reply_object else { return .failure(notLoaded) }
+        func failure() -> Result<[RedisReply], RedisError> {
+            .failure(RedisError(description: context.pointee.err != 0 ? String(cString: pb_hiredis_errstr(context)) : "no reply"))
+        }
+        for arguments in commands {
+            let lengths = arguments.map(\.count)
+            // hiredis copies the arguments into its output buffer before it returns.
+            let status = withPointers(arguments) { pointers in
+                lengths.withUnsafeBufferPointer { append(context, Int32(arguments.count), pointers.baseAddress, $0.baseAddress) }
+            }
+            if status != REDIS_OK { return failure() }
+        }
+        var replies: [RedisReply] = []
+        replies.reserveCapacity(commands.count)
+        for _ in commands {
+            var raw: UnsafeMutableRawPointer?
+            guard get(context, &raw) == REDIS_OK, let raw else { return failure() }
+            replies.append(reply(raw.assumingMemoryBound(to: redisReply.self)))
+            release(raw)
+        }
+        return .success(replies)
+    }
+
     /// Closes `context` and frees it.
     static func free(_ context: UnsafeMutablePointer<redisContext>) {
         loaded.table.free?(context)

@@ -34,14 +34,26 @@ final class RedisConnection: Sendable {
 
     /// `command(_:)` with arguments as bytes.
     func command(bytes arguments: [[UInt8]]) throws(RedisError) -> RedisReply {
-        let result = context.withLock { c -> Result<RedisReply, RedisError> in
+        try withContext { Hiredis.command($0, arguments) }
+    }
+
+    /// Sends all of `commands` in one write and returns their replies in order (one round trip).
+    /// Throws when the connection broke on the way: then some of them may have run.
+    func pipeline(_ commands: [[[UInt8]]]) throws(RedisError) -> [RedisReply] {
+        guard !commands.isEmpty else { return [] }
+        return try withContext { Hiredis.pipeline($0, commands) }
+    }
+
+    /// `body` on the open context (connecting first); a failure closes it.
+    private func withContext<T>(_ body: (UnsafeMutablePointer<redisContext>) -> Result<T, RedisError>) throws(RedisError) -> T {
+        let result = context.withLock { c -> Result<T, RedisError> in
             if c.pointer == nil {
                 switch open() {
                 case .success(let p): c.pointer = p
                 case .failure(let e): return .failure(e)
                 }
             }
-            let r = Hiredis.command(c.pointer!, arguments)
+            let r = body(c.pointer!)
             if case .failure = r, let p = c.pointer {
                 // A broken connection is not used again: the next command connects anew.
                 Hiredis.free(p)

@@ -25,4 +25,34 @@ final class RedisScript: Sendable {
         sha.withLock { $0 = new }
         return try connection.command(bytes: [Array("EVALSHA".utf8), Array(new.utf8)] + tail)
     }
+
+    /// Runs the script once per call in one pipeline (one round trip), loading it first when
+    /// the server does not know it; the replies in the order of `calls`. A call the server
+    /// answered `NOSCRIPT` did not run, so it is sent again after `SCRIPT LOAD`.
+    func runMany(on connection: RedisConnection, _ calls: [(keys: [String], arguments: [[UInt8]])]) throws(RedisError) -> [RedisReply] {
+        func commands(_ sha: String, _ indexes: [Int]) -> [[[UInt8]]] {
+            let head = [Array("EVALSHA".utf8), Array(sha.utf8)]
+            return indexes.map { i in
+                head + [Array(String(calls[i].keys.count).utf8)] + calls[i].keys.map { Array($0.utf8) } + calls[i].arguments
+            }
+        }
+        var sha: String
+        if let known = self.sha.withLock({ $0 }) { sha = known } else { sha = try load(on: connection) }
+        var replies = try connection.pipeline(commands(sha, Array(calls.indices)))
+        let unknown = replies.indices.filter { if case .error(let why) = replies[$0] { why.hasPrefix("NOSCRIPT") } else { false } }
+        guard !unknown.isEmpty else { return replies }
+        sha = try load(on: connection)
+        for (i, reply) in zip(unknown, try connection.pipeline(commands(sha, unknown))) { replies[i] = reply }
+        return replies
+    }
+
+    /// `SCRIPT LOAD`: the SHA1 the server gives, kept for the next calls.
+    private func load(on connection: RedisConnection) throws(RedisError) -> String {
+        let loaded = try connection.command(["SCRIPT", "LOAD", source])
+        guard let new = loaded.text, case .bytes = loaded else {
+            throw RedisError(description: "SCRIPT LOAD answered \(loaded)")
+        }
+        sha.withLock { $0 = new }
+        return new
+    }
 }

@@ -6,21 +6,21 @@ import Synchronization
 ///
 /// The first failure after a success is logged once (``failed(_:why:)`` returns `true` for
 /// it); the first success after a failure is logged once too (``succeeded(_:seconds:)``).
-package final class StateHealth: Sendable {
+final class StateHealth: Sendable {
     /// The backend's name in the stats (`redis`).
-    package let backend: String
+    let backend: String
     /// Where it is, without a password (the stats and the log show it).
-    package let shown: String
+    let shown: String
     /// Upper bounds of the duration buckets, seconds (the last bucket is `+Inf`).
-    package static let bounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+    static let bounds: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 
     /// One operation's figures.
-    package struct Operation: Sendable, Equatable {
-        package var ok = 0
-        package var errors = 0
+    struct Operation: Sendable, Equatable {
+        var ok = 0
+        var errors = 0
         /// Per-bucket counts of the successful durations (not cumulative), `bounds.count + 1`.
-        package var buckets = [Int](repeating: 0, count: StateHealth.bounds.count + 1)
-        package var seconds = 0.0
+        var buckets = [Int](repeating: 0, count: StateHealth.bounds.count + 1)
+        var seconds = 0.0
     }
 
     private struct State {
@@ -33,7 +33,7 @@ package final class StateHealth: Sendable {
 
     private let state = Mutex(State())
 
-    package init(backend: String, shown: String) {
+    init(backend: String, shown: String) {
         self.backend = backend
         self.shown = shown
     }
@@ -41,7 +41,7 @@ package final class StateHealth: Sendable {
     /// Records a successful operation `op` that took `seconds`; `true` when it ends an outage
     /// (log that the backend is back).
     @discardableResult
-    package func succeeded(_ op: String, seconds: Double) -> Bool {
+    func succeeded(_ op: String, seconds: Double) -> Bool {
         state.withLock { s in
             let wasDown = !s.connected && s.reason != "not connected yet"
             s.connected = true
@@ -59,7 +59,7 @@ package final class StateHealth: Sendable {
     /// Records a failed operation `op` (the backend did not answer); `true` when it begins an
     /// outage (log it once).
     @discardableResult
-    package func failed(_ op: String, why: String) -> Bool {
+    func failed(_ op: String, why: String) -> Bool {
         state.withLock { s in
             let wasUp = s.connected || s.reason == "not connected yet"
             s.connected = false
@@ -70,16 +70,16 @@ package final class StateHealth: Sendable {
     }
 
     /// `true` while the last operation succeeded.
-    package var isConnected: Bool { state.withLock { $0.connected } }
+    var isConnected: Bool { state.withLock { $0.connected } }
 
     /// Why the backend is not usable now (for `/readyz`), `nil` when it is.
-    package var problem: String? {
+    var problem: String? {
         state.withLock { s in s.connected ? nil : "state backend \(backend) at \(shown) is unreachable: \(s.reason ?? "no answer")" }
     }
 
     /// The last successful round trip, seconds.
-    package var roundTrip: Double? { state.withLock { $0.roundTrip } }
+    var roundTrip: Double? { state.withLock { $0.roundTrip } }
 
     /// Every operation's figures, by name.
-    package var operations: [String: Operation] { state.withLock { $0.operations } }
+    var operations: [String: Operation] { state.withLock { $0.operations } }
 }
