@@ -225,7 +225,7 @@ import Testing
 
     @Test func unknownTopLevelKeyListsKnownKeysWhenNothingIsClose() {
         #expect(configErrors("zzz: 1\nroutes: [{topic: a}]\n") == [
-            "bridge.yml:1:1: error: unknown key 'zzz' in bridge.yml; known keys: broker, entitlements, routes, extension, display, dead_letter, journal, monitoring, partition, homeassistant, outputs, conditions, attachments, people",
+            "bridge.yml:1:1: error: unknown key 'zzz' in bridge.yml; known keys: broker, entitlements, routes, extension, display, dead_letter, journal, monitoring, partition, state, homeassistant, outputs, conditions, attachments, people",
         ])
     }
 
