@@ -28,7 +28,8 @@ final class ReplicaSet: Sendable {
     /// `<prefix>/report/+` (json) behind a topic-keyed `dedupe`; display
     /// `display/{{ topic }}` at QoS 1; the journal on; the stats every second on
     /// `<prefix>/stats/<i>`.
-    init(broker: TestBroker, mode: Mode, count: Int = 3) throws {
+    /// `redis`: a `state.redis` URL every replica keeps its filter memory at (with `share`).
+    init(broker: TestBroker, mode: Mode, count: Int = 3, redis: String? = nil) throws {
         self.broker = broker
         self.mode = mode
         self.count = count
@@ -39,7 +40,8 @@ final class ReplicaSet: Sendable {
         var configs: [String] = []
         for i in 0..<count {
             configs.append(try writeTempFile(Self.config(broker: broker, mode: mode, index: i, count: count, prefix: prefix,
-                                                         clientID: "\(clientBase)-\(i)", journal: "\(directory)/journal-\(i)"),
+                                                         clientID: "\(clientBase)-\(i)", journal: "\(directory)/journal-\(i)",
+                                                         redis: redis),
                                              name: "bridge-\(i).yml"))
         }
         self.configs = configs
@@ -52,7 +54,7 @@ final class ReplicaSet: Sendable {
     }
 
     static func config(broker: TestBroker, mode: Mode, index: Int, count: Int, prefix: String,
-                       clientID: String, journal: String) -> String {
+                       clientID: String, journal: String, redis: String? = nil) -> String {
         let share = mode == .share ? "\n    share: pushbridge" : ""
         var text = brokerSection(broker, clientID: clientID, extra: "clean_start: false\nsession_expiry: 1h") + """
             entitlements: [com.apple.developer.usernotifications.filtering]
@@ -86,6 +88,7 @@ final class ReplicaSet: Sendable {
 
             """
         if mode == .partition { text += "partition: {index: \(index), count: \(count)}\n" }
+        if let redis { text += "state:\n  redis: {url: \"\(redis)\", prefix: \"\(prefix):\"}\n" }
         return text
     }
 
