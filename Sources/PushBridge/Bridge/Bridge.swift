@@ -62,7 +62,7 @@ public final class Bridge: Sendable {
         self.hop = hop
         let intake = try Intake(config: config, logger: logger)
         self.intake = intake
-        let state = config.state?.redis.map { RedisState(config: $0, logger: logger) }
+        let state = config.state?.redis.map { RedisState(config: $0, client: config.broker.clientID, logger: logger) }
         self.state = state
         // Filter memory outlives pipelines (reloads) and, with the journal, the process (with
         // state.redis it is in Redis, shared by the replicas).
@@ -72,7 +72,7 @@ public final class Bridge: Sendable {
             return FilterMemoryWriter(journal: journal, memory: memory, logger: logger)
         }
         // Conditions outlive pipelines (reloads) and, with the journal, the process.
-        let conditions = ConditionEngine(journal: intake.journal, logger: logger)
+        let conditions = ConditionEngine(journal: intake.journal, logger: logger, shared: state?.conditions)
         // Digest windows outlive pipelines (reloads) and, with the journal, the process.
         let digests = DigestBook(journal: intake.journal, logger: logger, wall: clock.wall, automatic: automaticConditionTimer)
         let attachments = try Self.attachmentService(for: config, existing: nil)
@@ -197,6 +197,8 @@ public final class Bridge: Sendable {
                 onConnection: { [weak self] event in self?.connectionChanged(event) }))
         }
         flow.startConditionTimer()
+        // With state.redis every replica's engine knows every condition (its timer too).
+        state?.conditions.startSync(flow.conditions, wall: flow.wall) { [flow] in flow.conditionTimer.rearm() }
         flow.startDigestTimer()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.address)")
         status.start(through: publisher.intake) { [weak self] in self?.snapshot() }

@@ -18,7 +18,10 @@ extension MessageFlow {
     /// intake place (the publisher gives one back per decision) and keeps its topic's order.
     func notify(_ work: [ConditionEngine.Work], now: Double) {
         let pipeline = self.pipeline
+        let shared = conditions.shared
         for w in work {
+            // With state.redis every replica's timer finds it due: one of them claims it and sends it.
+            if let shared, !shared.claim(ConditionEngine.claimToken(w)) { continue }
             guard let step = pipeline.conditionNotification(w, now: now) else { continue }
             intake.limiter.force()
             inFlight.count.add(1, ordering: .relaxed)

@@ -55,10 +55,13 @@ package final class ConditionEngine: Sendable {
     let state = Mutex(State())
     let journal: Journal?
     let logger: BridgeLogger
+    /// The memory the replicas share (`state.redis`); `nil`: this process's (and its journal's).
+    let shared: (any SharedConditions)?
 
-    package init(journal: Journal? = nil, logger: BridgeLogger) {
+    package init(journal: Journal? = nil, logger: BridgeLogger, shared: (any SharedConditions)? = nil) {
         self.journal = journal
         self.logger = logger
+        self.shared = shared
     }
 
     static func id(_ route: String, _ key: String) -> String { route + "\u{1F}" + key }
@@ -242,7 +245,7 @@ package final class ConditionEngine: Sendable {
 
     // MARK: - Inside the lock
 
-    private static func remove(_ id: String, from s: inout State) {
+    static func remove(_ id: String, from s: inout State) {
         guard let r = s.records.removeValue(forKey: id) else { return }
         s.generations.removeValue(forKey: id)
         s.byAlertID.removeValue(forKey: r.alertID)

@@ -30,8 +30,15 @@ extension ConditionEngine {
         }
     }
 
-    /// Stores `r` (or forgets it, `removed`) in the journal, when there is one.
+    /// Stores `r` (or forgets it, `removed`) in the journal, when there is one, and what
+    /// changed in it in the shared memory (`state.redis`; a removal there is the clear's own).
     func persist(_ r: ConditionRecord, removed: Bool) {
+        if !removed { shared?.save(r) }
+        persistLocally(r, removed: removed)
+    }
+
+    /// Stores `r` (or forgets it, `removed`) in the journal alone.
+    func persistLocally(_ r: ConditionRecord, removed: Bool) {
         guard let journal else { return }
         do {
             try journal.saveCondition(route: r.route, key: r.key, value: removed ? nil : r.stored)

@@ -127,9 +127,32 @@ package final class Pipeline: Sendable {
         var gather: [AttachmentSpec] = []
         /// What became of the attachments (gathered by an earlier step).
         var outcomes: [AttachmentOutcome] = []
+        /// A step that must wait for an answer from elsewhere before the decision can go on
+        /// (a condition's transition in the shared memory): it hands on what follows.
+        var deferred: (@Sendable (@escaping @Sendable (Step) -> Void) -> Void)? = nil
 
         /// Runs the stage; `completion` is called exactly once (possibly before this returns).
         package func start(_ completion: @escaping @Sendable (Decision) -> Void) {
+            if let deferred {
+                let finish = finish
+                deferred { step in
+                    switch step {
+                    case .decided(var d):
+                        finish?(&d)
+                        completion(d)
+                    case .waiting(var next):
+                        if let finish {
+                            let inner = next.finish
+                            next.finish = { d in
+                                inner?(&d)
+                                finish(&d)
+                            }
+                        }
+                        next.start(completion)
+                    }
+                }
+                return
+            }
             if !gather.isEmpty, let service = pipeline.attachments {
                 let (pipeline, request, context, receivedAt, finish) = (pipeline, request, context, receivedAt, finish)
                 service.gather(gather, context: context, now: receivedAt) { attachments, outcomes in

@@ -20,8 +20,32 @@ extension Pipeline {
         let active = Operators.isTruthy(value)
         // Condition times are read on the stage's clock (the conditions' timer reads it too).
         let dependsKey = condition.dependsKey?.render(in: mapped.context)
-        switch conditions.observe(route: route, key: key, active: active, message: message,
-                                  alertID: NotificationRequest.newID(), now: stage.clock.wall(), dependsKey: dependsKey) {
+        let wall = stage.clock.wall()
+        if let shared = conditions.shared, case .success(let request) = mapped.request {
+            // Decided in the shared memory (state.redis), once per message and route; then as below.
+            let proposed = conditions.proposal(route: route, key: key, message: message, alertID: NotificationRequest.newID(),
+                                               now: wall, dependsKey: dependsKey)
+            let engine = conditions
+            var waiting = Waiting(pipeline: self, request: request, context: mapped.context, receivedAt: message.receivedAt)
+            waiting.deferred = { [self] next in
+                shared.observe(route: route, key: key, active: active, proposed: proposed, once: id + "/" + route) { answer in
+                    let t = engine.adopt(answer, route: route, key: key, message: message, now: wall, dependsKey: dependsKey)
+                    next(self.transitioned(t, key: key, condition: condition, message: message, entry: entry, id: id, now: now))
+                }
+            }
+            return .waiting(waiting)
+        }
+        let t = conditions.observe(route: route, key: key, active: active, message: message,
+                                   alertID: NotificationRequest.newID(), now: wall, dependsKey: dependsKey)
+        return transitioned(t, key: key, condition: condition, message: message, entry: entry, id: id, now: now)
+    }
+
+    /// What a condition route's message does once its transition is known.
+    private func transitioned(_ t: ConditionEngine.Transition, key: String, condition: ConditionConfig, message: InboundMessage,
+                              entry: RouteTable.Entry, id: String, now: Double) -> Step {
+        let route = entry.route.name
+        let handsOn = entry.route.continueMatching
+        switch t {
         case .notRaised:
             return .decided(Decision(outcome: .notDisplayed, route: route,
                                      rule: "condition '\(key)' is not raised: nothing to clear", passedOver: handsOn))

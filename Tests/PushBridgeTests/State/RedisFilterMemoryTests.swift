@@ -13,7 +13,7 @@ struct RedisFilterMemoryTests {
     static func state(_ redis: TestRedis, prefix: String = "t:") -> RedisState {
         var config = RedisStateConfig(address: RedisAddress(place: .tcp(host: "127.0.0.1", port: redis.port)))
         config.prefix = prefix
-        return RedisState(config: config, logger: LogCollector().logger(level: .debug))
+        return RedisState(config: config, client: "test", logger: LogCollector().logger(level: .debug))
     }
 
     /// The answers to `steps` for the message `once`.
@@ -136,7 +136,7 @@ struct RedisFilterMemoryTests {
         let log = LogCollector()
         var config = RedisStateConfig(address: RedisAddress(place: .tcp(host: "127.0.0.1", port: redis.port)))
         config.prefix = "down:"
-        let state = RedisState(config: config, logger: log.logger(level: .debug))
+        let state = RedisState(config: config, client: "test", logger: log.logger(level: .debug))
         defer { state.stop() }
         #expect(await Self.decide(state.filters, [Self.dedupe("k")], once: "1") == "p")
         redis.stop()
