@@ -173,8 +173,9 @@ final class MessageFlow: Sendable {
         // the whole chain again: a condition already raised is not raised twice).
         while let i = index, let next = pipeline.table.continuation(after: i, topic: message.topic) {
             index = next
-            // Its own request id: two routes' notifications are two notifications.
-            let own = NotificationRequest.newID()
+            // Its own request id: two routes' notifications are two notifications; made from the
+            // message's, so a replay after a crash has the same (and the shared memory's answer).
+            let own = NotificationRequest.derivedID(id, index: i)
             let step = pipeline.decide(message, id: own, now: now, at: i)
             if case .decided(let d) = step, d.passedOver { continue }  // a condition that nothing changed
             intake.limiter.force()  // the publisher gives a place back per decision

@@ -65,7 +65,7 @@ extension ConfigReference {
         ConfigKey("state", .mapping, note: "none (memory in the journal)", example: .object(["redis": .object(["url": .string("redis://127.0.0.1:6379/0")])]),
                   "Where the bridge's memory lives. Absent: in this process and its journal. With redis, replicas behind a shared subscription (share:) decide as one bridge. See docs/scale-out.md."),
         ConfigKey("state.redis", .mapping, example: .object(["url": .string("redis://127.0.0.1:6379/0")]),
-                  "Keep the filters' memory (dedupe, rate_limit, changed) in Redis or Valkey, shared by the replicas. Needs journal: each replica acknowledges a message once journaled and forgets it once its decision is stored in Redis."),
+                  "Keep the filters' memory (dedupe, rate_limit, changed) and the conditions in Redis or Valkey, shared by the replicas. Needs journal: each replica acknowledges a message once journaled and forgets it once its decision is stored in Redis."),
         ConfigKey("state.redis.url", .string, required: true, example: .string("redis://127.0.0.1:6379/0"),
                   "redis://[:PASSWORD@]host[:port][/db] or unix:///path/to/socket[?db=N]. rediss:// (TLS) is refused: the hiredis of Debian 12 (0.14) has no TLS. check prints it without the password."),
         ConfigKey("state.redis.password_file", .string, example: .string("redis_password"),

@@ -79,6 +79,19 @@ extension NotificationRequest {
         return uuidString(high: high, low: low)
     }
 
+    /// The id of the notification the route at `index` makes of the message `id` (a route
+    /// with `continue: true` hands it on): the same for a replayed message, so the shared
+    /// memory (`state.redis`) answers it as it did the first time. FNV-1a 64 of the two, twice.
+    package static func derivedID(_ id: String, index: Int) -> String {
+        func fnv(_ text: String, seed: UInt64) -> UInt64 {
+            var h = seed
+            for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return h
+        }
+        let text = id + "/" + String(index)
+        return uuidString(high: fnv(text, seed: 0xcbf2_9ce4_8422_2325), low: fnv(text, seed: 0x6c62_272e_07bb_0142))
+    }
+
     /// A lowercase version-4-shaped UUID from 128 bits.
     static func uuidString(high: UInt64, low: UInt64) -> String {
         var h = high, l = low

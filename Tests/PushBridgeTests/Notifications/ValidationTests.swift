@@ -41,6 +41,17 @@ import Testing
         for _ in 0..<100 { #expect(NotificationRequest.isValidID(NotificationRequest.newID())) }
     }
 
+    /// A continuing route's id: made from the message's, the same for a replay, one per route.
+    @Test func derivedIDs() {
+        let id = "6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5a"
+        let ids = (0..<50).map { NotificationRequest.derivedID(id, index: $0) }
+        #expect(ids.allSatisfy(NotificationRequest.isValidID))
+        #expect(Set(ids).count == 50)
+        #expect(!ids.contains(id))
+        #expect(NotificationRequest.derivedID(id, index: 3) == ids[3])
+        #expect(NotificationRequest.derivedID("6f1c2b9e-4d3a-4c2b-9a51-2f0e8d7c6b5b", index: 3) != ids[3])
+    }
+
     /// The byte-by-byte rule the word-at-a-time check must agree with.
     static func referenceIsValidID(_ bytes: [UInt8]) -> Bool {
         guard bytes.count == 36 else { return false }
