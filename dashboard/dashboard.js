@@ -131,6 +131,7 @@
     renderFilters(snap);
     renderOutputs(snap);
     renderPeople(snap);
+    renderState(snap);
     drawChart();
   }
 
@@ -283,6 +284,29 @@
       frag.appendChild(row);
     }
     $("people").querySelector("tbody").replaceChildren(frag);
+  }
+
+  // The shared state (state.redis): the backend, whether it answers (and why not), its round
+  // trip and each operation's results; shown only when the bridge keeps its state there.
+  function renderState(snap) {
+    const st = snap.state;
+    $("state-panel").hidden = !st;
+    if (!st) return;
+    const summary = $("state-summary");
+    summary.textContent = st.backend + " at " + st.url + ": " + (st.connected
+      ? "connected, round trip " + fmtMs(st.round_trip_ms) + " ms"
+      : "NOT CONNECTED" + (st.error ? " (" + st.error + ")" : ""));
+    summary.classList.toggle("warn", !st.connected);
+    const ops = st.operations || {};
+    const frag = document.createDocumentFragment();
+    for (const op of Object.keys(ops).sort()) {
+      const o = ops[op] || {};
+      const row = el("tr", { "data-op": op }, [el("td", { text: op }), el("td", { cls: "num", text: String(o.ok || 0) }),
+        el("td", { cls: "num", text: String(o.error || 0) })]);
+      if (o.error > 0) row.classList.add("warn");
+      frag.appendChild(row);
+    }
+    $("state-ops").querySelector("tbody").replaceChildren(frag);
   }
 
   function fmtMs(v) { return typeof v === "number" ? v.toFixed(1) : "–"; }

@@ -17,6 +17,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+from selenium.common.exceptions import StaleElementReferenceException
 
 BIN = os.path.realpath(sys.argv[1]) if len(sys.argv) > 1 else sys.exit(__doc__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
@@ -191,6 +192,7 @@ def main():
     driver.set_page_load_timeout(30)
     try:
         run_checks(driver, broker, url, bridge)
+        state_checks(driver, broker, token_file)
     finally:
         driver.quit()
         stop(bridge)
@@ -201,6 +203,75 @@ def main():
     failed = [n for n, e in results if e]
     print(f"browser: {len(results) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
+
+
+STATE_CONFIG = """
+broker: {{host: 127.0.0.1, port: {broker}, client_id: browser-state-{pid}}}
+routes:
+  - {{name: leaks, topic: "leak/+", share: bridges, alert: {{title: "Leak", body: "{{{{ topic }}}}"}}}}
+extension:
+  filters:
+    - {{name: once, dedupe: {{key: "{{{{ topic }}}}", window: 10m}}}}
+journal: {{path: "{journal}"}}
+state:
+  redis: {{url: "redis://127.0.0.1:{redis}/0", prefix: "browser:"}}
+monitoring:
+  http: "127.0.0.1:{http}"
+  http_auth: {{token_file: "{token_file}"}}
+  interval: 1s
+"""
+
+
+def state_checks(driver, broker, token_file):
+    """A bridge that keeps its filters' memory in Redis (state.redis): the Shared state panel says
+    where, that it answers and what it did; with Redis stopped it says NOT CONNECTED and why."""
+    redis_port, http = free_port(), free_port()
+    conf = os.path.join(TMP, "redis.conf")
+    with open(conf, "w") as f:
+        f.write(f"port {redis_port}\nbind 127.0.0.1\nsave \"\"\nappendonly no\ndir {TMP}\n")
+    redis = start(["redis-server", conf], "redis.log")
+    wait("redis-server", lambda: _port_open(redis_port))
+    cfg = os.path.join(TMP, "bridge-state.yml")
+    with open(cfg, "w") as f:
+        f.write(STATE_CONFIG.format(broker=broker.port, pid=os.getpid(), journal=os.path.join(TMP, "journal-state"),
+                                    redis=redis_port, http=http, token_file=token_file))
+    bridge = start([BIN, "run", "-c", cfg], "bridge-state.log")
+    url = f"http://127.0.0.1:{http}/"
+    try:
+        wait("state bridge /readyz", lambda: _http_ok(http))
+
+        def panel():
+            driver.get(url)
+            if driver.find_elements(By.CSS_SELECTOR, "form[action='/login']"):
+                form = driver.find_element(By.CSS_SELECTOR, "form[action='/login']")
+                form.find_element(By.NAME, "token").send_keys(TOKEN)
+                form.submit()
+            wait("the Shared state panel", lambda: driver.find_element(By.ID, "state-panel").is_displayed())
+            for _ in range(3):
+                broker.pub("leak/basement", '{"water_leak":true}')
+            summary = lambda: driver.find_element(By.ID, "state-summary").text
+            wait("redis connected", lambda: summary().startswith(f"redis at redis://127.0.0.1:{redis_port}/: connected"))
+
+            def decided():
+                rows = {r.get_attribute("data-op"): [c.text for c in r.find_elements(By.TAG_NAME, "td")]
+                        for r in driver.find_elements(By.CSS_SELECTOR, "#state-ops tbody tr")}
+                return rows.get("filter_decide", [None, "0"])[1] == "3"
+            wait("three filter decisions counted", decided)
+            stop(redis)
+            wait("NOT CONNECTED with the reason", lambda: "NOT CONNECTED" in summary() and "unreachable" in summary())
+            assert "warn" in driver.find_element(By.ID, "state-summary").get_attribute("class").split()
+        check("the Shared state panel: Redis, its round trip and operations; NOT CONNECTED with the reason when it stops", panel)
+    finally:
+        stop(bridge)
+        stop(redis)
+
+
+def _port_open(port):
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
 
 
 def _http_ok(port):
@@ -426,26 +497,32 @@ def run_checks(driver, broker, url, bridge):
         broker.pub("z2m/bridge/state", '{"state":"offline"}')
         broker.pub("z2m/hall_lamp/availability", '{"state":"offline"}')
 
+        # The list is drawn anew with each change: everything is read in one look, taken again
+        # until it holds (a row read between two draws is gone).
         def rows():
             found = {r.get_attribute("data-state"): r for r in driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr")}
-            return found if set(found) == {"raised", "superseded"} else None
-        found = wait("the bridge's alert raised and the device's superseded", rows)
-        device = found["superseded"]
-        assert "z2m/hall_lamp/availability" in device.text and "zigbee-device" in device.text, device.text
-        state = device.find_element(By.CSS_SELECTOR, "td.state").text
+            if set(found) != {"raised", "superseded"}:
+                return None
+            device = found["superseded"]
+            return (device.text, device.find_element(By.CSS_SELECTOR, "td.state").text,
+                    device.value_of_css_property("color"), found["raised"].value_of_css_property("color"))
+        text, state, device_colour, raised_colour = wait("the bridge's alert raised and the device's superseded", rows)
+        assert "z2m/hall_lamp/availability" in text and "zigbee-device" in text, text
         assert state == "superseded by zigbee-bridge", state
         # Muted: the colour of the page's muted text (the theme's --muted), not that of the raised one.
         muted = driver.find_element(By.ID, "alert-count").value_of_css_property("color")
-        assert device.value_of_css_property("color") == muted, (device.value_of_css_property("color"), muted)
-        assert found["raised"].value_of_css_property("color") != muted
+        assert device_colour == muted, (device_colour, muted)
+        assert raised_colour != muted
         # The bridge back: the device, still offline, is announced and becomes an ordinary raised alert.
         broker.pub("z2m/bridge/state", '{"state":"online"}')
 
         def announced():
             rs = driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr")
-            return rs[0] if len(rs) == 1 and rs[0].get_attribute("data-state") == "raised" else None
-        row = wait("the device's alert raised once the bridge cleared", announced)
-        assert "z2m/hall_lamp/availability" in row.text and row.find_element(By.CSS_SELECTOR, "td.state").text == "raised"
+            if len(rs) != 1 or rs[0].get_attribute("data-state") != "raised":
+                return None
+            return (rs[0].text, rs[0].find_element(By.CSS_SELECTOR, "td.state").text)
+        text, state = wait("the device's alert raised once the bridge cleared", announced)
+        assert "z2m/hall_lamp/availability" in text and state == "raised", (text, state)
         broker.pub("z2m/hall_lamp/availability", '{"state":"online"}')
         wait("no alert left", lambda: not driver.find_elements(By.CSS_SELECTOR, "#alerts tbody tr"))
     check("a superseded alert is listed muted, superseded by its parent, and raised once the parent clears", superseded_alert)
@@ -462,16 +539,26 @@ def run_checks(driver, broker, url, bridge):
                                             '"tid":"al","tst":1733550000,"inregions":["home"]}')
         broker.pub("homeassistant/person/bob/state", "not_home")
 
-        def cells(name):
-            row = presence().get(name)
-            return [c.text for c in row.find_elements(By.TAG_NAME, "td")] if row else None
+        # The rows are drawn anew with each snapshot (every second): a row read between two
+        # draws is gone; each look is taken again until it holds.
+        def cells(name, with_class=False):
+            try:
+                row = presence().get(name)
+                if not row:
+                    return None
+                texts = [c.text for c in row.find_elements(By.TAG_NAME, "td")]
+                return texts + [row.get_attribute("class") or ""] if with_class else texts
+            except StaleElementReferenceException:
+                return None
         wait("alice home and bob away", lambda: (cells("alice") or [""])[1:2] == ["home"]
              and (cells("bob") or [""])[1:2] == ["away"])
         for name in ("alice", "bob"):
-            assert "ago" in cells(name)[2], cells(name)
-        carol = presence()["carol"]
-        assert cells("carol")[1:] == ["unknown", "–"], cells("carol")
-        assert "warn" in carol.get_attribute("class").split(), carol.get_attribute("class")
+            wait(f"{name}'s since, with how long ago", lambda: "ago" in ((cells(name) or ["", "", ""])[2]))
+
+        def carol_marked():
+            c = cells("carol", with_class=True)
+            return c is not None and c[1:3] == ["unknown", "–"] and "warn" in c[3].split()
+        wait("carol unknown and marked", carol_marked)
     check("the People panel: each person's presence and since when, unknown marked", people_panel)
 
     def broker_stops():

@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// While Redis cannot be reached the calls wait, in order, and are sent again until it answers
 /// (the scripts are written so that sending one twice changes nothing: each carries its
-/// decision key); the first failure is logged once, and the recovery once. `health` records
-/// every call, for the stats, `/metrics` and `/readyz`. `stop()` ends the thread; calls not
+/// decision key). `health` records every call, for the stats, `/metrics` and `/readyz`, and
+/// says when Redis stops answering and when it answers again. `stop()` ends the thread; calls not
 /// answered by then are never completed (their messages stay in the journal and are decided
 /// again at the next start).
 final class RedisBatches: Sendable {
@@ -29,16 +29,14 @@ final class RedisBatches: Sendable {
 
     private let connection: RedisConnection
     private let health: StateHealth
-    private let logger: BridgeLogger
     private let queue = Mutex<[Call]>([])
     private let worker = Worker(name: "redis-state")
     private let wake = WaitGate()
     private let started = Atomic<Bool>(false)
 
-    init(connection: RedisConnection, health: StateHealth, logger: BridgeLogger) {
+    init(connection: RedisConnection, health: StateHealth) {
         self.connection = connection
         self.health = health
-        self.logger = logger
     }
 
     /// Queues `call` after the ones already queued.
@@ -101,25 +99,19 @@ final class RedisBatches: Sendable {
                 i = j
             }
         } catch {
-            if health.failed(calls[0].op, why: error.description) {
-                logger.error("state: Redis at \(health.shown) does not answer (\(error)); messages of the stateful routes wait in the journal until it does")
-            }
+            health.failed(calls[0].op, why: error.description)
             return false
         }
         if let failed = replies.first(where: { if case .error = $0 { true } else { false } }), case .error(let why) = failed {
             // The server refused (out of memory, a read-only replica): nothing of it is answered; sent again later.
-            if health.failed(calls[0].op, why: why) {
-                logger.error("state: Redis at \(health.shown) refused a script (\(why)); messages of the stateful routes wait in the journal")
-            }
+            health.failed(calls[0].op, why: "refused: \(why)")
             return false
         }
         let seconds = (clock.now - begin).seconds
-        var recovered = false
         for (call, reply) in zip(calls, replies) {
-            if health.succeeded(call.op, seconds: seconds) { recovered = true }
+            health.succeeded(call.op, seconds: seconds)
             call.completion(reply)
         }
-        if recovered { logger.info("state: Redis at \(health.shown) answers again; the waiting messages are decided") }
         return true
     }
 
@@ -130,13 +122,9 @@ final class RedisBatches: Sendable {
         do throws(RedisError) {
             let reply = try connection.command(["PING"])
             if case .error(let why) = reply { throw RedisError(description: why) }
-            if health.succeeded("ping", seconds: (clock.now - begin).seconds), started.load(ordering: .relaxed) {
-                logger.info("state: Redis at \(health.shown) answers again")
-            }
+            health.succeeded("ping", seconds: (clock.now - begin).seconds)
         } catch {
-            if health.failed("ping", why: error.description) {
-                logger.error("state: Redis at \(health.shown) does not answer (\(error)); messages of the stateful routes wait in the journal until it does")
-            }
+            health.failed("ping", why: error.description)
         }
     }
 }

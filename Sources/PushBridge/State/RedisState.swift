@@ -16,8 +16,15 @@ final class RedisState: Sendable {
     init(config: RedisStateConfig, client: String, logger: BridgeLogger) {
         self.config = config
         connection = RedisConnection(address: config.address)
-        health = StateHealth(backend: "redis", shown: config.address.shown)
-        batches = RedisBatches(connection: connection, health: health, logger: logger)
+        let shown = config.address.shown
+        health = StateHealth(backend: "redis", shown: shown) { up, why in
+            if up {
+                logger.info("state: Redis at \(shown) answers again; the waiting messages are decided")
+            } else {
+                logger.error("state: Redis at \(shown) does not answer (\(why)); messages of the stateful routes wait in the journal until it does, and /readyz says so")
+            }
+        }
+        batches = RedisBatches(connection: connection, health: health)
         filters = RedisFilterMemory(prefix: config.prefix, batches: batches)
         conditions = RedisConditions(prefix: config.prefix, client: client, connection: connection, batches: batches, health: health)
     }

@@ -4,8 +4,8 @@ import Synchronization
 /// round trip, and each operation's count by result with its durations, for the stats, the
 /// metrics and `/readyz`. One per bridge, shared by everything that talks to the backend.
 ///
-/// The first failure after a success is logged once (``failed(_:why:)`` returns `true` for
-/// it); the first success after a failure is logged once too (``succeeded(_:seconds:)``).
+/// The first failure after a success is reported once (``failed(_:why:)`` returns `true` for
+/// it, and `report` hears of it); the first success after a failure too (``succeeded(_:seconds:)``).
 final class StateHealth: Sendable {
     /// The backend's name in the stats (`redis`).
     let backend: String
@@ -32,17 +32,20 @@ final class StateHealth: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Told of each change: `false` and why when the backend stops answering, `true` when it answers again.
+    private let report: (@Sendable (_ up: Bool, _ why: String) -> Void)?
 
-    init(backend: String, shown: String) {
+    init(backend: String, shown: String, report: (@Sendable (_ up: Bool, _ why: String) -> Void)? = nil) {
         self.backend = backend
         self.shown = shown
+        self.report = report
     }
 
     /// Records a successful operation `op` that took `seconds`; `true` when it ends an outage
     /// (log that the backend is back).
     @discardableResult
     func succeeded(_ op: String, seconds: Double) -> Bool {
-        state.withLock { s in
+        let back = state.withLock { s in
             let wasDown = !s.connected && s.reason != "not connected yet"
             s.connected = true
             s.reason = nil
@@ -54,19 +57,23 @@ final class StateHealth: Sendable {
             s.operations[op] = o
             return wasDown
         }
+        if back { report?(true, "") }
+        return back
     }
 
     /// Records a failed operation `op` (the backend did not answer); `true` when it begins an
     /// outage (log it once).
     @discardableResult
     func failed(_ op: String, why: String) -> Bool {
-        state.withLock { s in
+        let down = state.withLock { s in
             let wasUp = s.connected || s.reason == "not connected yet"
             s.connected = false
             s.reason = why
             s.operations[op, default: Operation()].errors += 1
             return wasUp
         }
+        if down { report?(false, why) }
+        return down
     }
 
     /// `true` while the last operation succeeded.
