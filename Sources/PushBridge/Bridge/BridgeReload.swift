@@ -14,7 +14,7 @@ extension Bridge {
     /// `dead_letter` change at once — subscriptions are added before old ones are removed,
     /// so no message between them is lost. Messages already in flight finish under the
     /// config they started with. `broker`, `journal`, `monitoring`, `homeassistant`,
-    /// `outputs`, `people`, `conditions` and `partition` need a restart: a change there is logged as a
+    /// `outputs`, `people`, `conditions`, `partition` and `state` need a restart: a change there is logged as a
     /// warning and ignored; except `monitoring.http_auth` (its token file is read again), which
     /// the running HTTP server takes at once while `monitoring.http` is unchanged. The memory of `dedupe`,
     /// `rate_limit` and `changed` filters whose definition is unchanged is kept.
@@ -51,7 +51,8 @@ extension Bridge {
                            ("the outputs section", old.outputs != new.outputs),
                            ("the people section", old.describePeople() != new.describePeople()),
                            ("the conditions section", old.conditions != new.conditions),
-                           ("the partition", old.partition != new.partition)]
+                           ("the partition", old.partition != new.partition),
+                           ("the state section", old.state != new.state)]
         warnings += needRestart.filter(\.1).map { "\($0.0) changed; restart pushbridge to use it" }
         warnings += new.warnings.map(\.description)
         if let running = old.partition, let shared = new.routes.first(where: { $0.share != nil }) {
@@ -64,6 +65,7 @@ extension Bridge {
         effective.partition = old.partition
         effective.broker = old.broker
         effective.journal = old.journal
+        effective.state = old.state
         effective.monitoring = old.monitoring
         if let httpAccess, new.monitoring.http == old.monitoring.http, new.monitoring.httpAuth != old.monitoring.httpAuth {
             httpAccess.update(new.monitoring.httpAuth)
