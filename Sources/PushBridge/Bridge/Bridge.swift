@@ -74,7 +74,8 @@ public final class Bridge: Sendable {
         // Conditions outlive pipelines (reloads) and, with the journal, the process.
         let conditions = ConditionEngine(journal: intake.journal, logger: logger, shared: state?.conditions)
         // Digest windows outlive pipelines (reloads) and, with the journal, the process.
-        let digests = DigestBook(journal: intake.journal, logger: logger, wall: clock.wall, automatic: automaticConditionTimer)
+        let digests = DigestBook(journal: intake.journal, logger: logger, wall: clock.wall, automatic: automaticConditionTimer,
+                                 shared: state?.digests)
         let attachments = try Self.attachmentService(for: config, existing: nil)
         attachmentSlot = AttachmentSlot(attachments)
         let people = PeopleDesk(config: config, journal: intake.journal, logger: logger, wall: clock.wall)
@@ -197,8 +198,10 @@ public final class Bridge: Sendable {
                 onConnection: { [weak self] event in self?.connectionChanged(event) }))
         }
         flow.startConditionTimer()
-        // With state.redis every replica's engine knows every condition (its timer too).
-        state?.conditions.startSync(flow.conditions, wall: flow.wall) { [flow] in flow.conditionTimer.rearm() }
+        // With state.redis every replica's engine knows every condition (its timer too), and
+        // each ended digest window is claimed by one replica, which sends its summary.
+        state?.startSync(conditions: flow.conditions, wall: flow.wall, changed: { [flow] in flow.conditionTimer.rearm() },
+                         summaries: { [weak flow] due, now in flow?.sendDigests(due, now: now) })
         flow.startDigestTimer()
         logger.info("pushbridge \(Self.version) started: \(config.routes.count) route(s), broker \(config.broker.address)")
         status.start(through: publisher.intake) { [weak self] in self?.snapshot() }

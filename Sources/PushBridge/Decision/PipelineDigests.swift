@@ -7,6 +7,9 @@ extension Pipeline {
     /// `step` with its delivered alert offered to the digest (after the extension stage when it runs).
     func digested(_ step: Step, config: DigestConfig, context: MessageContext) -> Step {
         let key = config.key.render(in: context)
+        if let shared = digests.shared {
+            return sharedDigest(step, shared: shared, config: config, key: key, context: context)
+        }
         switch step {
         case .decided(let d):
             return .decided(digested(d, config: config, key: key, topic: context.topic))
@@ -24,26 +27,61 @@ extension Pipeline {
     /// `d` as it stays, or held for the digest of `key`. Only a delivered alert (an event, or
     /// a condition's raise) is offered; critical ones and Live Activity pushes never are.
     func digested(_ d: Decision, config: DigestConfig, key: String, topic: String) -> Decision {
-        guard d.outcome == .delivered, let request = d.request, let route = d.route, request.liveActivity == nil,
-              request.content.interruptionLevel != InterruptionLevel.critical.rawValue else { return d }
-        if let event = d.conditionEvent, event.kind != .raised { return d }
-        let content = request.content
-        let title = content.title.flatMap { $0.isEmpty ? nil : $0 } ?? content.body ?? ""
-        let alertKey = d.conditionEvent?.record.key ?? request.collapseID ?? topic
-        let now = stage.clock.wall()
-        let alert = DigestHeldRow(id: request.id, title: title, alertKey: alertKey, topic: topic, at: now)
-        switch digests.admit(route: route, key: key, config: config, alert: alert, now: now) {
+        guard let (route, alert) = digestOffer(d, topic: topic) else { return d }
+        switch digests.admit(route: route, key: key, config: config, alert: alert, now: alert.at) {
         case .deliver:
             return d
         case .held(let window, _), .heldAgain(let window):
-            var held = d
-            held.outcome = .suppressed
-            held.decidedBy = "digest"
-            held.rule = "held for the digest of '\(key)' (window ends \(Timestamp.iso8601(window.ends)), "
-                + "after \(config.max) delivered one by one)"
-            held.publish = []
-            return held
+            return held(d, window: window, config: config, key: key)
         }
+    }
+
+    /// The route and the held row of `d` when it is offered to a digest (a delivered,
+    /// non-critical alert that is no Live Activity push, nor a condition's repeat or step).
+    private func digestOffer(_ d: Decision, topic: String) -> (String, DigestHeldRow)? {
+        guard d.outcome == .delivered, let request = d.request, let route = d.route, request.liveActivity == nil,
+              request.content.interruptionLevel != InterruptionLevel.critical.rawValue else { return nil }
+        if let event = d.conditionEvent, event.kind != .raised { return nil }
+        let content = request.content
+        let title = content.title.flatMap { $0.isEmpty ? nil : $0 } ?? content.body ?? ""
+        let alertKey = d.conditionEvent?.record.key ?? request.collapseID ?? topic
+        return (route, DigestHeldRow(id: request.id, title: title, alertKey: alertKey, topic: topic, at: stage.clock.wall()))
+    }
+
+    /// `d` held for the window `window` of `key`: suppressed, decided by `digest`, nothing published.
+    private func held(_ d: Decision, window: DigestWindowRow, config: DigestConfig, key: String) -> Decision {
+        var held = d
+        held.outcome = .suppressed
+        held.decidedBy = "digest"
+        held.rule = "held for the digest of '\(key)' (window ends \(Timestamp.iso8601(window.ends)), "
+            + "after \(config.max) delivered one by one)"
+        held.publish = []
+        return held
+    }
+
+    /// `step` offered to the window the replicas share (`state.redis`), once it is decided:
+    /// the answer comes from the shared memory, so the decision waits for it.
+    private func sharedDigest(_ step: Step, shared: any SharedDigests, config: DigestConfig, key: String,
+                              context: MessageContext) -> Step {
+        let topic = context.topic
+        let once = context.messageID + "/" + context.route
+        let offer: @Sendable (Decision, @escaping @Sendable (Step) -> Void) -> Void = { [self] d, next in
+            guard let (route, alert) = digestOffer(d, topic: topic) else { return next(.decided(d)) }
+            shared.admit(route: route, key: key, window: config.window.seconds, max: config.max, alert: alert, once: once) { isHeld, window in
+                if isHeld { self.digests.heldShared(route: route) }
+                next(.decided(isHeld ? self.held(d, window: window, config: config, key: key) : d))
+            }
+        }
+        let placeholder = NotificationRequest(id: context.messageID, pushType: .alert, priority: 10, collapseID: nil,
+                                              content: NotificationContent())
+        var waiting = Waiting(pipeline: self, request: placeholder, context: context, receivedAt: context.now)
+        waiting.deferred = { next in
+            switch step {
+            case .decided(let d): offer(d, next)
+            case .waiting(let inner): inner.start { d in offer(d, next) }
+            }
+        }
+        return .waiting(waiting)
     }
 
     /// The summary of an ended window: a delivered decision of its route with the digest's

@@ -16,12 +16,16 @@ package final class DigestBook: Sendable {
     let wall: @Sendable () -> Double
     /// `nil` when not automatic. Its action runs on a serial queue: one firing at a time.
     let timer: WallDueTimer?
+    /// The windows the replicas share (`state.redis`); `nil`: this process's (and its journal's).
+    let shared: (any SharedDigests)?
 
     /// An empty book; with `journal` every change is stored (`restore` reads it back). With
     /// `automatic` its timer runs once `start(_:)` gives it its action; without, nothing is
     /// armed (a test advances `wall` and calls `fire(_:)`; `pushbridge try` sends no summary).
     init(journal: Journal? = nil, logger: BridgeLogger,
-                 wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, automatic: Bool = false) {
+                 wall: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }, automatic: Bool = false,
+                 shared: (any SharedDigests)? = nil) {
+        self.shared = shared
         self.journal = journal
         self.logger = logger
         self.wall = wall
@@ -74,10 +78,20 @@ package final class DigestBook: Sendable {
         state.withLock { $0.closeAll() }.filter { !$0.held.isEmpty }
     }
 
-    /// A summary was handed to the publisher and the outputs: counted, and its rows removed.
+    /// A summary was handed to the publisher and the outputs: counted, and its rows removed
+    /// (with a shared memory: its window there).
     func sent(_ summary: DigestSummary) {
         state.withLock { $0.sent(route: summary.route) }
+        if let shared {
+            shared.sent(summary)
+            return
+        }
         forget(summary.id)
+    }
+
+    /// An alert of `route` held by the shared memory's window: counted here.
+    func heldShared(route: String) {
+        state.withLock { $0.held(route: route) }
     }
 
     /// The earliest time something falls due (`nil`: nothing open).

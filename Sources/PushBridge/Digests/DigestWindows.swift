@@ -96,6 +96,11 @@ struct DigestWindows: Sendable {
     }
 
     /// Counts one summary of `route` sent.
+    /// An alert of `route` held elsewhere (the shared memory's window): counted.
+    mutating func held(route: String) {
+        counts[route, default: DigestCounts()].held += 1
+    }
+
     mutating func sent(route: String) {
         counts[route, default: DigestCounts()].sent += 1
     }

@@ -1,15 +1,12 @@
 import Foundation
-import Synchronization
 
 /// The conditions' memory in Redis (`state.redis`; the scripts: `RedisConditionScripts`):
-/// transitions decided atomically, due repeats and steps claimed by one replica, and every
-/// second the whole set read back so that each replica's engine knows every condition
-/// (`ConditionEngine.reconcile`), its timer included.
+/// transitions decided atomically, due repeats and steps claimed by one replica, and the
+/// whole set read back (every second, `RedisState`) so that each replica's engine knows every
+/// condition (`ConditionEngine.reconcile`), its timer included.
 final class RedisConditions: SharedConditions {
     /// How long a message's answer and a claim are kept.
     static let keep: Duration = .seconds(86_400)
-    /// How often every replica reads the whole set.
-    static let syncInterval: Duration = .seconds(1)
 
     private let prefix: String
     private let client: String
@@ -19,8 +16,6 @@ final class RedisConditions: SharedConditions {
     private let observeScript = RedisScript(RedisConditionScripts.observe)
     private let saveScript = RedisScript(RedisConditionScripts.save)
     private let allScript = RedisScript(RedisConditionScripts.all)
-    private let worker = Worker(name: "redis-conditions")
-    private let started = Atomic<Bool>(false)
 
     /// `client`: this replica's name in its claims (its `broker.client_id`).
     init(prefix: String, client: String, connection: RedisConnection, batches: RedisBatches, health: StateHealth) {
@@ -95,26 +90,6 @@ final class RedisConditions: SharedConditions {
             health.failed("condition_sync", why: error.description)
             return nil
         }
-    }
-
-    /// Every `syncInterval`, `engine` takes the shared set (`reconcile`); `changed` runs after
-    /// (the timer re-arms).
-    func startSync(_ engine: ConditionEngine, wall: @escaping @Sendable () -> Double, changed: @escaping @Sendable () -> Void) {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        worker.submit { [self] in
-            repeat {
-                if let conditions = all() {
-                    engine.reconcile(conditions, now: wall())
-                    changed()
-                }
-            } while !worker.stopRequested(within: Self.syncInterval)
-        }
-    }
-
-    /// Stops the sync.
-    func stop() {
-        worker.stop()
-        if started.load(ordering: .acquiring) { worker.join() }
     }
 
     /// A condition from its description (see `RedisConditionScripts`).
