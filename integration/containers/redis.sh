@@ -8,13 +8,14 @@
 #   - a burst: TOPICS doorbells, each report published COPIES times in a row (the broker hands
 #     them round robin to the three replicas) -> exactly TOPICS display messages, one per topic
 #   - Redis stopped (`podman stop`), rings sent meanwhile: every replica's /readyz answers 503
-#     naming Redis, its stats say "connected":false, and nothing of those rings is displayed
-#     (no silent fall back to local memory); Redis started again: they come out, one per topic,
-#     /readyz is 200 again and the stats say "connected":true
+#     naming Redis, its stats say "connected":false (/metrics: pushbridge_state_up 0), and none
+#     of those rings is displayed (no silent fall back to local memory), while passthrough
+#     messages (no remembering filter) are; Redis started again: the rings come out, one per
+#     topic, /readyz is 200 again and the stats say "connected":true
 #   - more reports after that: one display message per topic; /metrics has pushbridge_state_up 1
 #     and operations answered "ok"
-#   - stopped cleanly, the replicas' stats add up: every report received by one replica (each
-#     replica got some), one delivered per topic, the rest suppressed by the dedupe filter
+#   - stopped cleanly, the replicas' stats add up: every message received by one replica (each
+#     replica got some), one report delivered per topic, the rest suppressed by the dedupe filter
 # Usage: integration/containers/redis.sh      (exit 0 on success; leaves nothing running)
 set -euo pipefail
 # shellcheck source=integration/containers/lib.sh
@@ -109,7 +110,7 @@ if set(seen) != expected or any(n != 1 for n in seen.values()):
     sys.exit(f"{sum(seen.values())} display messages for {topics} topics; twice or more: {twice}; missing: {missing}")
 PY
 }
-watch "$out" "display/home/#" 600 || fail "cannot subscribe inside $broker"
+watch "$out" "display/#" 600 || fail "cannot subscribe inside $broker"
 displayed() { watched "$out" "display/home/$run-$1-"; } # PHASE
 at_least() { [ "$(displayed "$1")" -ge "$2" ]; }      # PHASE N
 
@@ -135,8 +136,18 @@ for i in 1 2 3; do
     wait_for 30 state_says "$i" false || fail "replica $i: its stats do not say \"connected\":false for Redis within 30 s"
 done
 stats_of 2 | python3 -c 'import json, sys; print("replica 2 stats state while Redis is down:", json.dumps(json.load(sys.stdin)["state"]))'
+http_get 2 /metrics token > "$logs/metrics-2-down.txt" || fail "GET /metrics from replica 2 failed"
+grep -q '^pushbridge_state_up 0$' "$logs/metrics-2-down.txt" || fail "replica 2's /metrics has no 'pushbridge_state_up 0' while Redis is down"
+# The passthrough route has no remembering filter: it goes on without Redis, on every replica
+# (three messages of one shared subscription: one each, in turn).
+for k in 1 2 3; do
+    broker_pub -q 1 -t "apns/$run-tv-$k" -m '{"aps":{"alert":{"title":"Movie night","body":"Starts in 5 minutes"}}}' \
+        || fail "publish to apns/$run-tv-$k failed"
+done
+passed_through() { [ "$(watched "$out" "display/apns/$run-tv-")" -ge 3 ]; }
+wait_for 30 passed_through || fail "with Redis down, only $(watched "$out" "display/apns/$run-tv-") of 3 passthrough messages displayed in 30 s"
 [ "$(displayed outage)" = 0 ] || fail "$(displayed outage) rings displayed while Redis was down (decided without Redis)"
-log "every replica's stats say \"connected\":false; none of the $((TOPICS * 3)) rings sent meanwhile displayed; Redis away for $((SECONDS - start)) s"
+log "every replica's stats say \"connected\":false (replica 2's /metrics: pushbridge_state_up 0); 3 passthrough messages (no remembering filter) displayed meanwhile, none of the $((TOPICS * 3)) rings; Redis away for $((SECONDS - start)) s"
 podman start "$redis" >/dev/null 2>>"$logs/podman.log" || fail "podman start $redis failed"
 become_healthy "$redis" 30 || fail "$redis did not become healthy again in 30 s"
 start=$SECONDS
@@ -179,10 +190,11 @@ received = [t["received"] for t in totals]
 delivered = [t["delivered"] for t in totals]
 suppressed = [s["filters"].get("one-ring-per-guest", {}).get("suppressed", 0) for s in stats]
 reports = topics * (copies + 3 + copies)
+passthrough = 3
 print("received per replica:", received, "delivered:", delivered, "suppressed by one-ring-per-guest:", suppressed)
 assert all(r > 0 for r in received), "a replica received no report: the shared subscription did not spread them"
-assert sum(received) == reports, f"{sum(received)} received in all, {reports} published"
-assert sum(delivered) == 3 * topics, f"{sum(delivered)} delivered in all, expected {3 * topics}"
+assert sum(received) == reports + passthrough, f"{sum(received)} received in all, {reports + passthrough} published"
+assert sum(delivered) == 3 * topics + passthrough, f"{sum(delivered)} delivered in all, expected {3 * topics + passthrough}"
 assert sum(suppressed) == reports - 3 * topics, f"{sum(suppressed)} suppressed in all, expected {reports - 3 * topics}"
 PY
 podman stop -t 10 "$broker" "$redis" >/dev/null 2>&1
