@@ -150,17 +150,19 @@ wait_for 30 passed_through || fail "with Redis down, only $(watched "$out" "disp
 log "every replica's stats say \"connected\":false (replica 2's /metrics: pushbridge_state_up 0); 3 passthrough messages (no remembering filter) displayed meanwhile, none of the $((TOPICS * 3)) rings; Redis away for $((SECONDS - start)) s"
 podman start "$redis" >/dev/null 2>>"$logs/podman.log" || fail "podman start $redis failed"
 become_healthy "$redis" 30 || fail "$redis did not become healthy again in 30 s"
+log "Redis healthy again"
 start=$SECONDS
 wait_for 60 at_least outage "$TOPICS" || fail "only $(displayed outage) of the $TOPICS rings sent while Redis was down displayed within 60 s of its return"
 took=$((SECONDS - start))
 sleep 3
 check_one_per_topic outage || fail "the rings sent while Redis was down: not one display message per topic"
 ready_all() { local i; for i in 1 2 3; do readyz_is "$i" 200 || return 1; done; }
-wait_for 30 ready_all || fail "not every replica's /readyz is 200 again within 30 s of Redis's return"
+wait_for 60 ready_all || fail "not every replica's /readyz is 200 again within 60 s of Redis's return"
 ready=$((SECONDS - start))
 for i in 1 2 3; do
     wait_for 30 state_says "$i" true || fail "replica $i: its stats do not say \"connected\":true again within 30 s"
 done
+for i in 1 2 3; do podman logs "$(container "pushbridge-redis-$i")" 2>&1 | grep "state: Redis" | sed "s/^/replica $i: /"; done
 log "Redis back (healthy): the waiting rings displayed, one per topic, within $took s; /readyz 200 on every replica within $ready s, and \"connected\":true in every replica's stats within $((SECONDS - start)) s"
 
 start=$SECONDS
