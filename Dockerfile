@@ -2,7 +2,7 @@
 # pushbridge: a two-stage image. The builder compiles a release binary with the Swift standard
 # library and Foundation linked in statically (scripts/swift-release.sh); the runtime stage is
 # Debian 12 slim with only the C libraries the binary loads (libstdc++6 and libgcc-s1 are
-# already part of debian:bookworm-slim).
+# already part of debian:bookworm-slim), plus libhiredis0.14, which `state.redis` loads at run time.
 #
 #   docker build -t pushbridge .
 #   docker run --rm -e MQTT_HOST=broker.example pushbridge            # runs /etc/pushbridge/bridge.yml
@@ -44,10 +44,12 @@ RUN scripts/swift-release.sh --product pushbridge \
 FROM debian:bookworm-slim
 
 # DL3008 ignored for the same reason as above (Debian 12 serves only the newest build of a package).
+# libhiredis0.14 is not linked: `state.redis` opens libhiredis.so.0.14 with dlopen when a config
+# names it (compose.yml's `redis` profile), so ldd does not list it, but the image must hold it.
 # hadolint ignore=DL3008
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        libmosquitto1 libyaml-0-2 libmicrohttpd12 libsqlite3-0 libcurl4 libssl3 ca-certificates \
+        libmosquitto1 libyaml-0-2 libmicrohttpd12 libsqlite3-0 libcurl4 libssl3 libhiredis0.14 ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 
 # A fixed, unprivileged uid/gid so host-side volume permissions are predictable.

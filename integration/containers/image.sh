@@ -4,7 +4,8 @@
 #   - it builds (timed), and a second build reuses every layer (timed; the same image id)
 #   - it runs as the unprivileged uid 10001, by its numeric USER and in the running container
 #   - its final stage holds no compiler, linker, Swift toolchain, SwiftPM build tree or sources
-#   - the binary starts and accepts the image's default configuration (`pushbridge check`)
+#   - the binary starts, every library it links is there and so is libhiredis.so.0.14 (which
+#     state.redis loads with dlopen), and it accepts the image's default configuration (`pushbridge check`)
 #   - the image's size is printed (and the binary's)
 # Needs the stand-in base images (stand-ins/make.sh). Leaves the image for the compose checks;
 # run.sh removes it at the end.
@@ -54,6 +55,9 @@ log "no compiler, linker, toolchain, sources or build tree in the final stage"
 version=$(podman run --rm "$PROJECT_IMAGE" --version) || fail "'pushbridge --version' fails in the image"
 missing=$(podman run --rm --entrypoint /bin/sh "$PROJECT_IMAGE" -c 'ldd /usr/local/bin/pushbridge | grep "not found" || true')
 [ -z "$missing" ] || fail "libraries missing in the image: $missing"
+# state.redis opens hiredis with dlopen (ldd does not list it): the loader's cache must know it.
+podman run --rm --entrypoint /bin/sh "$PROJECT_IMAGE" -c 'ldconfig -p | grep -q "libhiredis.so.0.14 "' \
+    || fail "libhiredis.so.0.14 (package libhiredis0.14, loaded by state.redis) is not in the image"
 # The default configuration serves HTTP on 0.0.0.0:9464, so it needs monitoring.http_auth's token
 # at /run/secrets/pushbridge_http_token (compose's secret): refused without it, accepted with it.
 if podman run --rm "$PROJECT_IMAGE" check > "$logs/check-no-token.log" 2>&1; then
@@ -63,7 +67,7 @@ grep -q "cannot read 'token_file' '/run/secrets/pushbridge_http_token'" "$logs/c
     || { cat "$logs/check-no-token.log" >&2; fail "without the HTTP token, 'check' does not name token_file"; }
 podman run --rm -v "$REPO_ROOT/compose/secrets/pushbridge_http_token.txt:/run/secrets/pushbridge_http_token:ro" \
     "$PROJECT_IMAGE" check > "$logs/check.log" 2>&1 || { cat "$logs/check.log" >&2; fail "'pushbridge check' of the image's default configuration fails"; }
-log "pushbridge $version starts; every library it links is in the image; 'check' accepts /etc/pushbridge/bridge.yml with the HTTP token (and refuses it without)"
+log "pushbridge $version starts; every library it links is in the image, and libhiredis.so.0.14 for state.redis; 'check' accepts /etc/pushbridge/bridge.yml with the HTTP token (and refuses it without)"
 
 size=$(podman image inspect --format '{{.Size}}' "$PROJECT_IMAGE")
 bin=$(podman run --rm --entrypoint /usr/bin/stat "$PROJECT_IMAGE" -c %s /usr/local/bin/pushbridge)

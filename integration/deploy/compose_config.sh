@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Validates compose/compose.yml with Debian 12's docker-compose (1.29), without a docker engine:
-# `config` must succeed with and without the `scale` profile, and the resolved model must hold
-# what the deployment promises (healthchecks, the secret, loopback-only ports, depends_on healthy,
-# one hostname, volume and partition index per replica, profiles). Exit 0 when all holds.
+# `config` must succeed without a profile and with each of `scale`, `redis` and `monitoring`, and
+# the resolved model must hold what the deployment promises (healthchecks, the secret,
+# loopback-only ports, depends_on healthy, one hostname, volume and partition index per `scale`
+# replica, one hostname and volume per `redis` replica with Redis beside them, profiles). Exit 0
+# when all holds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,9 +20,10 @@ trap 'rm -rf "$tmp"' EXIT
 docker-compose -f compose/compose.yml config > "$tmp/default.yml"
 docker-compose -f compose/compose.yml --profile scale config > "$tmp/scale.yml"
 docker-compose -f compose/compose.yml --profile monitoring config > "$tmp/monitoring.yml"
+docker-compose -f compose/compose.yml --profile redis config > "$tmp/redis.yml"
 
 # docker-compose 1.29 depends on python3-yaml, so Debian's own python3 can read the resolved files.
-/usr/bin/python3 - "$tmp/default.yml" "$tmp/scale.yml" "$tmp/monitoring.yml" <<'PY'
+/usr/bin/python3 - "$tmp/default.yml" "$tmp/scale.yml" "$tmp/monitoring.yml" "$tmp/redis.yml" <<'PY'
 import os, sys, yaml
 
 problems = []
@@ -33,7 +36,8 @@ for path in sys.argv[1:]:
     doc = yaml.safe_load(open(path))
     services = doc["services"]
     check(set(services) == {"mosquitto", "pushbridge", "pushbridge-replica-1", "pushbridge-replica-2",
-                            "pushbridge-replica-3", "prometheus", "grafana"}, f"{name}: services {sorted(services)}")
+                            "pushbridge-replica-3", "prometheus", "grafana", "redis", "pushbridge-redis-1",
+                            "pushbridge-redis-2", "pushbridge-redis-3"}, f"{name}: services {sorted(services)}")
     check(doc["secrets"]["mqtt_password"]["file"].endswith("compose/secrets/mqtt_password.txt"),
           f"{name}: secret file")
     check(doc["secrets"]["pushbridge_http_token"]["file"].endswith("compose/secrets/pushbridge_http_token.txt"),
@@ -53,7 +57,7 @@ for path in sys.argv[1:]:
     for sname, s in services.items():
         for p in s.get("ports", []):
             check(str(p).startswith("127.0.0.1:"), f"{name}: {sname} publishes {p} beyond loopback")
-        if sname in ("mosquitto", "prometheus", "grafana"):
+        if sname in ("mosquitto", "prometheus", "grafana", "redis"):
             continue
         env = s["environment"]
         check(env.get("MQTT_HOST") == "mosquitto", f"{name}: {sname} MQTT_HOST")
@@ -62,7 +66,10 @@ for path in sys.argv[1:]:
         check(env.get("MQTT_PASSWORD_FILE") == "/run/secrets/mqtt_password", f"{name}: {sname} MQTT_PASSWORD_FILE")
         check(env.get("PUSHBRIDGE_HTTP", "").endswith(":9464"), f"{name}: {sname} PUSHBRIDGE_HTTP")
         check([x["source"] for x in s["secrets"]] == ["mqtt_password", "pushbridge_http_token"], f"{name}: {sname} secrets")
-        check(s["depends_on"] == {"mosquitto": {"condition": "service_healthy"}}, f"{name}: {sname} depends_on")
+        wanted = {"mosquitto": {"condition": "service_healthy"}}
+        if sname.startswith("pushbridge-redis-"):
+            wanted["redis"] = {"condition": "service_healthy"}
+        check(s["depends_on"] == wanted, f"{name}: {sname} depends_on {s['depends_on']}")
         check(s["restart"] == "unless-stopped", f"{name}: {sname} restart")
         check(s["healthcheck"]["test"] == ["CMD", "pushbridge", "health"], f"{name}: {sname} healthcheck")
         check(s["build"]["context"] == s["build"]["context"].rstrip("/") and s["build"]["dockerfile"] == "Dockerfile",
@@ -88,6 +95,33 @@ for path in sys.argv[1:]:
         data.update(v.split(":")[0] for v in r["volumes"] if v.endswith(":/var/lib/pushbridge:rw"))
     check(len(hostnames) == 3 and None not in hostnames, f"{name}: replica hostnames {hostnames}")
     check(len(data) == 3, f"{name}: one journal volume per replica, got {data}")
+
+    # Profile `redis`: Redis (no port on the host, its config and a data volume, a healthcheck
+    # with redis-cli) and three replicas sharing bridge.redis.yml, each with its own hostname
+    # (client id, status and stats topics) and journal volume, Redis's address from REDIS_URL.
+    r = services["redis"]
+    check(r.get("profiles") == ["redis"], f"{name}: redis profile")
+    check(r["image"].startswith("redis:"), f"{name}: redis image {r['image']}")
+    check(r.get("command") == ["redis-server", "/usr/local/etc/redis/redis.conf"], f"{name}: redis command")
+    check(any(v.endswith("compose/redis.conf:/usr/local/etc/redis/redis.conf:ro") for v in r["volumes"]),
+          f"{name}: redis.conf mounted read-only")
+    check(any(v.startswith("redis-data:/data") for v in r["volumes"]), f"{name}: redis data volume")
+    check("ports" not in r, f"{name}: redis publishes a port")
+    check("redis-cli" in " ".join(r["healthcheck"]["test"]) and "PONG" in " ".join(r["healthcheck"]["test"]),
+          f"{name}: redis healthcheck")
+    hostnames, data = set(), set()
+    for i in (1, 2, 3):
+        b = services[f"pushbridge-redis-{i}"]
+        check(b.get("profiles") == ["redis"], f"{name}: redis replica {i} profile")
+        check(any("compose/bridge.redis.yml:/etc/pushbridge/bridge.yml:ro" in v for v in b["volumes"]),
+              f"{name}: redis replica {i} mounts bridge.redis.yml")
+        check(b["environment"].get("REDIS_URL") == "redis://redis:6379/0", f"{name}: redis replica {i} REDIS_URL")
+        check("PUSHBRIDGE_CLIENT_ID" not in b["environment"] and "PUSHBRIDGE_PARTITION_INDEX" not in b["environment"],
+              f"{name}: redis replica {i} must not pin a client id nor a partition")
+        hostnames.add(b.get("hostname"))
+        data.update(v.split(":")[0] for v in b["volumes"] if v.endswith(":/var/lib/pushbridge:rw"))
+    check(len(hostnames) == 3 and None not in hostnames, f"{name}: redis replica hostnames {hostnames}")
+    check(len(data) == 3, f"{name}: one journal volume per redis replica, got {data}")
 
     # Profile `monitoring`: Prometheus with the repo's scrape config and rules, Grafana with the
     # provisioned datasource and dashboard; both only in that profile.
@@ -135,8 +169,29 @@ grep -q '^  index: ${PUSHBRIDGE_PARTITION_INDEX}$' compose/bridge.scale.yml \
     || { echo "compose_config: bridge.scale.yml takes no partition index from PUSHBRIDGE_PARTITION_INDEX" >&2; exit 1; }
 ! grep -q '^ *share:' compose/bridge.scale.yml \
     || { echo "compose_config: a route in bridge.scale.yml has 'share:' (it partitions instead)" >&2; exit 1; }
+# The redis config: every route shared, one client id and stats topic per replica, a journal,
+# the state in Redis (with REDIS_URL's default the compose service), a dedupe filter, no partition.
+# shellcheck disable=SC2016  # the patterns are literal text of the file
+grep -q 'client_id: pushbridge-${HOSTNAME:-local}' compose/bridge.redis.yml \
+    || { echo "compose_config: bridge.redis.yml has no per-replica client id" >&2; exit 1; }
+# shellcheck disable=SC2016
+grep -q '^  stats_topic: pushbridge/${HOSTNAME:-local}/stats$' compose/bridge.redis.yml \
+    || { echo "compose_config: bridge.redis.yml has no per-replica stats topic" >&2; exit 1; }
+# shellcheck disable=SC2016
+grep -q '^    url: ${REDIS_URL:-redis://redis:6379/0}$' compose/bridge.redis.yml \
+    || { echo "compose_config: bridge.redis.yml's state.redis.url is not the compose service" >&2; exit 1; }
+[ "$(grep -c '^  - name: ' compose/bridge.redis.yml)" = "$(grep -c '^    share: pushbridge$' compose/bridge.redis.yml)" ] \
+    || { echo "compose_config: a route of bridge.redis.yml has no 'share: pushbridge'" >&2; exit 1; }
+grep -q '^journal:' compose/bridge.redis.yml && grep -q '^      dedupe:' compose/bridge.redis.yml \
+    || { echo "compose_config: bridge.redis.yml has no journal or no dedupe filter" >&2; exit 1; }
+! grep -q '^partition:' compose/bridge.redis.yml \
+    || { echo "compose_config: bridge.redis.yml has 'partition:' (it shares instead)" >&2; exit 1; }
+# The Redis config: reachable by the replicas on the compose network, persisted, never evicting.
+for want in 'bind 0.0.0.0' 'protected-mode no' 'dir /data' 'appendonly yes' 'maxmemory-policy noeviction'; do
+    grep -qx "$want" compose/redis.conf || { echo "compose_config: compose/redis.conf lacks '$want'" >&2; exit 1; }
+done
 # The shipped password file holds the user the bridge logs in as, hashed.
 # shellcheck disable=SC2016  # \$7\$ is the hash scheme prefix, literal
 grep -q '^pushbridge:\$7\$' compose/passwd || { echo "compose_config: compose/passwd has no hashed 'pushbridge' user" >&2; exit 1; }
 
-echo "compose_config: default, scale and monitoring profiles resolve with docker-compose $(docker-compose version --short)"
+echo "compose_config: default, scale, monitoring and redis profiles resolve with docker-compose $(docker-compose version --short)"

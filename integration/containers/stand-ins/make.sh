@@ -6,6 +6,7 @@
 #   docker.io/library/swift:<tag>            that base + this machine's Swift toolchain
 #   docker.io/library/eclipse-mosquitto:<tag>  that base + Debian's mosquitto
 #   docker.io/prom/prometheus:<tag>          that base + Debian's prometheus
+#   docker.io/library/redis:<tag>            that base + Debian's redis-server
 # Grafana has no stand-in: see integration/containers/monitoring.sh.
 # Usage: integration/containers/stand-ins/make.sh  (prints what it made or found; exit 0 on success)
 set -euo pipefail
@@ -25,8 +26,9 @@ SWIFT_IMAGE=$(image_tag swift "$REPO_ROOT/Dockerfile")
 DEBIAN_IMAGE=$(image_tag debian "$REPO_ROOT/Dockerfile")
 MOSQUITTO_IMAGE=$(image_tag eclipse-mosquitto "$COMPOSE_FILE")
 PROMETHEUS_IMAGE=$(image_tag prom/prometheus "$COMPOSE_FILE")
+REDIS_IMAGE=$(image_tag redis "$COMPOSE_FILE")
 [ "$DEBIAN_IMAGE" = debian:bookworm-slim ] || fail "the Dockerfile's runtime base is '$DEBIAN_IMAGE'; the stand-in is debian:bookworm-slim"
-for name in SWIFT_IMAGE MOSQUITTO_IMAGE PROMETHEUS_IMAGE; do [ -n "${!name}" ] || fail "no $name named in the Dockerfile/compose.yml"; done
+for name in SWIFT_IMAGE MOSQUITTO_IMAGE PROMETHEUS_IMAGE REDIS_IMAGE; do [ -n "${!name}" ] || fail "no $name named in the Dockerfile/compose.yml"; done
 
 full_name() { # short name -> what Docker pulls
     case $1 in */*) echo "docker.io/$1" ;; *) echo "docker.io/library/$1" ;; esac
@@ -106,4 +108,5 @@ esac
 build_stand_in "$(full_name "$SWIFT_IMAGE")" "$HERE/swift.Containerfile" -v "$toolchain:/mnt/swift:ro"
 build_stand_in "$(full_name "$MOSQUITTO_IMAGE")" "$HERE/mosquitto.Containerfile"
 build_stand_in "$(full_name "$PROMETHEUS_IMAGE")" "$HERE/prometheus.Containerfile"
-podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^docker.io/(library/(debian|swift|eclipse-mosquitto)|prom/prometheus):"
+build_stand_in "$(full_name "$REDIS_IMAGE")" "$HERE/redis.Containerfile"
+podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' | grep -E "^docker.io/(library/(debian|swift|eclipse-mosquitto|redis)|prom/prometheus):"
