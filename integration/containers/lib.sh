@@ -107,3 +107,16 @@ watch() {
     done
 }
 watched() { grep -c "^$2" "$1" || true; }
+
+# Removes what a previous run of the stack left, and removes the stack again when the script
+# exits (its containers' logs first, when it failed).
+finish_stack() {
+    local rc=$?
+    [ "$rc" = 0 ] || dump_stack_logs
+    remove_stack
+    exit "$rc"
+}
+remove_stack_now_and_at_exit() {
+    trap finish_stack EXIT
+    remove_stack
+}

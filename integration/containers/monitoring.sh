@@ -20,14 +20,7 @@ set -euo pipefail
 # shellcheck source=integration/lib/ports.sh
 . "$REPO_ROOT/integration/lib/ports.sh"
 logs=${CONTAINERS_LOGS:-$(mktemp -d)}
-finish() {
-    local rc=$?
-    [ "$rc" = 0 ] || dump_stack_logs
-    remove_stack
-    exit "$rc"
-}
-trap finish EXIT
-remove_stack
+remove_stack_now_and_at_exit
 
 PUSHBRIDGE_BROKER_PORT=$(free_port) PUSHBRIDGE_HTTP_PORT=$(free_port) PROMETHEUS_PORT=$(free_port)
 export PUSHBRIDGE_BROKER_PORT PUSHBRIDGE_HTTP_PORT PROMETHEUS_PORT

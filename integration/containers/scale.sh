@@ -18,14 +18,7 @@ set -euo pipefail
 logs=${CONTAINERS_LOGS:-$(mktemp -d)}
 RINGS=${RINGS:-300}
 ROOMS=30
-finish() {
-    local rc=$?
-    [ "$rc" = 0 ] || dump_stack_logs
-    remove_stack
-    exit "$rc"
-}
-trap finish EXIT
-remove_stack
+remove_stack_now_and_at_exit
 
 PUSHBRIDGE_BROKER_PORT=$(free_port)
 export PUSHBRIDGE_BROKER_PORT

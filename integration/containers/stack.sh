@@ -15,14 +15,7 @@ set -euo pipefail
 # shellcheck source=integration/lib/ports.sh
 . "$REPO_ROOT/integration/lib/ports.sh"
 logs=${CONTAINERS_LOGS:-$(mktemp -d)}
-finish() {
-    local rc=$?
-    [ "$rc" = 0 ] || dump_stack_logs
-    remove_stack
-    exit "$rc"
-}
-trap finish EXIT
-remove_stack
+remove_stack_now_and_at_exit
 
 # The host side of the published ports: free loopback ports (1883/9464 may be taken here).
 PUSHBRIDGE_BROKER_PORT=$(free_port) PUSHBRIDGE_HTTP_PORT=$(free_port)

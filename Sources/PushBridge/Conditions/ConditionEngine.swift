@@ -109,18 +109,8 @@ package final class ConditionEngine: Sendable {
                 evicted = oldest
                 promoted = Self.settle(after: route, now: now, in: &s)
             }
-            var r = ConditionRecord(route: route, key: key, alertID: alertID, raisedAt: now, topic: message.topic,
-                                    payload: message.payload)
-            r.properties = message.userProperties
-            r.qos = message.qos
-            if let parent = config.dependsOn, Self.isRaised(parent, key: dependsKey, in: s) {
-                // Silent: no repeat, no step, until the parent clears.
-                r.state = .superseded
-                r.supersededBy = parent
-                r.parentKey = dependsKey
-            } else {
-                r.nextRepeatAt = config.repeatEvery.map { now + $0.seconds }
-            }
+            let r = Self.newRecord(route: route, key: key, alertID: alertID, message: message, now: now, config: config,
+                                   dependsKey: dependsKey, in: s)
             s.records[id] = r
             s.byAlertID[alertID] = id
             s.counts[route, default: ConditionCounts()].active += 1
@@ -244,6 +234,26 @@ package final class ConditionEngine: Sendable {
     }
 
     // MARK: - Inside the lock
+
+    /// The record a raise of `key` makes now: superseded (silent: no repeat, no step until the
+    /// parent clears) when the condition of `depends_on` is raised, else due to repeat (without
+    /// `config`, a route no longer configured: neither).
+    static func newRecord(route: String, key: String, alertID: String, message: InboundMessage, now: Double,
+                          config: ConditionConfig?, dependsKey: String?, in s: State) -> ConditionRecord {
+        var r = ConditionRecord(route: route, key: key, alertID: alertID, raisedAt: now, topic: message.topic,
+                                payload: message.payload)
+        r.properties = message.userProperties
+        r.qos = message.qos
+        guard let config else { return r }
+        if let parent = config.dependsOn, isRaised(parent, key: dependsKey, in: s) {
+            r.state = .superseded
+            r.supersededBy = parent
+            r.parentKey = dependsKey
+        } else {
+            r.nextRepeatAt = config.repeatEvery.map { now + $0.seconds }
+        }
+        return r
+    }
 
     static func remove(_ id: String, from s: inout State) {
         guard let r = s.records.removeValue(forKey: id) else { return }

@@ -6,21 +6,10 @@ extension ConditionEngine {
     /// The record a raise of `key` would store now (what `observe` makes), proposed to the shared memory.
     func proposal(route: String, key: String, message: InboundMessage, alertID: String, now: Double,
                   dependsKey: String?) -> ConditionRecord {
-        var r = ConditionRecord(route: route, key: key, alertID: alertID, raisedAt: now, topic: message.topic,
-                                payload: message.payload)
-        r.properties = message.userProperties
-        r.qos = message.qos
         state.withLock { s in
-            guard let config = s.configs[route] else { return }
-            if let parent = config.dependsOn, Self.isRaised(parent, key: dependsKey, in: s) {
-                r.state = .superseded
-                r.supersededBy = parent
-                r.parentKey = dependsKey
-            } else {
-                r.nextRepeatAt = config.repeatEvery.map { now + $0.seconds }
-            }
+            Self.newRecord(route: route, key: key, alertID: alertID, message: message, now: now, config: s.configs[route],
+                           dependsKey: dependsKey, in: s)
         }
-        return r
     }
 
     /// Applies the shared memory's `answer` for a message here and returns the transition to tell.
