@@ -10,10 +10,16 @@ import Synchronization
 /// other calls waiting (`RedisBatches`: one round trip for many messages). Keys:
 /// `<prefix>f:<filter>:<key>` (the filter by a hash of its name and definition: a changed
 /// filter starts afresh, as in the journal) and `<prefix>once:<message id>/<route>` (the
-/// answers, kept a day, so a replayed message is decided as it was the first time).
+/// answers, so a replayed message is decided as it was the first time; kept as long as the
+/// longest window of its filters, at least 10 minutes, a day when a `changed` filter decided it).
 final class RedisFilterMemory: SharedFilterMemory {
-    /// How long a message's answers are kept for a replay.
+    /// How long a message's answers are kept for a replay when a `changed` filter decided it
+    /// (a replay after that would find its own value recorded and call it unchanged).
     static let keepDecisions: Duration = .seconds(86_400)
+    /// The least time a message's answers are kept; with only `dedupe` and `rate_limit`, as
+    /// long as their longest window (a replay after it finds nothing of the first decision,
+    /// and is let through again rather than swallowed).
+    static let keepDecisionsAtLeast: Duration = .seconds(600)
     /// How long a `changed` value is kept after it was last seen (a key nobody reports for a
     /// month starts afresh).
     static let keepValues: Duration = .seconds(30 * 86_400)
@@ -45,7 +51,7 @@ final class RedisFilterMemory: SharedFilterMemory {
               completion: @escaping @Sendable (RedisReply) -> Void) -> RedisBatches.Call {
         var keys: [String] = []
         keys.reserveCapacity(steps.count + 1)
-        var arguments: [[UInt8]] = [Self.bytes(steps.count), Self.bytes(Self.ms(Self.keepDecisions))]
+        var arguments: [[UInt8]] = [Self.bytes(steps.count), Self.bytes(Self.ms(Self.keep(steps)))]
         for step in steps {
             keys.append(prefix + "f:" + filterID(step.filter) + ":" + step.key)
             switch step.kind {
@@ -60,6 +66,18 @@ final class RedisFilterMemory: SharedFilterMemory {
         }
         keys.append(once)
         return RedisBatches.Call(script: script, keys: keys, arguments: arguments, op: op, completion: completion)
+    }
+
+    /// How long the answers to `steps` are kept (see `keepDecisions`).
+    static func keep(_ steps: [FilterMemoryStep]) -> Duration {
+        var keep = keepDecisionsAtLeast
+        for step in steps {
+            switch step.kind {
+            case .window(let window, _): keep = max(keep, window)
+            case .changed, .teach: return keepDecisions
+            }
+        }
+        return keep
     }
 
     /// A short, stable name for the filter `identity` (FNV-1a 64, hex).

@@ -97,8 +97,15 @@ struct RedisFilterMemoryTests {
         #expect(await Self.decide(state.filters, [Self.changed("s", "off"), Self.dedupe("s")], once: "c/route") == "cr")
         let c = RedisConnection(address: RedisAddress(place: .tcp(host: "127.0.0.1", port: redis.port)))
         #expect(try c.command(["EXISTS", "t:once:a/route"]) == .integer(1))
+        // Kept a day with a `changed` step; with windows only, their longest (at least 10 minutes).
         let ttl = try #require(try c.command(["PTTL", "t:once:a/route"]).integer)
         #expect(ttl > 86_000_000 && ttl <= 86_400_000)
+        #expect(await Self.decide(state.filters, [Self.dedupe("w1", window: .seconds(60))], once: "e/route") == "p")
+        let short = try #require(try c.command(["PTTL", "t:once:e/route"]).integer)
+        #expect(short > 590_000 && short <= 600_000)
+        #expect(await Self.decide(state.filters, [Self.dedupe("w2", window: .seconds(3_600))], once: "f/route") == "p")
+        let long = try #require(try c.command(["PTTL", "t:once:f/route"]).integer)
+        #expect(long > 3_590_000 && long <= 3_600_000)
         // The script is loaded again after the server forgot it.
         #expect(try c.command(["SCRIPT", "FLUSH"]) == .status("OK"))
         #expect(await Self.decide(state.filters, [Self.dedupe("after-flush")], once: "d") == "p")

@@ -17,14 +17,10 @@ struct SharedChaosTests {
     @Test("3 replicas, 10 000 messages over 500 topics, a replica SIGKILLed every few seconds: lost 0, duplicated 0",
           .timeLimit(.minutes(4)))
     func killAReplicaEveryFewSeconds() async throws {
-        let broker = try ScaleOutTests.broker()
-        let redis = try TestRedis()
-        let prefix = uniqueName("chaos")
-        let directory = try makeTempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var files: [String] = []
+        let set = try RedisReplicas("chaos")
+        let (broker, prefix) = (set.broker, set.prefix)
         for i in 0..<3 {
-            files.append(try writeTempFile(brokerSection(broker, clientID: "\(prefix)-\(i)", extra: "clean_start: false\nsession_expiry: 1h") + """
+            try await set.start(i, """
                 routes:
                   - name: chaos
                     topic: "\(prefix)/t/+"
@@ -37,18 +33,8 @@ struct SharedChaosTests {
                     - name: once
                       dedupe: {key: "{{ payload.n }}", window: 10m}
                 display: {topic: "display/{{ topic }}", qos: 1}
-                journal: {path: \(directory)/journal-\(i), fsync: never}
-                state:
-                  redis: {url: "redis://127.0.0.1:\(redis.port)/0", prefix: "\(prefix):"}
                 monitoring: {status_topic: null, stats_topic: null}
-
-                """, name: "chaos-\(i).yml"))
-        }
-        let running = Mutex<[ManagedProcess?]>([nil, nil, nil])
-        defer { for p in running.withLock({ $0 }) { p?.send(SIGKILL) } }
-        for i in 0..<3 {
-            let p = try await PushbridgeBinary.start(configFile: files[i], broker: broker)
-            running.withLock { $0[i] = p }
+                """)
         }
         let display = try await TestClient.connected(
             to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
@@ -63,14 +49,11 @@ struct SharedChaosTests {
             var victim = 0
             while publishing.load(ordering: .relaxed) {
                 try? await Task.sleep(for: .seconds(2))
-                guard publishing.load(ordering: .relaxed), let p = running.withLock({ $0[victim] }) else { break }
-                p.send(SIGKILL)
-                _ = await p.waitForExit(timeout: .seconds(10))
+                guard publishing.load(ordering: .relaxed), set.process(victim) != nil else { break }
+                await set.kill(victim)
                 kills += 1
                 try? await Task.sleep(for: .milliseconds(500))
-                if let again = try? await PushbridgeBinary.start(configFile: files[victim], broker: broker) {
-                    running.withLock { $0[victim] = again }
-                }
+                try? await set.restart(victim)
                 victim = (victim + 1) % 3
             }
             return kills
@@ -90,8 +73,7 @@ struct SharedChaosTests {
         _ = try? await display.waitForDistinct("every number notified", count: Self.messages, timeout: .seconds(90)) { m in
             FaultSupport.bodyAndID(m).map(\.body)
         }
-        for p in running.withLock({ $0 }) { _ = await p?.terminate(grace: .seconds(20)) }
-        running.withLock { $0 = [nil, nil, nil] }
+        _ = await set.stopAll()
         var ids: [String: Set<String>] = [:]
         var copies = 0
         for m in display.messages {

@@ -10,26 +10,22 @@ import Testing
 /// Payloads: Zigbee2MQTT water leak sensors (as `ConditionFlowTests`).
 @Suite("State: conditions shared by three replicas on Redis", .serialized)
 struct SharedConditionsTests {
-    static func yaml(_ broker: TestBroker, prefix: String, index: Int, redis: TestRedis, journal: String, http: Int) -> String {
-        brokerSection(broker, clientID: "\(prefix)-\(index)", extra: "clean_start: false\nsession_expiry: 1h") + """
-            conditions: {ack_topic: \(prefix)/ack}
-            routes:
-              - name: leak
-                topic: "\(prefix)/in/#"
-                share: pushbridge
-                qos: 1
-                alert: {title: "Water leak", body: "{{ topic }}"}
-                condition:
-                  key: "{{ topic }}"
-                  active: 'payload.water_leak == true'
-                  repeat: {every: 2s}
-            display: {topic: "display/{{ topic }}", qos: 1}
-            journal: {path: \(journal), fsync: never}
-            state:
-              redis: {url: "redis://127.0.0.1:\(redis.port)/0", prefix: "\(prefix):"}
-            monitoring: {status_topic: null, stats_topic: null, http: "127.0.0.1:\(http)"}
-
-            """
+    static func yaml(prefix: String, http: Int) -> String {
+        """
+        conditions: {ack_topic: \(prefix)/ack}
+        routes:
+          - name: leak
+            topic: "\(prefix)/in/#"
+            share: pushbridge
+            qos: 1
+            alert: {title: "Water leak", body: "{{ topic }}"}
+            condition:
+              key: "{{ topic }}"
+              active: 'payload.water_leak == true'
+              repeat: {every: 2s}
+        display: {topic: "display/{{ topic }}", qos: 1}
+        monitoring: {status_topic: null, stats_topic: null, http: "127.0.0.1:\(http)"}
+        """
     }
 
     /// `condition.state` and `condition.repeat` of a display message.
@@ -40,20 +36,14 @@ struct SharedConditionsTests {
 
     @Test("raised once, each repeat once, listed by every replica, acknowledged and cleared everywhere", .timeLimit(.minutes(3)))
     func threeReplicasShareTheirConditions() async throws {
-        let broker = try ScaleOutTests.broker()
-        let redis = try TestRedis()
-        let prefix = uniqueName("cond")
-        let directory = try makeTempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var files: [String] = [], ports: [Int] = [], processes: [ManagedProcess] = []
-        defer { for p in processes { p.send(SIGKILL) } }
+        let set = try RedisReplicas("cond")
+        let (broker, prefix) = (set.broker, set.prefix)
+        var ports: [Int] = []
         for i in 0..<3 {
-            let port = try LoopbackPorts.free()
-            ports.append(port)
-            files.append(try writeTempFile(Self.yaml(broker, prefix: prefix, index: i, redis: redis, journal: "\(directory)/j\(i)", http: port),
-                                           name: "cond-\(i).yml"))
-            processes.append(try await PushbridgeBinary.start(configFile: files[i], broker: broker, subscriptions: 2))
+            ports.append(try LoopbackPorts.free())
+            try await set.start(i, Self.yaml(prefix: prefix, http: ports[i]), subscriptions: 2)
         }
+        let files = (0..<3).map(set.file)
         let display = try await TestClient.connected(
             to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
         defer { display.stop(flushTimeout: .zero) }
@@ -88,10 +78,6 @@ struct SharedConditionsTests {
         #expect(repeats.count >= 3)
         #expect(Set(repeats).count == repeats.count, "each repeat once: \(repeats)")
         #expect(afterAck == atAck, "no repeat after the acknowledgement")
-        for p in processes {
-            let r = await p.terminate(grace: .seconds(20))
-            #expect(r.exitedNormally && r.status == 0, "\(r.stderr.suffix(600))")
-        }
-        processes = []
+        for r in await set.stopAll() { #expect(r.exitedNormally && r.status == 0, "\(r.stderr.suffix(600))") }
     }
 }

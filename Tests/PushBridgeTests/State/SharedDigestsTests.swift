@@ -9,15 +9,10 @@ struct SharedDigestsTests {
     @Test("a storm of 12 alerts over three replicas: 2 delivered one by one, one summary of the other 10, sent once",
           .timeLimit(.minutes(3)))
     func oneWindowForAllReplicas() async throws {
-        let broker = try ScaleOutTests.broker()
-        let redis = try TestRedis()
-        let prefix = uniqueName("digest")
-        let directory = try makeTempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var processes: [ManagedProcess] = []
-        defer { for p in processes { p.send(SIGKILL) } }
+        let set = try RedisReplicas("digest")
+        let (broker, prefix) = (set.broker, set.prefix)
         for i in 0..<3 {
-            let file = try writeTempFile(brokerSection(broker, clientID: "\(prefix)-\(i)", extra: "clean_start: false\nsession_expiry: 1h") + """
+            try await set.start(i, """
                 routes:
                   - name: motion
                     topic: "\(prefix)/motion/+"
@@ -26,13 +21,8 @@ struct SharedDigestsTests {
                     alert: {title: "Motion: {{ levels[2] }}", body: "{{ payload.occupancy }}"}
                     digest: {window: 4s, max: 2, key: "all"}
                 display: {topic: "display/{{ topic }}", qos: 1}
-                journal: {path: \(directory)/j\(i), fsync: never}
-                state:
-                  redis: {url: "redis://127.0.0.1:\(redis.port)/0", prefix: "\(prefix):", claim_after: 5s}
                 monitoring: {status_topic: null, stats_topic: null}
-
-                """, name: "digest-\(i).yml")
-            processes.append(try await PushbridgeBinary.start(configFile: file, broker: broker))
+                """, redis: "claim_after: 5s")
         }
         let display = try await TestClient.connected(
             to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
@@ -55,10 +45,6 @@ struct SharedDigestsTests {
         let summary = try #require(messages.first { (try? JSONValue.parse($0.payload))?["title"]?.stringValue == "10 more: motion" })
         let body = (try JSONValue.parse(summary.payload))["body"]?.stringValue ?? ""
         #expect(body.components(separatedBy: ", ").count == 10, "\(body)")
-        for p in processes {
-            let r = await p.terminate(grace: .seconds(20))
-            #expect(r.exitedNormally && r.status == 0, "\(r.stderr.suffix(600))")
-        }
-        processes = []
+        for r in await set.stopAll() { #expect(r.exitedNormally && r.status == 0, "\(r.stderr.suffix(600))") }
     }
 }

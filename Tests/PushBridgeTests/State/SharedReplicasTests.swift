@@ -62,18 +62,13 @@ struct SharedReplicasTests {
     @Test("Redis stopped for 10 s under a 200 msg/s load: nothing lost, nothing doubled; /readyz 503 with the reason, then 200",
           .timeLimit(.minutes(3)))
     func redisAwayUnderLoad() async throws {
-        let broker = try ScaleOutTests.broker()
-        let redis = try TestRedis()
-        let prefix = uniqueName("outage")
-        let directory = try makeTempDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var processes: [ManagedProcess] = []
+        let set = try RedisReplicas("outage")
+        let (broker, redis, prefix) = (set.broker, set.redis, set.prefix)
         var ports: [Int] = []
-        defer { for p in processes { p.send(SIGKILL) } }
         for i in 0..<2 {
             let port = try LoopbackPorts.free()
             ports.append(port)
-            let file = try writeTempFile(brokerSection(broker, clientID: "\(prefix)-\(i)", extra: "clean_start: false\nsession_expiry: 1h") + """
+            try await set.start(i, """
                 routes:
                   - name: load
                     topic: "\(prefix)/load/+"
@@ -86,17 +81,12 @@ struct SharedReplicasTests {
                     - name: once
                       dedupe: {key: "{{ payload.n }}", window: 10m}
                 display: {topic: "display/{{ topic }}", qos: 1}
-                journal: {path: \(directory)/journal-\(i), fsync: never}
-                state:
-                  redis: {url: "\(Self.url(redis))", prefix: "\(prefix):"}
                 monitoring:
                   status_topic: null
                   stats_topic: "\(prefix)/stats/\(i)"
                   interval: 1s
                   http: "127.0.0.1:\(port)"
-
-                """, name: "bridge-\(i).yml")
-            processes.append(try await PushbridgeBinary.start(configFile: file, broker: broker))
+                """)
         }
         for port in ports { try await eventually("ready", timeout: .seconds(10)) { (try? httpGet(port: port, path: "/readyz").status) == 200 } }
         let display = try await TestClient.connected(
@@ -138,11 +128,9 @@ struct SharedReplicasTests {
         #expect(metrics.contains("pushbridge_state_up 1"))
         #expect(metrics.contains(#"pushbridge_state_operations_total{op="filter_decide",result="ok"}"#))
         #expect(metrics.contains(#"pushbridge_state_operation_duration_seconds_bucket{op="filter_decide",le="+Inf"}"#))
-        for p in processes {
-            let r = await p.terminate(grace: .seconds(20))
+        for r in await set.stopAll() {
             #expect(r.exitedNormally && r.status == 0, "\(r.stderr.suffix(600))")
             #expect(r.stderr.components(separatedBy: "does not answer").count - 1 <= 1, "logged once: \(r.stderr.suffix(1500))")
         }
-        processes = []
     }
 }
