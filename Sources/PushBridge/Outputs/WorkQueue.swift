@@ -9,6 +9,18 @@ struct WorkQueue {
     /// The earliest retry time.
     var nextDue: Double? { waiting.lazy.map(\.due).min() }
 
+    /// Every delivery in it, ready or waiting.
+    var all: [PendingDelivery] { Array(ready[head...]) + waiting }
+
+    /// Removes the deliveries `matching`; returns how many.
+    mutating func remove(where matching: (PendingDelivery) -> Bool) -> Int {
+        let before = count
+        ready = Array(ready[head...]).filter { !matching($0) }
+        head = 0
+        waiting.removeAll(where: matching)
+        return before - count
+    }
+
     mutating func append(contentsOf items: [PendingDelivery]) {
         ready.append(contentsOf: items)
     }

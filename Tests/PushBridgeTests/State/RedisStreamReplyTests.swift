@@ -1,0 +1,43 @@
+import Testing
+@testable import PushBridge
+
+/// The stream replies as Redis 7 and Valkey give them: parsed without a server.
+@Suite("Redis streams: the replies of XREADGROUP and XAUTOCLAIM")
+struct RedisStreamReplyTests {
+    static func entry(_ id: String, _ fields: [(String, String)]) -> RedisReply {
+        .array([.bytes(Array(id.utf8)), .array(fields.flatMap { [.bytes(Array($0.0.utf8)), .bytes(Array($0.1.utf8))] })])
+    }
+
+    @Test func readReplyGivesTheEntriesOfTheStream() {
+        let reply = RedisReply.array([.array([.bytes(Array("s".utf8)), .array([
+            Self.entry("1-0", [("k", "a1"), ("t", "")]), Self.entry("2-5", [("k", "a2"), ("i", "{}")]),
+        ])])])
+        let entries = RedisStream.readReply(reply)
+        #expect(entries.map(\.id) == ["1-0", "2-5"])
+        #expect(entries[0].text("k") == "a1")
+        #expect(entries[0].text("t") == "")
+        #expect(entries[1].fields?["i"] == Array("{}".utf8))
+        #expect(entries[1].text("missing") == nil)
+    }
+
+    @Test func nothingNewIsANullReplyAndNoOwnEntryAnEmptyList() {
+        #expect(RedisStream.readReply(.null).isEmpty)
+        #expect(RedisStream.readReply(.array([.array([.bytes(Array("s".utf8)), .array([])])])).isEmpty)
+    }
+
+    @Test func aPendingEntryDeletedFromTheStreamHasNoFields() {
+        let reply = RedisReply.array([.array([.bytes(Array("s".utf8)), .array([.array([.bytes(Array("3-0".utf8)), .null])])])])
+        #expect(RedisStream.readReply(reply) == [RedisStreamEntry(id: "3-0", fields: nil)])
+    }
+
+    @Test func autoclaimGivesTheNextStartAndTheEntriesAndIgnoresTheDeletedIDs() {
+        let reply = RedisReply.array([.bytes(Array("7-0".utf8)), .array([Self.entry("5-0", [("k", "x")])]),
+                                      .array([.bytes(Array("4-0".utf8))])])
+        let (next, entries) = RedisStream.autoclaimReply(reply)
+        #expect(next == "7-0")
+        #expect(entries.map(\.id) == ["5-0"])
+        let done = RedisStream.autoclaimReply(.array([.bytes(Array("0-0".utf8)), .array([]), .array([])]))
+        #expect(done.next == "0-0" && done.entries.isEmpty)
+        #expect(RedisStream.autoclaimReply(.error("ERR")).next == "0-0")
+    }
+}
