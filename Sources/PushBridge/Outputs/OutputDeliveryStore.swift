@@ -5,7 +5,7 @@
 ///
 /// `add` is called on the message path; everything else on the output's own worker thread.
 protocol OutputDeliveryStore: Sendable {
-    /// The backend's name in logs (`journal`, `redis`).
+    /// The backend's name in logs (`journal`, `Redis streams`): "kept in the journal".
     var backend: String { get }
     /// How the store behaves where the backends differ.
     var traits: OutputStoreTraits { get }

@@ -76,7 +76,7 @@ final class OutputSet: Sendable {
         }
         self.workers = workers
         self.webPush = webPush
-        logger.debug("outputs through \(Curl.version)" + (store.map { ", deliveries in the \($0.backend) store" } ?? ""))
+        logger.debug("outputs through \(Curl.version)" + (store.map { ", deliveries in the \($0.backend)" } ?? ""))
     }
 
     /// Starts the workers (each first sends what the journal kept).

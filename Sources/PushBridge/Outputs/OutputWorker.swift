@@ -192,7 +192,7 @@ final class OutputWorker: Sendable {
                     let left = queue.count + active.count
                     if left > 0 || dirty {
                         logger.info("output '\(config.name)': \(left) delivery(ies) not sent at the stop"
-                                    + (store.map { "; kept in the \($0.backend) store for the next start" } ?? " (no journal: lost)"))
+                                    + (store.map { "; kept in the \($0.backend) for the next start" } ?? " (no journal: lost)"))
                     }
                     stopped(&kept)
                     return

@@ -28,7 +28,7 @@ extension OutputWorker {
             stats.failed.add(1, ordering: .relaxed)
             let dropped = droppedCount.add(1, ordering: .relaxed).newValue
             if dropped % 1000 == 1 {
-                logger.error("output '\(config.name)': \(Self.memoryLimit) deliveries wait for the \(store?.backend ?? "") store; dropping new ones (\(dropped) so far)")
+                logger.error("output '\(config.name)': \(Self.memoryLimit) deliveries wait for the \(store?.backend ?? "store"); dropping new ones (\(dropped) so far)")
             }
             return false
         }
@@ -102,13 +102,13 @@ extension OutputWorker {
             let retry = progress.unfinished
             progress.unfinished = []
             do { try store.finish(retry, output: config.name) } catch {
-                logger.warning("output '\(config.name)': \(retry.count) delivered delivery(ies) not acknowledged in the \(store.backend) store: "
+                logger.warning("output '\(config.name)': \(retry.count) delivered delivery(ies) not acknowledged in the \(store.backend): "
                                + "\(error) (whoever takes them over recognises them and does not send them again)")
             }
         }
         let left = shared.withLock { $0.backlog.count }
         if left > 0 {
-            logger.error("output '\(config.name)': \(left) delivery(ies) never reached the \(store.backend) store (\(store.backend) unreachable): lost at the stop")
+            logger.error("output '\(config.name)': \(left) delivery(ies) never reached the \(store.backend) (unreachable): lost at the stop")
         }
     }
 
@@ -139,6 +139,6 @@ extension OutputWorker {
         shared.withLock { $0.backlog.removeFirst(added) }
         stats.pending.subtract(added, ordering: .relaxed)
         storeDirty.store(true, ordering: .sequentiallyConsistent)
-        logger.info("output '\(config.name)': \(added) delivery(ies) that waited in memory stored in the \(store.backend) store")
+        logger.info("output '\(config.name)': \(added) delivery(ies) that waited in memory stored in the \(store.backend)")
     }
 }

@@ -30,7 +30,7 @@ final class RedisDeliveryStore: OutputDeliveryStore {
     /// The outputs whose group is known to exist.
     private let groups = Mutex<Set<String>>([])
 
-    var backend: String { "redis" }
+    var backend: String { "Redis streams" }
     var traits: OutputStoreTraits {
         OutputStoreTraits(shared: true, retriesAdds: true, marksFallbacks: false, upkeepInterval: claimAfter / 4)
     }
@@ -57,7 +57,7 @@ final class RedisDeliveryStore: OutputDeliveryStore {
         var arguments = [Array(String(Self.markMilliseconds).utf8), item, Array(files.joined(separator: "\n").utf8),
                          Array(String(created).utf8)]
         for r in rows { arguments += [Array(r.key.utf8), Array(r.target.utf8)] }
-        let reply = try timed("output_add") { () throws(RedisError) in
+        let reply = try timed("output_add", on: adds) { () throws(RedisError) in
             try Self.answered(RedisDeliveryScripts.add.run(on: adds, keys: keys, arguments: arguments))
         }
         guard case .array(let ids) = reply, ids.count == rows.count else { throw OutputStoreError("the add script answered \(reply)") }
@@ -71,12 +71,12 @@ final class RedisDeliveryStore: OutputDeliveryStore {
         var entries: [RedisStreamEntry] = []
         if let from = cursor.ownEntries {
             // After a restart with the same client_id: its own entries first, at once.
-            entries = try timed("output_read") { () throws(RedisError) in try stream.read(consumer: consumer, from: from, count: limit) }
+            entries = try timed("output_read", on: connection(output)) { () throws(RedisError) in try stream.read(consumer: consumer, from: from, count: limit) }
             if entries.count < limit { cursor.ownEntries = nil } else { cursor.ownEntries = entries.last?.id }
         }
         if cursor.ownEntries == nil, entries.count < limit {
             let room = limit - entries.count
-            entries += try timed("output_read") { () throws(RedisError) in try stream.read(consumer: consumer, from: ">", count: room) }
+            entries += try timed("output_read", on: connection(output)) { () throws(RedisError) in try stream.read(consumer: consumer, from: ">", count: room) }
         }
         return try undelivered(entries, output: output, stream: stream)
     }
@@ -86,7 +86,7 @@ final class RedisDeliveryStore: OutputDeliveryStore {
         guard !done.isEmpty else { return }
         let keys = [streamKey(output)] + done.map { markKey(output, key: $0.key, target: $0.target) }
         let arguments = [Self.group, String(Self.markMilliseconds)] + done.compactMap(\.entry)
-        _ = try timed("output_ack") { () throws(RedisError) in
+        _ = try timed("output_ack", on: connection(output)) { () throws(RedisError) in
             try Self.answered(RedisDeliveryScripts.finish.run(on: connection(output), keys: keys, arguments: arguments.map { Array($0.utf8) }))
         }
     }
@@ -97,7 +97,7 @@ final class RedisDeliveryStore: OutputDeliveryStore {
             let stream = try ready(output)
             let ids = held.compactMap(\.entry)
             if !ids.isEmpty {
-                let reply = try timed("output_claim") { () throws(RedisError) in
+                let reply = try timed("output_claim", on: connection(output)) { () throws(RedisError) in
                     try Self.answered(RedisDeliveryScripts.keep.run(on: connection(output), keys: [stream.key],
                                                                     arguments: ([Self.group, consumer] + ids).map { Array($0.utf8) }))
                 }
@@ -110,7 +110,7 @@ final class RedisDeliveryStore: OutputDeliveryStore {
             var claimed: [RedisStreamEntry] = []
             let mine = Set(ids)
             repeat {
-                let page = try timed("output_claim") { () throws(RedisError) in
+                let page = try timed("output_claim", on: connection(output)) { () throws(RedisError) in
                     try stream.autoclaim(consumer: consumer, minIdleMilliseconds: Int(claimAfter * 1000), start: start,
                                          count: claimRoom - claimed.count)
                 }
@@ -139,7 +139,7 @@ final class RedisDeliveryStore: OutputDeliveryStore {
     private func ready(_ output: String) throws(OutputStoreError) -> RedisStream {
         let stream = RedisStream(connection: connection(output), key: streamKey(output), group: Self.group)
         if !groups.withLock({ $0.contains(output) }) {
-            try timed("output_read") { () throws(RedisError) in try stream.ensureGroup() }
+            try timed("output_read", on: connection(output)) { () throws(RedisError) in try stream.ensureGroup() }
             groups.withLock { _ = $0.insert(output) }
         }
         return stream
@@ -155,7 +155,7 @@ final class RedisDeliveryStore: OutputDeliveryStore {
                             files: (e.text("f") ?? "").split(separator: "\n").map(String.init),
                             created: e.text("c").flatMap(Double.init) ?? Date().timeIntervalSince1970)
         }
-        let marks = try timed("output_read") { () throws(RedisError) in
+        let marks = try timed("output_read", on: connection(output)) { () throws(RedisError) in
             try stream.checked(connection(output).command(["MGET"] + all.map { markKey(output, key: $0.key, target: $0.target) }))
         }
         guard case .array(let values) = marks, values.count == all.count else { return all }
@@ -177,12 +177,16 @@ final class RedisDeliveryStore: OutputDeliveryStore {
         return reply
     }
 
-    /// Runs one Redis step as operation `op`, recording it in `health`; a server error reply
-    /// (`NOGROUP`: the stream was deleted, or the server restarted empty) forgets the groups.
-    private func timed<T>(_ op: String, _ body: () throws(RedisError) -> T) throws(OutputStoreError) -> T {
+    /// Runs one Redis step as operation `op` on `connection`, recording it in `health`. A
+    /// step that failed on a connection that was open (the server restarted since: the server
+    /// never saw the command) is tried once more on a new one. A `NOGROUP` error (the stream
+    /// was deleted, or the server restarted empty) forgets the groups.
+    private func timed<T>(_ op: String, on connection: RedisConnection, _ body: () throws(RedisError) -> T) throws(OutputStoreError) -> T {
         let started = ContinuousClock.now
         do {
-            let value = try body()
+            let wasOpen = connection.isConnected
+            let value: T
+            do { value = try body() } catch where wasOpen && !connection.isConnected { value = try body() }
             let d = (ContinuousClock.now - started).components
             if health.succeeded(op, seconds: Double(d.seconds) + Double(d.attoseconds) / 1e18) {
                 logger.info("outputs: Redis at \(config.address.shown) answers again; the deliveries go on")
