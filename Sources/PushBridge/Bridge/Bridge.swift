@@ -107,9 +107,9 @@ public final class Bridge: Sendable {
         let monitor = Monitor(stats: stats, feed: feed, traceClient: publisher.intake)
         let output = publisher.output
         // With state.redis the deliveries are entries of Redis streams, this replica a consumer named by its client_id.
-        let deliveries = config.state?.redis.map { redis in
-            RedisDeliveryStore(config: redis, consumer: config.broker.clientID, outputs: config.outputs.map(\.name),
-                               health: StateHealth(backend: "redis", shown: redis.address.shown), logger: logger)
+        let deliveries = state.map {
+            RedisDeliveryStore(config: $0.config, consumer: config.broker.clientID, outputs: config.outputs.map(\.name),
+                               health: $0.health, logger: logger)
         }
         let outputs = try OutputSet(config: config, journal: intake.journal, deliveries: deliveries, renderer: pipeline.renderer,
                                     files: AttachmentFiles { [attachmentSlot] key in attachmentSlot.service?.store.file(forKey: key) },
