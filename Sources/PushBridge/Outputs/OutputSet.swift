@@ -26,12 +26,15 @@ final class OutputSet: Sendable {
     let webPush: WebPushOutput?
 
     /// The workers for `config.outputs` (`nil` when there are none), their deliveries in
-    /// `deliveries` (by default the journal's table; in memory without a journal); `files` finds the stored
+    /// `deliveries` (by default the journal's table; in memory without a journal), a `webpush`
+    /// output's subscriptions in the store `subscriptions` makes for its name (by default the
+    /// journal's table, or memory); `files` finds the stored
     /// attachments a kind sends as bytes; `publish` sends a dead-letter message (the bridge's
     /// output connection). Throws when a `webpush` output's VAPID key or subscription table
     /// cannot be used. `clock` is the wall clock of fallbacks and budgets; with
     /// `automaticTimer: false` nothing is armed for them (a test moves its clock and calls `tick()`).
-    init?(config: BridgeConfig, journal: Journal?, deliveries: (any OutputDeliveryStore)? = nil, renderer: DisplayRenderer, files: AttachmentFiles = .none,
+    init?(config: BridgeConfig, journal: Journal?, deliveries: (any OutputDeliveryStore)? = nil,
+          subscriptions: (@Sendable (String) -> any SubscriptionStore)? = nil, renderer: DisplayRenderer, files: AttachmentFiles = .none,
           people: PeopleDesk? = nil, logger: BridgeLogger, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
           automaticTimer: Bool = true, publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
@@ -52,7 +55,8 @@ final class OutputSet: Sendable {
             case .ntfy(let c): kind = NtfyOutput(name: output.name, config: c, files: files, logger: logger)
             case .webhook(let c): kind = WebhookOutput(config: c)
             case .webpush(let c):
-                let w = try WebPushOutput.start(name: output.name, config: c, journal: journal, logger: logger)
+                let w = try WebPushOutput.start(name: output.name, config: c, journal: journal, shared: subscriptions?(output.name),
+                                                  logger: logger)
                 webPush = w
                 kind = w
             }
