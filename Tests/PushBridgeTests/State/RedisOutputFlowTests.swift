@@ -35,10 +35,10 @@ struct RedisOutputFlowTests {
         """
     }
 
-    /// How many requests under `path` carried each alert number.
-    static func counts(_ hook: HookServer, under path: String) throws -> [String: Int] {
+    /// How many requests under `path` carried each alert number (after the first `skipping`).
+    static func counts(_ hook: HookServer, under path: String, skipping: Int = 0) throws -> [String: Int] {
         var counts: [String: Int] = [:]
-        for r in try hook.requests(under: path) {
+        for r in try hook.requests(under: path).dropFirst(skipping) {
             guard let body = r["body"]?.stringValue, let n = try JSONValue.parse(body)["n"]?.stringValue else { continue }
             counts[n, default: 0] += 1
         }
@@ -104,6 +104,38 @@ struct RedisOutputFlowTests {
         let counts = try Self.counts(hook, under: "/ok/b")
         #expect(counts == Dictionary(uniqueKeysWithValues: (0..<count).map { (String($0), 1) }), "\(counts)")
         _ = await replicaB.terminate(grace: .seconds(10))
+        await hook.stop()
+    }
+
+    @Test("the service asks to wait (Retry-After 3 s) longer than claim_after (1 s): the live replica keeps its entries, the other takes none; each alert once")
+    func retryAfterLongerThanClaimAfter() async throws {
+        let redis = try TestRedis()
+        let hook = try await HookServer.start()
+        let s = try await Scenario.start()
+        let prefix = uniqueName("pb") + ":"
+        // The first request to the path is answered 429 with Retry-After: 3, the others 200.
+        let yaml = { (id: String) in
+            try Self.yaml(s, redis: redis, prefix: prefix, claimAfter: "1s", clientID: id, share: true,
+                          outputs: Self.hook(hook.url("/limited/3/wait")))
+        }
+        let a = try InProcessBridge.start(yaml: try yaml(uniqueName("a")))
+        let b = try InProcessBridge.start(yaml: try yaml(uniqueName("b")))
+        try await a.waitUntilSubscribed(on: s.broker)
+        try await b.waitUntilSubscribed(on: s.broker)
+        let count = 6
+        for n in 0..<count { try s.publish("alarm/\(n)", #"{"n":\#(n)}"#) }
+        try await eventually("all \(count) alerts accepted", timeout: .seconds(30)) {
+            try Self.counts(hook, under: "/limited/3/wait", skipping: 1).count == count
+        }
+        try await eventually("the stream emptied") { try Self.streamLength(redis, prefix + "out:hook") == 0 }
+        try await a.stop()
+        try await b.stop()
+        let counts = try Self.counts(hook, under: "/limited/3/wait", skipping: 1)
+        #expect(counts.values.allSatisfy { $0 == 1 }, "\(counts)")
+        for log in [a.log, b.log] {
+            #expect(!log.lines.contains { $0.contains("took over") || $0.contains("taken over by another replica") })
+        }
+        #expect((a.log.lines + b.log.lines).contains { $0.contains("HTTP 429") }, "the service did ask to wait")
         await hook.stop()
     }
 
