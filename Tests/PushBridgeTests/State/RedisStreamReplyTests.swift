@@ -41,3 +41,27 @@ struct RedisStreamReplyTests {
         #expect(RedisStream.autoclaimReply(.error("ERR")).next == "0-0")
     }
 }
+
+/// The worker queue's listing and removal (a shared store's entries taken over by another replica).
+@Suite("Outputs: the work queue's listing and removal")
+struct WorkQueueRemovalTests {
+    static func d(_ key: String, entry: String? = nil, due: Double = 0) -> PendingDelivery {
+        var d = PendingDelivery(row: nil, entry: entry, key: key, target: "", item: [], created: 0)
+        d.due = due
+        return d
+    }
+
+    @Test func removesFromTheReadyAndTheWaitingOnes() {
+        var q = WorkQueue()
+        q.append(contentsOf: [Self.d("a", entry: "1-0"), Self.d("b", entry: "2-0"), Self.d("c", entry: "3-0")])
+        _ = q.popReady()
+        q.wait(Self.d("w", entry: "4-0", due: 100))
+        #expect(q.all.map(\.key) == ["b", "c", "w"])
+        let lost: Set<String> = ["2-0", "4-0", "9-9"]
+        #expect(q.remove { $0.entry.map(lost.contains) ?? false } == 2)
+        #expect(q.all.map(\.key) == ["c"])
+        #expect(q.count == 1 && q.readyCount == 1 && q.nextDue == nil)
+        #expect(q.popReady()?.key == "c")
+        #expect(q.remove { _ in true } == 0)
+    }
+}
