@@ -3,7 +3,8 @@
 /// (`RedisDeliveryStore`, replicas sharing `state.redis`). Chosen at start; a third backend
 /// is one more type behind this protocol.
 ///
-/// `add` is called on the message path; everything else on the output's own worker thread.
+/// `add` is called on the message path (and by a worker adding what waited in memory);
+/// everything else on the output's own worker thread.
 protocol OutputDeliveryStore: Sendable {
     /// The backend's name in logs (`journal`, `Redis streams`): "kept in the journal".
     var backend: String { get }

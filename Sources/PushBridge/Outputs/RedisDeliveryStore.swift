@@ -71,12 +71,16 @@ final class RedisDeliveryStore: OutputDeliveryStore {
         var entries: [RedisStreamEntry] = []
         if let from = cursor.ownEntries {
             // After a restart with the same client_id: its own entries first, at once.
-            entries = try timed("output_read", on: connection(output)) { () throws(RedisError) in try stream.read(consumer: consumer, from: from, count: limit) }
+            entries = try timed("output_read", on: connection(output)) { () throws(RedisError) in
+                try stream.read(consumer: consumer, from: from, count: limit)
+            }
             if entries.count < limit { cursor.ownEntries = nil } else { cursor.ownEntries = entries.last?.id }
         }
         if cursor.ownEntries == nil, entries.count < limit {
             let room = limit - entries.count
-            entries += try timed("output_read", on: connection(output)) { () throws(RedisError) in try stream.read(consumer: consumer, from: ">", count: room) }
+            entries += try timed("output_read", on: connection(output)) { () throws(RedisError) in
+                try stream.read(consumer: consumer, from: ">", count: room)
+            }
         }
         return try undelivered(entries, output: output, stream: stream)
     }
@@ -87,7 +91,8 @@ final class RedisDeliveryStore: OutputDeliveryStore {
         let keys = [streamKey(output)] + done.map { markKey(output, key: $0.key, target: $0.target) }
         let arguments = [Self.group, String(Self.markMilliseconds)] + done.compactMap(\.entry)
         _ = try timed("output_ack", on: connection(output)) { () throws(RedisError) in
-            try Self.answered(RedisDeliveryScripts.finish.run(on: connection(output), keys: keys, arguments: arguments.map { Array($0.utf8) }))
+            try Self.answered(RedisDeliveryScripts.finish.run(on: connection(output), keys: keys,
+                                                              arguments: arguments.map { Array($0.utf8) }))
         }
     }
 
