@@ -86,8 +86,11 @@ extension OutputWorker {
         if let until = result.startBefore { progress.startBefore = until }
         if !result.lost.isEmpty {
             let dropped = queue.remove { $0.entry.map(result.lost.contains) ?? false }
-            stats.pending.subtract(dropped, ordering: .relaxed)
-            if dropped > 0 { logger.warning("output '\(config.name)': \(dropped) delivery(ies) taken over by another replica; not sent here") }
+            if !dropped.isEmpty {
+                stats.pending.subtract(dropped.count, ordering: .relaxed)
+                if config.fallback != nil { unaccepted.withLock { open in for d in dropped { open[Self.id(d)] = nil } } }
+                logger.warning("output '\(config.name)': \(dropped.count) delivery(ies) taken over by another replica; not sent here")
+            }
         }
         took(result.claimed, into: &queue)
         // Entries another replica added while this one had no reason to look.

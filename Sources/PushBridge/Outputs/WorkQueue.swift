@@ -12,13 +12,14 @@ struct WorkQueue {
     /// Every delivery in it, ready or waiting.
     var all: [PendingDelivery] { Array(ready[head...]) + waiting }
 
-    /// Removes the deliveries `matching`; returns how many.
-    mutating func remove(where matching: (PendingDelivery) -> Bool) -> Int {
-        let before = count
+    /// Removes the deliveries `matching` and returns them.
+    mutating func remove(where matching: (PendingDelivery) -> Bool) -> [PendingDelivery] {
+        let removed = all.filter(matching)
+        guard !removed.isEmpty else { return [] }
         ready = Array(ready[head...]).filter { !matching($0) }
         head = 0
         waiting.removeAll(where: matching)
-        return before - count
+        return removed
     }
 
     mutating func append(contentsOf items: [PendingDelivery]) {
