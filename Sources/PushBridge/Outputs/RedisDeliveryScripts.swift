@@ -57,4 +57,22 @@ enum RedisDeliveryScripts {
         end
         return lost
         """)
+
+    /// Forgets the consumers (replicas) with nothing pending that have not read for a while: a
+    /// replica that is gone for good (another client_id took its place) is not listed forever.
+    /// KEYS: the stream. ARGV: the group, the consumer that asks (kept), the idle time (ms).
+    /// Atomic, so a consumer that reads meanwhile is never deleted with entries pending.
+    /// Returns how many were forgotten.
+    static let forget = RedisScript("""
+        local gone = 0
+        for _, c in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+          local info = {}
+          for i = 1, #c, 2 do info[c[i]] = c[i + 1] end
+          if info['name'] ~= ARGV[2] and info['pending'] == 0 and info['idle'] >= tonumber(ARGV[3]) then
+            redis.call('XGROUP', 'DELCONSUMER', KEYS[1], ARGV[1], info['name'])
+            gone = gone + 1
+          end
+        end
+        return gone
+        """)
 }

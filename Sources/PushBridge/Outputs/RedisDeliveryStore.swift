@@ -29,6 +29,12 @@ final class RedisDeliveryStore: OutputDeliveryStore {
     private let connections: [String: RedisConnection]
     /// The outputs whose group is known to exist.
     private let groups = Mutex<Set<String>>([])
+    /// Upkeeps per output since the gone consumers were last forgotten.
+    private let upkeeps = Mutex<[String: Int]>([:])
+    /// A consumer with nothing pending that has not read for this long is forgotten.
+    static let forgetAfterMilliseconds = 86_400_000
+    /// The gone consumers are looked for once every this many upkeeps (about ten `claim_after`).
+    static let forgetEvery = 40
 
     var backend: String { "Redis streams" }
     var traits: OutputStoreTraits {
@@ -123,6 +129,11 @@ final class RedisDeliveryStore: OutputDeliveryStore {
                 start = page.next
             } while start != "0-0" && claimed.count < claimRoom
             result.claimed = try undelivered(claimed, output: output, stream: stream)
+            let due = upkeeps.withLock { n -> Bool in
+                n[output, default: 0] += 1
+                return n[output, default: 0] % Self.forgetEvery == 1
+            }
+            if due { _ = try forgetGoneConsumers(output: output, idleMilliseconds: Self.forgetAfterMilliseconds) }
             if !result.claimed.isEmpty {
                 logger.warning("output '\(output)': took over \(result.claimed.count) delivery(ies) pending on a replica that stopped answering for \(config.claimAfter.text)")
             }
@@ -130,6 +141,18 @@ final class RedisDeliveryStore: OutputDeliveryStore {
             result.unreachable = true
         }
         return result
+    }
+
+    /// Forgets the consumers of `output`'s group other than this one that have nothing pending
+    /// and have not read for `idleMilliseconds`; returns how many.
+    func forgetGoneConsumers(output: String, idleMilliseconds: Int) throws(OutputStoreError) -> Int {
+        let reply = try timed("output_claim", on: connection(output)) { () throws(RedisError) in
+            try Self.answered(RedisDeliveryScripts.forget.run(on: connection(output), keys: [streamKey(output)],
+                                                              arguments: [Self.group, consumer, String(idleMilliseconds)].map { Array($0.utf8) }))
+        }
+        let gone = Int(reply.integer ?? 0)
+        if gone > 0 { logger.info("output '\(output)': forgot \(gone) replica(s) gone from the Redis consumer group (nothing pending, idle a day)") }
+        return gone
     }
 
     func overdue(output: String, handedBefore: Double) -> [PendingDelivery] { [] }

@@ -128,6 +128,23 @@ struct RedisDeliveryStoreTests {
         #expect(held.count == 2)
     }
 
+    @Test("a consumer gone for good (nothing pending, idle) is forgotten; one with entries pending never is")
+    func goneConsumersForgotten() async throws {
+        let s = try Setup()
+        let a = s.store("a"), b = s.store("b"), c = s.store("c")
+        _ = try s.add(a, "k0")
+        var cb = DeliveryCursor(), cc = DeliveryCursor()
+        #expect(try b.read(output: "phones", cursor: &cb, limit: 10).count == 1, "b holds k0")
+        #expect(try c.read(output: "phones", cursor: &cc, limit: 10).isEmpty, "c holds nothing")
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try a.forgetGoneConsumers(output: "phones", idleMilliseconds: 200) == 1)
+        let consumers = try s.connection.command(["XINFO", "CONSUMERS", s.prefix + "out:phones", RedisDeliveryStore.group])
+        guard case .array(let list) = consumers else { Issue.record("no consumer list: \(consumers)"); return }
+        #expect(list.count == 1, "b (with k0 pending) is kept, c is forgotten: \(list)")
+        // A forgotten consumer that comes back is simply made again by its next read.
+        #expect(try c.read(output: "phones", cursor: &cc, limit: 10).isEmpty)
+    }
+
     @Test("Redis unreachable: adds and reads throw, the upkeep says so; all works again when it is back")
     func unreachable() async throws {
         let s = try Setup(appendOnly: true)
