@@ -205,7 +205,8 @@ final class RedisDeliveryStore: OutputDeliveryStore {
         return reply
     }
 
-    /// Runs one Redis step as operation `op` on `connection`, recording it in `health`. A
+    /// Runs one Redis step as operation `op` on `connection`, recording it in `health` (which
+    /// logs an outage once, and its end). A
     /// step that failed on a connection that was open (the server restarted since: the server
     /// never saw the command) is tried once more on a new one. A `NOGROUP` error (the stream
     /// was deleted, or the server restarted empty) forgets the groups.
@@ -215,16 +216,12 @@ final class RedisDeliveryStore: OutputDeliveryStore {
             let wasOpen = connection.isConnected
             let value: T
             do { value = try body() } catch where wasOpen && !connection.isConnected { value = try body() }
-            let d = (ContinuousClock.now - started).components
-            if health.succeeded(op, seconds: Double(d.seconds) + Double(d.attoseconds) / 1e18) {
-                logger.info("outputs: Redis at \(config.address.shown) answers again; the deliveries go on")
-            }
+            health.succeeded(op, seconds: (ContinuousClock.now - started).seconds)
             return value
         } catch {
             if error.description.contains("NOGROUP") { groups.withLock { $0.removeAll() } }
-            if health.failed(op, why: error.description) {
-                logger.error("outputs: Redis at \(config.address.shown) does not answer (\(error)); deliveries wait in memory until it does")
-            }
+            // The health logs an outage once, and its end, whoever notices it.
+            health.failed(op, why: error.description)
             throw OutputStoreError(error.description)
         }
     }

@@ -90,8 +90,7 @@ final class RedisSubscriptionStore: SubscriptionStore {
         do throws(RedisError) {
             let reply = try body()
             if case .error(let why) = reply { throw RedisError(description: why) }
-            let d = (ContinuousClock.now - started).components
-            health.succeeded(op, seconds: Double(d.seconds) + Double(d.attoseconds) / 1e18)
+            health.succeeded(op, seconds: (ContinuousClock.now - started).seconds)
             return reply
         } catch {
             health.failed(op, why: error.description)
