@@ -106,7 +106,19 @@ public final class Bridge: Sendable {
         self.publisher = publisher
         let monitor = Monitor(stats: stats, feed: feed, traceClient: publisher.intake)
         let output = publisher.output
-        let outputs = try OutputSet(config: config, journal: intake.journal, renderer: pipeline.renderer,
+        // With state.redis the deliveries are entries of Redis streams, this replica a consumer named by its client_id.
+        let deliveries = state.map {
+            RedisDeliveryStore(config: $0.config, consumer: config.broker.clientID, outputs: config.outputs.map(\.name),
+                               health: $0.health, logger: logger)
+        }
+        let subscriptions = state.map { s in
+            { @Sendable (output: String) -> any SubscriptionStore in
+                RedisSubscriptionStore(key: s.config.prefix + "webpush:" + output, connection: RedisConnection(address: s.config.address),
+                                       health: s.health)
+            }
+        }
+        let outputs = try OutputSet(config: config, journal: intake.journal, deliveries: deliveries, subscriptions: subscriptions,
+                                    renderer: pipeline.renderer,
                                     files: AttachmentFiles { [attachmentSlot] key in attachmentSlot.service?.store.file(forKey: key) },
                                     people: people, logger: logger, clock: clock.wall, automaticTimer: automaticConditionTimer) { m in
             do {

@@ -101,8 +101,9 @@ final class OutputBudget: Sendable {
 
     /// The summaries due by `now`, one per route, made and (with a journal) stored with the
     /// removal of the alerts they stand for in one transaction; `targets` gives an item's
-    /// deliveries. Their held alerts are dropped when the day's budget is used up.
-    func release(now: Double, targets: (OutputItem) -> [String]) -> [Released] {
+    /// deliveries (`storeDeliveries: false`: the journal stores none, the caller hands them to
+    /// another store). Their held alerts are dropped when the day's budget is used up.
+    func release(now: Double, targets: (OutputItem) -> [String], storeDeliveries: Bool = true) -> [Released] {
         state.withLock { s -> [Released] in
             var out: [Released] = []
             for (route, entry) in s.held.sorted(by: { $0.key < $1.key }) where entry.due <= now {
@@ -115,7 +116,7 @@ final class OutputBudget: Sendable {
                     do {
                         stored = try journal.releaseBudgetHeld(
                             output: output, ids: entry.items.compactMap(\.id),
-                            summary: allowed ? (list.map { (item.key, $0) }, item.json, now, s.ledger.day, s.ledger.used) : nil)
+                            summary: allowed ? (storeDeliveries ? list.map { (item.key, $0) } : [], item.json, now, s.ledger.day, s.ledger.used) : nil)
                     } catch {
                         logger.error("output '\(output)': cannot store the summary of '\(route)': \(error) (it is made again after a restart)")
                         continue

@@ -6,6 +6,8 @@ import Synchronization
 final class OutputSet: Sendable {
     let workers: [OutputWorker]
     let journal: Journal?
+    /// Where the deliveries wait until accepted (`nil`: in memory): the journal, or Redis streams.
+    let store: (any OutputDeliveryStore)?
     private let renderer: DisplayRenderer
     let logger: BridgeLogger
     /// The people, when `people:` is configured: the routes' audiences choose among the outputs.
@@ -23,16 +25,22 @@ final class OutputSet: Sendable {
     /// The `webpush` output, when there is one (its subscriptions are served by the monitoring server).
     let webPush: WebPushOutput?
 
-    /// The workers for `config.outputs` (`nil` when there are none); `files` finds the stored
+    /// The workers for `config.outputs` (`nil` when there are none), their deliveries in
+    /// `deliveries` (by default the journal's table; in memory without a journal), a `webpush`
+    /// output's subscriptions in the store `subscriptions` makes for its name (by default the
+    /// journal's table, or memory); `files` finds the stored
     /// attachments a kind sends as bytes; `publish` sends a dead-letter message (the bridge's
     /// output connection). Throws when a `webpush` output's VAPID key or subscription table
     /// cannot be used. `clock` is the wall clock of fallbacks and budgets; with
     /// `automaticTimer: false` nothing is armed for them (a test moves its clock and calls `tick()`).
-    init?(config: BridgeConfig, journal: Journal?, renderer: DisplayRenderer, files: AttachmentFiles = .none,
+    init?(config: BridgeConfig, journal: Journal?, deliveries: (any OutputDeliveryStore)? = nil,
+          subscriptions: (@Sendable (String) -> any SubscriptionStore)? = nil, renderer: DisplayRenderer, files: AttachmentFiles = .none,
           people: PeopleDesk? = nil, logger: BridgeLogger, clock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 },
           automaticTimer: Bool = true, publish: @escaping @Sendable (OutboundMessage) -> Void) throws(OutputStartError) {
         guard !config.outputs.isEmpty else { return nil }
         self.journal = journal
+        let store = deliveries ?? journal.map { JournalDeliveryStore(journal: $0) }
+        self.store = store
         self.people = people
         self.renderer = renderer
         self.logger = logger
@@ -47,7 +55,8 @@ final class OutputSet: Sendable {
             case .ntfy(let c): kind = NtfyOutput(name: output.name, config: c, files: files, logger: logger)
             case .webhook(let c): kind = WebhookOutput(config: c)
             case .webpush(let c):
-                let w = try WebPushOutput.start(name: output.name, config: c, journal: journal, logger: logger)
+                let w = try WebPushOutput.start(name: output.name, config: c, journal: journal, shared: subscriptions?(output.name),
+                                                  logger: logger)
                 webPush = w
                 kind = w
             }
@@ -61,7 +70,7 @@ final class OutputSet: Sendable {
                 publish(m)
                 logger.debug("output '\(r.output)': dead letter to '\(m.topic)'")
             }
-            guard let worker = OutputWorker(config: output, kind: kind, journal: journal, logger: logger, now: clock(), reject: reject) else {
+            guard let worker = OutputWorker(config: output, kind: kind, store: store, journal: journal, logger: logger, now: clock(), reject: reject) else {
                 let why = Curl.loadError.map { "libcurl could not be loaded (\($0); install Debian's libcurl4)" }
                     ?? "libcurl could not be initialised"
                 logger.error("output '\(output.name)': \(why); it is off")
@@ -71,7 +80,7 @@ final class OutputSet: Sendable {
         }
         self.workers = workers
         self.webPush = webPush
-        logger.debug("outputs through \(Curl.version)")
+        logger.debug("outputs through \(Curl.version)" + (store.map { ", deliveries in the \($0.backend)" } ?? ""))
     }
 
     /// Starts the workers (each first sends what the journal kept).
@@ -116,25 +125,12 @@ final class OutputSet: Sendable {
     /// Hands `item` to every output whose `routes` include its route and that `audience`
     /// reaches, and to those it names itself (`extraOutputs`, whatever the audience); with
     /// `only`, to that output alone (a fallback). A budget may hold or drop it instead. With
-    /// a journal the deliveries are stored first (one transaction); the workers are then woken.
+    /// a store the deliveries are stored first (`hand`); the workers are then woken.
     func offer(_ item: OutputItem, audience: AudienceChoice = .everyone, only: OutputWorker? = nil) {
         let now = clock()
         let (rows, owners) = deliveryRows(for: item, audience: audience, only: only, now: now)
         guard !rows.isEmpty else { return }
-        if let journal {
-            do {
-                let added = try journal.storeOutputDeliveries(rows, item: item.json, files: item.files, created: now)
-                var counts: [ObjectIdentifier: Int] = [:]
-                for (owner, new) in zip(owners, added) where new { counts[ObjectIdentifier(owner), default: 0] += 1 }
-                for w in workers { if let n = counts[ObjectIdentifier(w)] { w.stored(n) } }
-                return
-            } catch {
-                logger.error("outputs: cannot store the deliveries of \(item.key): \(error); sending them from memory")
-            }
-        }
-        for (row, owner) in zip(rows, owners) {
-            owner.enqueue(PendingDelivery(row: nil, key: row.key, target: row.target, item: item.json, files: item.files, created: now))
-        }
+        hand(rows, owners: owners, item: item, created: now)
     }
 
     /// Delivers what can be delivered until `deadline`; what is left stays in the journal.

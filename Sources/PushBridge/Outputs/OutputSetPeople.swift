@@ -66,6 +66,17 @@ extension OutputSet {
             let items = Self.releaseItems(release, now: people.wall())
             let now = clock()
             let planned = items.map { deliveryRows(for: $0, audience: release.audience, peopleOnly: true, now: now) }
+            if let journal, store?.traits.shared == true {
+                // The deliveries go to the shared store, then the held alerts leave the journal
+                // (a crash between the two: they are released again, the store adds nothing twice).
+                for (item, plan) in zip(items, planned) { hand(plan.0, owners: plan.1, item: item, created: now) }
+                do { _ = try journal.releaseHeld(release.alerts.map(\.id).filter { $0 > 0 }, deliveries: [], created: now) } catch {
+                    logger.error("outputs: cannot remove the released alerts of '\(release.route)' from the journal: \(error)")
+                }
+                people.released(release)
+                logger.info("route '\(release.route)': \(release.alerts.count) held alert(s) delivered")
+                continue
+            }
             if let journal {
                 do {
                     let added = try journal.releaseHeld(release.alerts.map(\.id).filter { $0 > 0 },

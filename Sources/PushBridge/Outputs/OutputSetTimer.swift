@@ -20,8 +20,11 @@ extension OutputSet {
                 if let oldest = w.oldestUnaccepted { next = min(next, oldest + after) }
             }
             if let budget = w.budget {
-                for r in budget.release(now: now, targets: { w.kind.targets(for: $0) }) {
-                    if let stored = r.stored {
+                let shared = store?.traits.shared == true
+                for r in budget.release(now: now, targets: { w.kind.targets(for: $0) }, storeDeliveries: !shared) {
+                    if shared {
+                        hand(r.targets.map { (w.config.name, r.item.key, $0) }, owners: r.targets.map { _ in w }, item: r.item, created: now)
+                    } else if let stored = r.stored {
                         let added = stored.filter { $0 }.count
                         if added > 0 { w.stored(added) }
                     } else {

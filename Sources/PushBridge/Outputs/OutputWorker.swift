@@ -5,32 +5,36 @@ import Synchronization
 /// multi handle, sleeps in `curl_multi_poll` until a socket, a retry's time or a new item
 /// (`curl_multi_wakeup`) needs it, retries with backoff, and finishes journal rows.
 ///
-/// With a journal the queue is the journal: the hand-off stores the rows and wakes the
-/// worker, which reads the next ones (at most `window` in memory), so a dead service's
-/// backlog waits on disk. Without one, items wait in memory, at most `memoryLimit`; more are
-/// counted as failed and logged.
+/// With a delivery store (the journal, or Redis streams with `state.redis`) the queue is the
+/// store: the hand-off stores the deliveries and wakes the worker, which reads the next ones
+/// (at most `window` in memory), so a dead service's backlog waits in the store. Without one,
+/// items wait in memory, at most `memoryLimit`; more are counted as failed and logged.
 final class OutputWorker: Sendable {
     let config: OutputConfig
     let kind: any OutputKind
     let stats: OutputStats
-    let journal: Journal?
+    /// Where the deliveries wait (`nil`: in memory).
+    let store: (any OutputDeliveryStore)?
     /// The daily budget (`budget:`); `nil`: no limit.
     let budget: OutputBudget?
-    /// Without a journal, with a `fallback`: the deliveries not yet accepted, by key and target
-    /// (`OutputWorker.takeOverdue`); with a journal its rows say it.
+    /// With a `fallback` and a store that does not mark them (or none): the deliveries held
+    /// and not yet accepted, by key and target (`OutputWorker.takeOverdue`).
     let unaccepted = Mutex<[String: PendingDelivery]>([:])
     let logger: BridgeLogger
-    private let reject: @Sendable (OutputRejection) -> Void
-    private let multi: CurlMulti<CurlTransfer>
-    private let shared = Mutex<Shared>(Shared())
-    /// Rows may be waiting in the journal that the worker has not read.
-    private let journalDirty: Atomic<Bool>
-    /// Deliveries refused because the memory queue was full (no journal).
-    private let droppedCount = Atomic<Int>(0)
+    let reject: @Sendable (OutputRejection) -> Void
+    let multi: CurlMulti<CurlTransfer>
+    let shared = Mutex<Shared>(Shared())
+    /// Deliveries may be waiting in the store that the worker has not read.
+    let storeDirty: Atomic<Bool>
+    /// Deliveries refused because the memory queue was full.
+    let droppedCount = Atomic<Int>(0)
     private let worker = Worker(name: "pushbridge-output")
 
-    private struct Shared {
+    /// What the hand-off and the worker thread share.
+    struct Shared {
         var inbox: [PendingDelivery] = []
+        /// Deliveries the store could not take yet (it is unreachable): added, in order, once it answers.
+        var backlog: [PendingDelivery] = []
         var stopBy: ContinuousClock.Instant?
     }
 
@@ -39,35 +43,38 @@ final class OutputWorker: Sendable {
     /// Deliveries held at most without a journal.
     static let memoryLimit = 10_000
 
-    init?(config: OutputConfig, kind: any OutputKind, journal: Journal?, logger: BridgeLogger, now: Double = Date().timeIntervalSince1970,
-          reject: @escaping @Sendable (OutputRejection) -> Void) {
+    /// The worker of `config` over `kind`; its deliveries wait in `store` (in memory without
+    /// one); `journal` keeps its budget. `nil` when libcurl cannot be used.
+    init?(config: OutputConfig, kind: any OutputKind, store: (any OutputDeliveryStore)?, journal: Journal?, logger: BridgeLogger,
+          now: Double = Date().timeIntervalSince1970, reject: @escaping @Sendable (OutputRejection) -> Void) {
         guard let multi = CurlMulti<CurlTransfer>(maxHostConnections: config.concurrency) else { return nil }
         self.multi = multi
         self.config = config
         self.kind = kind
-        self.journal = journal
-        journalDirty = Atomic(journal != nil)
+        self.store = store
+        storeDirty = Atomic(store != nil)
         self.logger = logger
         self.reject = reject
         let stats = OutputStats(name: config.name, kind: kind.kindName)
         self.stats = stats
         budget = config.budget.map { OutputBudget(output: config.name, config: $0, journal: journal, stats: stats, logger: logger, now: now) }
-        if let journal {
+        if let store {
             do {
-                stats.pending.store(try journal.pendingOutputDeliveries(output: config.name), ordering: .relaxed)
+                if let n = try store.initialPending(output: config.name) { stats.pending.store(n, ordering: .relaxed) }
             } catch {
-                logger.error("output '\(config.name)': cannot count its journal rows: \(error)")
+                logger.error("output '\(config.name)': cannot count its stored deliveries: \(error)")
             }
         }
     }
 
-    /// Starts the thread (it first sends what the journal kept from an earlier run).
+    /// Starts the thread (it first sends what the store kept from an earlier run).
     func start() {
         worker.submit { [self] in run() }
         worker.stop()  // the thread ends with `run()`
     }
 
-    /// Without a journal: queues `delivery` in memory (never blocks). `false` when full.
+    /// Without a store (or when the journal failed): queues `delivery` in memory (never
+    /// blocks). `false` when full.
     @discardableResult
     func enqueue(_ delivery: PendingDelivery) -> Bool {
         let added = shared.withLock { s -> Bool in
@@ -90,14 +97,15 @@ final class OutputWorker: Sendable {
         return true
     }
 
-    /// With a journal: `count` new rows were stored for this output.
+    /// With a store: `count` new deliveries were stored for this output (a shared store's are
+    /// counted when this worker reads them: another replica may).
     func stored(_ count: Int) {
-        stats.pending.add(count, ordering: .relaxed)
-        journalDirty.store(true, ordering: .sequentiallyConsistent)
+        if store?.traits.shared != true { stats.pending.add(count, ordering: .relaxed) }
+        storeDirty.store(true, ordering: .sequentiallyConsistent)
         multi.wakeUp()
     }
 
-    /// Delivers what it can until `deadline`, then stops (the rest stays in the journal).
+    /// Delivers what it can until `deadline`, then stops (the rest stays in the store).
     func stop(by deadline: ContinuousClock.Instant) {
         shared.withLock { $0.stopBy = deadline }
         multi.wakeUp()
@@ -114,7 +122,7 @@ final class OutputWorker: Sendable {
         var queue = WorkQueue()
         var active: [Int: (delivery: PendingDelivery, sent: ServiceRequest)] = [:]
         var nextTag = 0
-        var loadedThrough: Int64 = 0
+        var kept = StoreProgress()
         var failing = false
         // While the service fails, the whole output waits (one probe at a time, at the
         // backoff of its consecutive failures): a dead service costs one attempt per wait,
@@ -129,23 +137,11 @@ final class OutputWorker: Sendable {
             queue.append(contentsOf: inbox)
             let now = Date().timeIntervalSince1970
             queue.releaseDue(now: now)
-            if let journal, queue.count + active.count < Self.window,
-               journalDirty.exchange(false, ordering: .sequentiallyConsistent) {
-                let room = Self.window - queue.count - active.count
-                do {
-                    let rows = try journal.openOutputDeliveries(output: config.name, after: loadedThrough, limit: room)
-                    if rows.count == room { journalDirty.store(true, ordering: .sequentiallyConsistent) }
-                    loadedThrough = rows.last?.id ?? loadedThrough
-                    queue.append(contentsOf: rows.map {
-                        PendingDelivery(row: $0.id, key: $0.key, target: $0.target, item: $0.item, files: $0.files, created: $0.created)
-                    })
-                } catch {
-                    logger.error("output '\(config.name)': cannot read its journal rows: \(error)")
-                }
-            }
-            var done: [Int64] = []
+            upkeep(&kept, queue: &queue, active: active.values.map(\.delivery), stopping: stopBy != nil, now: now)
+            if stopBy == nil || store?.traits.shared != true { readStore(&kept, queue: &queue, active: active.count) }
+            var done: [PendingDelivery] = []
             let limit = failing ? 1 : config.concurrency
-            while multi.count < limit, Date().timeIntervalSince1970 >= pausedUntil, let d = queue.popReady() {
+            while multi.count < limit, Date().timeIntervalSince1970 >= pausedUntil, now < kept.startBefore, let d = queue.popReady() {
                 nextTag += 1
                 guard let sent = start(d, tag: nextTag, done: &done) else { continue }
                 active[nextTag] = (d, sent)
@@ -168,7 +164,7 @@ final class OutputWorker: Sendable {
                 case .retry(let after, let reason):
                     if !failing {
                         failing = true
-                        logger.warning("output '\(config.name)': \(reason); retrying with backoff (nothing is lost\(journal == nil ? " while the bridge runs" : ""))")
+                        logger.warning("output '\(config.name)': \(reason); retrying with backoff (nothing is lost\(store == nil ? " while the bridge runs" : ""))")
                     }
                     stats.retried.add(1, ordering: .relaxed)
                     d.attempts += 1
@@ -183,16 +179,12 @@ final class OutputWorker: Sendable {
                     queue.putFirst(d)
                 }
             }
-            if let journal, !done.isEmpty {
-                do { try journal.finishOutputDeliveries(done, output: config.name) } catch {
-                    logger.error("output '\(config.name)': cannot finish its journal rows: \(error) (they are sent again after a restart)")
-                }
-            }
+            finishStored(done, progress: &kept)
             if let stopBy {
                 // What is ready goes out; a delivery waiting for its retry is not waited for
-                // (a dead service would hold every stop to the bound): it stays in the journal.
+                // (a dead service would hold every stop to the bound): it stays in the store.
                 let clock = ContinuousClock.now
-                let dirty = journalDirty.load(ordering: .sequentiallyConsistent)
+                let dirty = store?.traits.shared != true && storeDirty.load(ordering: .sequentiallyConsistent)
                 let paused = failing && Date().timeIntervalSince1970 < pausedUntil
                 let nothingLeft = active.isEmpty && (paused || (!dirty && queue.readyCount == 0))
                 if nothingLeft || clock >= stopBy {
@@ -200,8 +192,9 @@ final class OutputWorker: Sendable {
                     let left = queue.count + active.count
                     if left > 0 || dirty {
                         logger.info("output '\(config.name)': \(left) delivery(ies) not sent at the stop"
-                                    + (journal == nil ? " (no journal: lost)" : "; kept in the journal for the next start"))
+                                    + (store.map { "; kept in the \($0.backend) for the next start" } ?? " (no journal: lost)"))
                     }
+                    stopped(&kept)
                     return
                 }
             }
@@ -212,6 +205,7 @@ final class OutputWorker: Sendable {
                 wait = now2 >= pausedUntil ? 0 : (pausedUntil - now2) * 1000
             }
             if let due = queue.nextDue { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
+            if let due = kept.nextUpkeep { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
             if let stopBy {
                 let c = (stopBy - ContinuousClock.now).components
                 wait = min(wait, max(0, Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15))
@@ -229,7 +223,7 @@ final class OutputWorker: Sendable {
 
     /// Starts `d`: the request sent, without its body; `nil` when it finished at once
     /// (nothing to send, or it cannot be sent).
-    private func start(_ d: PendingDelivery, tag: Int, done: inout [Int64]) -> ServiceRequest? {
+    private func start(_ d: PendingDelivery, tag: Int, done: inout [PendingDelivery]) -> ServiceRequest? {
         guard let message = OutputMessage(json: d.item, files: d.files) else {
             logger.error("output '\(config.name)': stored item \(d.key) is not JSON; dropped")
             stats.failed.add(1, ordering: .relaxed)
@@ -288,8 +282,9 @@ final class OutputWorker: Sendable {
         return .finished
     }
 
-    private func finish(_ d: PendingDelivery, into done: inout [Int64]) {
+    private func finish(_ d: PendingDelivery, into done: inout [PendingDelivery]) {
         stats.pending.subtract(1, ordering: .relaxed)
-        if let row = d.row { done.append(row) } else if config.fallback != nil { unaccepted.withLock { $0[Self.id(d)] = nil } }
+        if d.row != nil || d.entry != nil { done.append(d) }
+        if config.fallback != nil, d.row == nil || store?.traits.marksFallbacks != true { unaccepted.withLock { $0[Self.id(d)] = nil } }
     }
 }

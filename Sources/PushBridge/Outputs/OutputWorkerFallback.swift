@@ -1,38 +1,36 @@
 /// A worker's deliveries that wait too long for their acceptance (`fallback:`): read from
-/// the journal's rows, or from `unaccepted` without a journal.
+/// the store when it marks them (the journal), else from `unaccepted` (in memory: without a
+/// store, or what this replica holds of a shared one).
 extension OutputWorker {
     /// The open deliveries handed over at or before `handedBefore` and not yet handed to the
     /// fallback, marked as handed (once each, also across a restart with a journal).
     func takeOverdue(handedBefore: Double) -> [PendingDelivery] {
-        guard let journal else {
+        guard let store, store.traits.marksFallbacks else {
             return unaccepted.withLock { open in
                 let due = open.values.filter { $0.created <= handedBefore }.sorted { $0.created < $1.created }
                 for d in due { open[Self.id(d)] = nil }
                 return due
             }
         }
-        do {
-            let rows = try journal.overdueOutputDeliveries(output: config.name, handedBefore: handedBefore)
-            return rows.map { PendingDelivery(row: $0.id, key: $0.key, target: $0.target, item: $0.item, files: $0.files, created: $0.created) }
-        } catch {
+        do { return try store.overdue(output: config.name, handedBefore: handedBefore) } catch {
             logger.error("output '\(config.name)': cannot read its late deliveries: \(error)")
             return []
         }
     }
 
-    /// Marks journal rows as handed to the fallback (after the fallback's rows are stored, so
-    /// a crash between the two hands them again, where the fallback's rows make it a no-op).
+    /// Marks deliveries as handed to the fallback (after the fallback's are stored, so a crash
+    /// between the two hands them again, where the fallback's stored rows make it a no-op).
     func markFellBack(_ deliveries: [PendingDelivery]) {
-        guard let journal else { return }
-        do { try journal.markOutputFallbacks(deliveries.compactMap(\.row)) } catch {
+        guard let store, store.traits.marksFallbacks else { return }
+        do { try store.markFellBack(deliveries) } catch {
             logger.error("output '\(config.name)': cannot mark its deliveries handed to the fallback: \(error)")
         }
     }
 
     /// When the oldest delivery not yet accepted nor handed to the fallback was handed over.
     var oldestUnaccepted: Double? {
-        guard let journal else { return unaccepted.withLock { $0.values.map(\.created).min() } }
-        return (try? journal.oldestUnfallenOutputDelivery(output: config.name)) ?? nil
+        guard let store, store.traits.marksFallbacks else { return unaccepted.withLock { $0.values.map(\.created).min() } }
+        return (try? store.oldestUnfallen(output: config.name)) ?? nil
     }
 
     /// A delivery's identity among the worker's: its item and target.

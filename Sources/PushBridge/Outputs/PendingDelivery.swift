@@ -2,6 +2,8 @@
 struct PendingDelivery: Sendable {
     /// The journal row; `nil` without a journal.
     var row: Int64?
+    /// The Redis stream entry's id (`state.redis`); `nil` otherwise.
+    var entry: String? = nil
     var key: String
     var target: String
     var item: [UInt8]

@@ -26,9 +26,11 @@ final class WebPushOutput: OutputKind {
     }
 
     /// The output for `config` at a bridge's start: its VAPID key loaded (made and logged when
-    /// the file does not exist), its subscriptions in `journal` when there is one, else in memory.
+    /// the file does not exist), its subscriptions in `shared` when given (Redis: every replica
+    /// sees them), else in `journal` when there is one, else in memory.
     /// Throws when the key file or the journal's table cannot be used (the file is named).
-    static func start(name: String, config: WebPushConfig, journal: Journal?, logger: BridgeLogger) throws(OutputStartError) -> WebPushOutput {
+    static func start(name: String, config: WebPushConfig, journal: Journal?, shared: (any SubscriptionStore)? = nil,
+                      logger: BridgeLogger) throws(OutputStartError) -> WebPushOutput {
         let vapid: VAPIDKey
         do {
             let loaded = try VAPIDKey.loadOrCreate(path: config.vapidKeyFile)
@@ -36,7 +38,9 @@ final class WebPushOutput: OutputKind {
             vapid = loaded.key
         } catch { throw OutputStartError("output '\(name)': \(error)") }
         let store: any SubscriptionStore
-        if let journal {
+        if let shared {
+            store = shared
+        } else if let journal {
             do { store = try JournalSubscriptionStore(journal: journal, output: name) } catch {
                 throw OutputStartError("output '\(name)': the journal cannot keep subscriptions: \(error)")
             }

@@ -9,6 +9,19 @@ struct WorkQueue {
     /// The earliest retry time.
     var nextDue: Double? { waiting.lazy.map(\.due).min() }
 
+    /// Every delivery in it, ready or waiting.
+    var all: [PendingDelivery] { Array(ready[head...]) + waiting }
+
+    /// Removes the deliveries `matching` and returns them.
+    mutating func remove(where matching: (PendingDelivery) -> Bool) -> [PendingDelivery] {
+        let removed = all.filter(matching)
+        guard !removed.isEmpty else { return [] }
+        ready = Array(ready[head...]).filter { !matching($0) }
+        head = 0
+        waiting.removeAll(where: matching)
+        return removed
+    }
+
     mutating func append(contentsOf items: [PendingDelivery]) {
         ready.append(contentsOf: items)
     }
