@@ -82,7 +82,7 @@ extension NotificationRequest {
     /// The id of the notification the route at `index` makes of the message `id` (a route
     /// with `continue: true` hands it on): the same for a replayed message, so the shared
     /// memory (`state.redis`) answers it as it did the first time. FNV-1a 64 of the two, twice.
-    package static func derivedID(_ id: String, index: Int) -> String {
+    static func derivedID(_ id: String, index: Int) -> String {
         func fnv(_ text: String, seed: UInt64) -> UInt64 {
             var h = seed
             for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x100_0000_01b3 }

@@ -28,6 +28,11 @@ final class OutputWorker: Sendable {
     let storeDirty: Atomic<Bool>
     /// Deliveries refused because the memory queue was full.
     let droppedCount = Atomic<Int>(0)
+    /// With a store that keeps failed adds (Redis): where those wait until it answers, on disk
+    /// (the journal's table), in order; `nil` without a journal (they wait in memory).
+    let backlogStore: JournalDeliveryStore?
+    /// Deliveries wait in `backlogStore` (new ones wait behind them).
+    let backlogStored = Atomic<Bool>(false)
     private let worker = Worker(name: "pushbridge-output")
 
     /// What the hand-off and the worker thread share.
@@ -58,6 +63,13 @@ final class OutputWorker: Sendable {
         let stats = OutputStats(name: config.name, kind: kind.kindName)
         self.stats = stats
         budget = config.budget.map { OutputBudget(output: config.name, config: $0, journal: journal, stats: stats, logger: logger, now: now) }
+        backlogStore = store?.traits.retriesAdds == true ? journal.map { JournalDeliveryStore(journal: $0) } : nil
+        if let backlogStore, let n = try? backlogStore.initialPending(output: config.name), n > 0 {
+            // Left by a run that stopped while the store could not be reached: added first.
+            backlogStored.store(true, ordering: .relaxed)
+            stats.pending.add(n, ordering: .relaxed)
+            logger.info("output '\(config.name)': \(n) delivery(ies) wait in the journal for the \(store?.backend ?? "store")")
+        }
         if let store {
             do {
                 if let n = try store.initialPending(output: config.name) { stats.pending.store(n, ordering: .relaxed) }

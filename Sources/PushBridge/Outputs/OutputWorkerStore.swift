@@ -15,10 +15,22 @@ extension OutputWorker {
         var nextUpkeep: Double? = 0
     }
 
-    /// With a store that keeps failed adds: waits in memory (in order) for the store to answer,
-    /// counted as pending; `false` when `memoryLimit` deliveries already wait (dropped, logged).
+    /// With a store that keeps failed adds: waits (in order) for the store to answer, counted
+    /// as pending: in the journal (it survives a stop or a crash), or without one in memory —
+    /// `false` when `memoryLimit` deliveries already wait there (dropped, logged).
     @discardableResult
     func waitForStore(_ delivery: PendingDelivery) -> Bool {
+        if let backlogStore {
+            do {
+                let new = try backlogStore.add([DeliveryRowKey(output: config.name, key: delivery.key, target: delivery.target)],
+                                               item: delivery.item, files: delivery.files, created: delivery.created)
+                backlogStored.store(true, ordering: .sequentiallyConsistent)
+                if new.first == true { stats.pending.add(1, ordering: .relaxed) }
+                return true
+            } catch {
+                logger.error("output '\(config.name)': cannot keep a delivery in the journal while the \(store?.backend ?? "store") is away: \(error); it waits in memory")
+            }
+        }
         let added = shared.withLock { s -> Bool in
             guard s.backlog.count < Self.memoryLimit else { return false }
             s.backlog.append(delivery)
@@ -36,8 +48,10 @@ extension OutputWorker {
         return true
     }
 
-    /// Whether deliveries wait in memory for the store (new ones wait behind them, in order).
-    var hasBacklog: Bool { shared.withLock { !$0.backlog.isEmpty } }
+    /// Whether deliveries wait for the store (new ones wait behind them, in order).
+    var hasBacklog: Bool {
+        backlogStored.load(ordering: .sequentiallyConsistent) || shared.withLock { !$0.backlog.isEmpty }
+    }
 
     /// Reads the next deliveries from the store when it may hold some and there is room.
     func readStore(_ progress: inout StoreProgress, queue: inout WorkQueue, active: Int) {
@@ -113,6 +127,9 @@ extension OutputWorker {
         if left > 0 {
             logger.error("output '\(config.name)': \(left) delivery(ies) never reached the \(store.backend) (unreachable): lost at the stop")
         }
+        if backlogStored.load(ordering: .sequentiallyConsistent) {
+            logger.warning("output '\(config.name)': deliveries wait in the journal for the \(store.backend) (unreachable); they are added at the next start")
+        }
     }
 
     /// `deliveries` read or claimed: queued (a shared store's counted as pending, and
@@ -126,8 +143,12 @@ extension OutputWorker {
         queue.append(contentsOf: deliveries)
     }
 
-    /// Adds the deliveries waiting in memory to the store, in order, until one fails.
+    /// Adds the deliveries waiting for the store (in the journal first, then in memory), in
+    /// order, until one fails.
     private func flushBacklog(_ store: any OutputDeliveryStore) {
+        if let backlogStore, backlogStored.load(ordering: .sequentiallyConsistent) {
+            guard flushStoredBacklog(backlogStore, into: store) else { return }
+        }
         let waiting = shared.withLock { $0.backlog }
         guard !waiting.isEmpty else { return }
         var added = 0
@@ -143,5 +164,39 @@ extension OutputWorker {
         stats.pending.subtract(added, ordering: .relaxed)
         storeDirty.store(true, ordering: .sequentiallyConsistent)
         logger.info("output '\(config.name)': \(added) delivery(ies) that waited in memory stored in the \(store.backend)")
+    }
+
+    /// Moves what waits in the journal into `store`, in order, a batch at a time, each row
+    /// finished in the journal once `store` has it; `true` when none is left.
+    private func flushStoredBacklog(_ journal: JournalDeliveryStore, into store: any OutputDeliveryStore) -> Bool {
+        var moved = 0
+        defer {
+            if moved > 0 {
+                stats.pending.subtract(moved, ordering: .relaxed)
+                storeDirty.store(true, ordering: .sequentiallyConsistent)
+                logger.info("output '\(config.name)': \(moved) delivery(ies) that waited in the journal stored in the \(store.backend)")
+            }
+        }
+        while true {
+            var cursor = DeliveryCursor()
+            guard let rows = try? journal.read(output: config.name, cursor: &cursor, limit: Self.window) else { return false }
+            if rows.isEmpty {
+                backlogStored.store(false, ordering: .sequentiallyConsistent)
+                // One handed over meanwhile may have gone to the journal after the read: look again.
+                if let again = try? journal.read(output: config.name, cursor: &cursor, limit: 1), !again.isEmpty {
+                    backlogStored.store(true, ordering: .sequentiallyConsistent)
+                    continue
+                }
+                return true
+            }
+            for d in rows {
+                do {
+                    _ = try store.add([DeliveryRowKey(output: config.name, key: d.key, target: d.target)], item: d.item, files: d.files,
+                                      created: d.created)
+                    try journal.finish([d], output: config.name)
+                } catch { return false }
+                moved += 1
+            }
+        }
     }
 }

@@ -32,7 +32,7 @@ final class RedisState: Sendable {
             if up {
                 logger.info("state: Redis at \(shown) answers again; the waiting messages are decided")
             } else {
-                logger.error("state: Redis at \(shown) does not answer (\(why)); messages of the stateful routes wait in the journal until it does, and /readyz says so")
+                logger.error("state: Redis at \(shown) does not answer (\(why)); messages of the stateful routes and the outputs' new deliveries wait in the journal until it does, and /readyz says so")
             }
         }
         batches = RedisBatches(connection: connection, health: health)

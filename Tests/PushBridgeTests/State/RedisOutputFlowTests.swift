@@ -10,8 +10,8 @@ import Testing
 struct RedisOutputFlowTests {
     /// A route, a journal, `state.redis` and `outputs` (YAML list items).
     static func yaml(_ s: Scenario, redis: TestRedis, prefix: String, claimAfter: String = "2s", clientID: String,
-                     share: Bool = false, outputs: String) throws -> String {
-        let journal = try makeTempDirectory()
+                     share: Bool = false, journal: String? = nil, outputs: String) throws -> String {
+        let journal = try journal ?? makeTempDirectory()
         return s.yaml("""
             routes:
               - name: alarm
@@ -197,6 +197,35 @@ struct RedisOutputFlowTests {
         #expect(bridge.log.lines.filter { $0.contains("does not answer") }.count == 1,
                 "the outage is logged once: \(bridge.log.lines.filter { $0.contains("Redis") })")
         #expect(bridge.log.lines.filter { $0.contains("answers again") }.count == 1)
+        await hook.stop()
+    }
+
+    @Test("deliveries handed over while Redis is away wait in the journal: a stop keeps them, the next start adds them; each delivered once")
+    func redisAwayAcrossARestart() async throws {
+        let redis = try TestRedis(appendOnly: true)
+        let hook = try await HookServer.start()
+        let s = try await Scenario.start()
+        let prefix = uniqueName("pb") + ":"
+        let clientID = uniqueName("kept")
+        let journal = try makeTempDirectory()
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        let yaml = try Self.yaml(s, redis: redis, prefix: prefix, clientID: clientID, journal: journal, outputs: Self.hook(hook.url("/ok/kept")))
+        let first = try InProcessBridge.start(yaml: yaml)
+        try await s.waitUntilOnline()
+        redis.stop()
+        for n in 0..<5 { try s.publish("alarm/\(n)", #"{"n":\#(n)}"#) }
+        for n in 0..<5 { _ = try await s.waitFor(s.display("alarm/\(n)"), timeout: .seconds(20)) }
+        try await first.log.waitFor("the outage logged") { $0.contains("does not answer") }
+        try await first.stop()
+        #expect(first.log.lines.contains { $0.contains("deliveries wait in the journal") }, "\(first.log.lines.suffix(10))")
+        #expect(!first.log.lines.contains { $0.contains("lost at the stop") })
+        try redis.start()
+        let second = try InProcessBridge.start(yaml: yaml)
+        try await second.log.waitFor("the kept deliveries counted") { $0.contains("5 delivery(ies) wait in the journal") }
+        try await eventually("the 5 kept deliveries delivered", timeout: .seconds(30)) { try Self.counts(hook, under: "/ok/kept").count == 5 }
+        try await eventually("the stream emptied") { try Self.streamLength(redis, prefix + "out:hook") == 0 }
+        try await second.stop()
+        #expect(try Self.counts(hook, under: "/ok/kept").values.allSatisfy { $0 == 1 })
         await hook.stop()
     }
 }
