@@ -534,9 +534,12 @@ def print_shared(shared, relay1):
         own = [x for x in row["own_us"] if x]
         print(f"  {label}: the replicas took {' / '.join(f'{x * 100:.0f}' for x in row['shares'])} % of the input, at "
               f"{' / '.join(f'{x:.1f}' for x in own)} us per message each handled (the single bridge with the filters"
-              f" in memory: {reference['bridge_us']:.1f}); bound by its own CPU alone (a core per replica, Redis and the"
-              f" broker elsewhere), a replica would take {reference['bridge_us'] / statistics.mean(own):.2f} x the"
-              " single bridge's rate (an estimate, not measured here)")
+              f" in memory: {reference['bridge_us']:.1f}). Estimates, not measured here: bound by its own CPU alone"
+              f" (a core per replica, Redis and the broker elsewhere), a replica would take"
+              f" {reference['bridge_us'] / statistics.mean(own):.2f} x the single bridge's rate; Redis, one thread at"
+              f" {row['redis_us']:.1f} us per message, caps the group at {1e6 / row['redis_us']:,.0f} msg/s ="
+              f" {reference['bridge_us'] / row['redis_us']:.2f} x the single bridge's CPU-bound rate"
+              f" ({reference['bridge_us'] / row['redis_us'] / row['replicas']:.2f} per replica)")
 
 
 def main():
