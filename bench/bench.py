@@ -7,6 +7,7 @@ msg/s, ratio to the plain relay, latency, the bridge's CPU per input message and
 and the broker's CPU per relayed message. Floods are medians of 3 runs.
 """
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -19,12 +20,13 @@ import time
 import urllib.request
 
 import peoplecase
+import rediscase
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
 N0 = int(os.environ.get("BENCH_N0", "200000"))   # QoS 0 flood size
 N1 = int(os.environ.get("BENCH_N1", "100000"))   # QoS 1 flood size
-ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "big", "conditions", "attach", "people", "fixed", "usersink", "nodelay")
+ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "redis", "big", "conditions", "attach", "people", "fixed", "usersink", "nodelay")
 # BENCH_CASES=q1,journal runs only those cases (ratios need "relay"; targets whose inputs
 # were not run are left out). Default: all.
 CASES = [c for c in os.environ.get("BENCH_CASES", ",".join(ALL_CASES)).split(",") if c]
@@ -154,13 +156,19 @@ class Bench:
         return result
 
     def config(self, name, broker, qos, routes=1, journal=None, http_port=None, condition=False, attach=False,
-               people=False):
+               people=False, fsync=None, filters=(), share=None, redis=None):
+        """The benchmark's config. `fsync`: journal.fsync; `filters`: `extension.filters` items put
+        before `drop-half`; `share`: every route's shared-subscription group; `redis`: (url, prefix)
+        of `state.redis` (rediscase.py)."""
         lines = [
             "broker:",
             "  host: 127.0.0.1",
             f"  port: {broker.port}",
             f"  client_id: bench-{name}",
             "  clean_start: true",
+            # No session kept after the bridge stops: the broker would otherwise queue every later
+            # QoS 1 flood for it (and hand a share group's messages to it in turn).
+            "  session_expiry: 0s",
             "entitlements: [com.apple.developer.usernotifications.filtering]",
             "routes:",
         ]
@@ -169,6 +177,7 @@ class Bench:
                 f"  - name: r{r}",
                 f"    topic: bench/r{r}/+",
                 f"    qos: {qos}",
+                *([f"    share: {share}"] if share else []),
                 "    input: json",
                 "    push_type: alert",
                 "    mutable_content: true",
@@ -206,6 +215,7 @@ class Bench:
         lines += [
             "extension:",
             "  filters:",
+            *filters,
             "    - name: drop-half",
             "      suppress: 'payload.drop == true'",
             *(peoplecase.filters() if people else []),
@@ -220,6 +230,10 @@ class Bench:
             lines.append(f"  http: 127.0.0.1:{http_port}")
         if journal:
             lines += ["journal:", f"  path: {journal}"]
+            if fsync:
+                lines.append(f"  fsync: {fsync}")
+        if redis:
+            lines += ["state:", "  redis:", f"    url: \"{redis[0]}\"", f"    prefix: \"{redis[1]}\""]
         if people:
             lines += peoplecase.top_level()
         path = os.path.join(self.workdir, f"{name}.yml")
@@ -231,12 +245,13 @@ class Bench:
         return subprocess.run([self.pushbridge, "check", "-c", path], capture_output=True).returncode == 0
 
     def start_bridge(self, name, broker, qos, routes=1, journal=None, condition=False, wrapper=(), ready_within=20,
-                     attach=False, people=False):
+                     attach=False, people=False, **options):
         """`pushbridge run` with the benchmark's config, once /readyz answers; `wrapper` is a
-        command to run it under (scripts/symbol-order.py: valgrind), `ready_within` seconds."""
+        command to run it under (scripts/symbol-order.py: valgrind), `ready_within` seconds;
+        `options`: the rest of `config`'s. The process's `http_port` is its monitoring port."""
         http = free_port()
         self.http_port = http
-        path = self.config(name, broker, qos, routes, journal, http, condition, attach, people)
+        path = self.config(name, broker, qos, routes, journal, http, condition, attach, people, **options)
         logf = open(os.path.join(self.workdir, f"{name}.log"), "w")
         proc = subprocess.Popen([*wrapper, self.pushbridge, "run", "-c", path], stdout=logf, stderr=subprocess.STDOUT)
         logf.close()  # the child has its own descriptor
@@ -245,6 +260,7 @@ class Bench:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{http}/readyz", timeout=1) as r:
                     if r.status == 200:
+                        proc.http_port = http
                         return proc
             except OSError:
                 pass
@@ -263,30 +279,51 @@ class Bench:
             proc.kill()
             proc.wait()
 
-    def flood(self, broker, qos, n, bridge=None, topics=16, routes=1, expected=None, sink=None):
-        """RUNS floods; medians of rate and of CPU per message for the bridge and the broker."""
+    def flood(self, broker, qos, n, bridge=None, topics=16, routes=1, expected=None, sink=None, others=None):
+        """RUNS floods; medians of rate and of CPU per message for the bridge and the broker.
+        `bridge`: one process or a list of replicas (their CPU, I/O and context switches summed,
+        each one's CPU per input message in `replica_us`, peak RSS the largest); `others`:
+        {name: pid} of other processes whose CPU per input message goes to `others_us`."""
         rates, bridge_us, broker_us, received, io, broker_split = [], [], [], [], [], []
+        replica_us, others_us, load_us, broker_in_us = [], [], [], []
+        bridges = list(bridge) if isinstance(bridge, (list, tuple)) else [bridge] if bridge else []
+        others = others or {}
         if expected is None:
             expected = delivered(n, topics) if bridge else n
         sink = sink or ("display/#" if bridge else "bench/#")
+
+        def sum_io(procs):
+            each = [proc_io(p.pid) for p in procs]
+            return {k: sum(x[k] for x in each) for k in each[0]}
+
         for _ in range(RUNS):
-            i0 = proc_io(bridge.pid) if bridge else None
-            s0 = cpu_split(bridge.pid) if bridge else None
-            c0 = context_switches(bridge.pid) if bridge else 0
+            i0 = sum_io(bridges) if bridges else None
+            each0 = [cpu_split(p.pid) for p in bridges]
+            c0 = sum(context_switches(p.pid) for p in bridges)
+            o0 = {name: cpu_seconds(pid) for name, pid in others.items()}
             k0 = cpu_split(broker.proc.pid)
+            g0 = resource.getrusage(resource.RUSAGE_CHILDREN)
             r = self.gen(broker, "flood", "-q", qos, "-Q", qos, "-n", n, "-e", expected,
                          "-T", topics, "-R", routes, "-s", sink, "-w", 500)
+            g1 = resource.getrusage(resource.RUSAGE_CHILDREN)
             k1 = cpu_split(broker.proc.pid)
-            if bridge:
-                s1 = cpu_split(bridge.pid)
-                i1 = proc_io(bridge.pid)
-                c1 = context_switches(bridge.pid)
+            # The load generator (publisher and sink): the one child that ended meanwhile.
+            load_us.append((g1.ru_utime + g1.ru_stime - g0.ru_utime - g0.ru_stime) / n * 1e6)
+            broker_in_us.append((sum(k1) - sum(k0)) / n * 1e6)
+            others_us.append({name: (cpu_seconds(pid) - o0[name]) / n * 1e6 for name, pid in others.items()})
+            if bridges:
+                each1 = [cpu_split(p.pid) for p in bridges]
+                s0 = tuple(sum(x[k] for x in each0) for k in (0, 1))
+                s1 = tuple(sum(x[k] for x in each1) for k in (0, 1))
+                i1 = sum_io(bridges)
+                c1 = sum(context_switches(p.pid) for p in bridges)
                 step = {k: (i1[k] - i0[k]) / n for k in i1}
                 step["user_us"] = (s1[0] - s0[0]) / n * 1e6
                 step["sys_us"] = (s1[1] - s0[1]) / n * 1e6
                 step["switches"] = (c1 - c0) / n
                 io.append(step)
                 bridge_us.append((sum(s1) - sum(s0)) / n * 1e6)
+                replica_us.append([(sum(b) - sum(a)) / n * 1e6 for a, b in zip(each0, each1)])
             rates.append(r["rate"])
             received.append(r["received"])
             relayed = n + r["received"] if bridge else n
@@ -295,16 +332,20 @@ class Bench:
             time.sleep(0.3)  # let the previous run's tail settle
         row = {"rate": statistics.median(rates), "broker_us": statistics.median(broker_us),
                "lost": expected - min(received), "rates": rates,
-               "broker_split": tuple(statistics.median(x[k] for x in broker_split) for k in (0, 1))}
-        if bridge:
+               "broker_split": tuple(statistics.median(x[k] for x in broker_split) for k in (0, 1)),
+               "load_us": statistics.median(load_us), "broker_in_us": statistics.median(broker_in_us)}
+        if others:
+            row["others_us"] = {name: statistics.median(x[name] for x in others_us) for name in others}
+        if bridges:
             row["bridge_us"] = statistics.median(bridge_us)
-            row["rss"] = peak_rss_mb(bridge.pid)
+            row["replica_us"] = [statistics.median(x[i] for x in replica_us) for i in range(len(bridges))]
+            row["rss"] = max(peak_rss_mb(p.pid) for p in bridges)
             row["io"] = {k: statistics.median(x[k] for x in io) for k in io[0]}
         return row
 
     def bridge_flood(self, name, broker, qos, n, topics=16, routes=1, journal=None, dashboard=False,
-                     condition=False):
-        proc = self.start_bridge(name, broker, qos, routes, journal, condition)
+                     condition=False, **options):
+        proc = self.start_bridge(name, broker, qos, routes, journal, condition, **options)
         reader = DashboardReader(self.http_port) if dashboard else None
         try:
             row = self.flood(broker, qos, n, bridge=proc, topics=topics, routes=routes,
@@ -455,6 +496,53 @@ def fmt(value, spec):
     return "-" if value is None else format(value, spec)
 
 
+def print_shared(shared, relay1):
+    """The redis case's table: each row's ratio (and per replica), CPU per input message of the
+    bridges (summed over the replicas), of redis-server and of everything (bridges, Redis, broker,
+    load generator), the share of the machine's cores that is, and what Redis saw."""
+    memory = {key[1]: row for _, row, key in shared if key[0] == "memory" and row}
+    cores = os.cpu_count()
+    print("\nshared state on Redis (QoS 1 floods, journal fsync never; the filters before drop-half, so every input"
+          " message is one decision; ratios to relay QoS 1; CPU per input message, medians):")
+    print(f"  {'case':<46} {'msg/s':>7} {'x relay':>7} {'/replica':>8} {'vs ref':>6} {'bridges':>8} {'redis':>6} "
+          f"{'all':>6} {'cores':>5} {'calls/msg':>9} {'us/call':>7} {'calls/read':>10} {'trip ms':>8} {'redis MB':>8}")
+    for label, row, key in shared:
+        if row is None:
+            print(f"  {label:<46} {'n/a':>7}")
+            continue
+        replicas = row.get("replicas", 1)
+        ratio = row["rate"] / relay1["rate"] if relay1 else None
+        each = ratio / replicas if ratio is not None else None
+        reference = memory.get(key[-1])
+        versus = each / (reference["rate"] / relay1["rate"]) if each is not None and reference else None
+        everything = row["bridge_us"] + row.get("redis_us", 0) + row["broker_in_us"] + row["load_us"]
+        print(f"  {label:<46} {row['rate']:>7,.0f} {fmt(ratio, '7.2f'):>7} {fmt(each, '8.2f'):>8} "
+              f"{fmt(versus, '6.2f'):>6} {row['bridge_us']:>8.1f} {fmt(row.get('redis_us'), '6.1f'):>6} "
+              f"{everything:>6.1f} {row['rate'] * everything / 1e6:>5.2f} {fmt(row.get('calls_per_msg'), '9.2f'):>9} "
+              f"{fmt(row.get('usec_per_call'), '7.1f'):>7} {fmt(row.get('calls_per_read'), '10.1f'):>10} "
+              f"{fmt(row.get('round_trip_ms'), '8.2f'):>8} {fmt(row.get('redis_mb'), '8.1f'):>8}")
+    print(f"  (us per input message: bridges = the replicas' CPU summed, redis = redis-server's, all = bridges + redis +"
+          f" broker + load generator; cores = msg/s x all: how many of the {cores} cores the flood kept busy."
+          " /replica = x relay / replicas; vs ref = /replica over the x relay of the single bridge with the same"
+          " filters in memory. calls/msg, us/call: the filter script's EVALSHA calls per input message and Redis's"
+          " time in each (INFO commandstats); calls/read: calls per socket read of Redis's, about one pipeline;"
+          " trip ms: the round trip a decision waited, mean over the calls, from the bridges' /metrics; redis MB:"
+          " used_memory after the case's floods, flushed before it: mostly each message's decision, kept a day)")
+    for label, row, key in shared:
+        reference = memory.get(key[-1])
+        if not row or row.get("replicas", 1) < 2 or not reference:
+            continue
+        own = [x for x in row["own_us"] if x]
+        print(f"  {label}: the replicas took {' / '.join(f'{x * 100:.0f}' for x in row['shares'])} % of the input, at "
+              f"{' / '.join(f'{x:.1f}' for x in own)} us per message each handled (the single bridge with the filters"
+              f" in memory: {reference['bridge_us']:.1f}). Estimates, not measured here: bound by its own CPU alone"
+              f" (a core per replica, Redis and the broker elsewhere), a replica would take"
+              f" {reference['bridge_us'] / statistics.mean(own):.2f} x the single bridge's rate; Redis, one thread at"
+              f" {row['redis_us']:.1f} us per message, caps the group at {1e6 / row['redis_us']:,.0f} msg/s ="
+              f" {reference['bridge_us'] / row['redis_us']:.2f} x the single bridge's CPU-bound rate"
+              f" ({reference['bridge_us'] / row['redis_us'] / row['replicas']:.2f} per replica)")
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: bench.py MQTTBENCH PUSHBRIDGE")
@@ -466,6 +554,7 @@ def main():
     broker = Broker(workdir, tuned=True)
     pub0 = pub1 = sink1 = relay0 = relay1 = small0 = small1 = dash0 = journal_row = big0 = None
     attach0 = attach_fixed = attach_load = attach_base = people0 = None
+    shared = []  # the redis case's (label, row, key) (rediscase.run)
     try:
         if "load" in CASES:
             log("load generator alone")
@@ -498,6 +587,14 @@ def main():
                 if not os.path.exists(journal_dir):
                     journal_row = None  # the key loads but nothing journals yet
             rows.append(("pushbridge QoS 1 + journal", journal_row, relay1))
+        if "redis" in CASES:
+            if rediscase.available():
+                log(f"pushbridge QoS 1 + journal (fsync never), 1 and 3 remembering filters: in memory, then with "
+                    f"share: and state.redis, 1 and {rediscase.REPLICAS} replicas")
+                shared = rediscase.run(bench, broker, 1, N1, workdir)
+                rows += [(label, row, relay1) for label, row, _ in shared]
+            else:
+                log(f"redis: {rediscase.REDIS_SERVER} is missing; case left out")
         if "big" in CASES:
             log("pushbridge QoS 0, 1 000 routes, 10 000 topics")
             big0 = bench.bridge_flood("big", broker, 0, N0, topics=10000, routes=1000)
@@ -603,8 +700,9 @@ def main():
     print("\ntargets:")
     # The issue's bound is for the QoS 1 flood (with and without the journal); the largest
     # peak of any case is printed below the targets.
+    # (The redis case's in-memory rows hold 100 000 keys per filter: not the bound's flood.)
     rss = [r["rss"] for label, r, _ in rows if r and "rss" in r and label.startswith("pushbridge QoS 1")
-           and "@" not in label]
+           and "@" not in label and label not in {s[0] for s in shared}]
     largest = max(((r["rss"], label) for label, r, _ in rows if r and "rss" in r), default=None)
     checks = [
         ("QoS 0 flood >= 0.58 x relay", small0 and relay0 and small0["rate"] / relay0["rate"], ">=", 0.58),
@@ -636,6 +734,14 @@ def main():
         if variant != "fixed":
             checks.append((f"fixed 1 000 msg/s, {what}: p99 <= 1.5 x relay p99, same sink (worst QoS)",
                            ratios and max(ratios), "<=", 1.5))
+    by_key = {key: row for _, row, key in shared}
+    reference = by_key.get(("memory", 3))
+    three = by_key.get(("redis", rediscase.REPLICAS, 3))
+    if relay1 and reference and three:
+        checks.append((f"{rediscase.REPLICAS} replicas on Redis, 3 filters: x relay per replica >= 0.5 x the single "
+                       "journal bridge's (same filters in memory)",
+                       three["rate"] / relay1["rate"] / rediscase.REPLICAS, ">=",
+                       0.5 * reference["rate"] / relay1["rate"]))
     for name, value, op, bound in checks:
         if value is None or value is False or value == []:
             continue  # a case it needs was not run (BENCH_CASES)
@@ -657,6 +763,8 @@ def main():
         d = dash0["dashboard"]
         print(f"  (dashboard reader: {d['decisions']:,} decision events read, {d['bytes'] / 1e6:,.1f} MB, "
               f"{d['dropped'] if d['dropped'] is not None else '?'} missed (pushbridge_dashboard_dropped_total))")
+    if shared:
+        print_shared(shared, relay1)
     print("\nbridge I/O per input message (all threads; /proc/<pid>/io, medians):")
     for label, row, _ in rows:
         if row and "io" in row:
