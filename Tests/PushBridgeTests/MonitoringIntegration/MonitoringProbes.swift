@@ -80,7 +80,7 @@ func httpGet(port: Int, path: String) throws -> (status: Int, body: String) {
 }
 
 /// Waits until `/readyz` on 127.0.0.1:`port` answers 200 (connected and subscribed).
-func waitUntilReady(port: Int, timeout: Duration = .seconds(20)) async throws {
+func waitUntilReady(port: Int, timeout: Duration = .seconds(60)) async throws {
     try await eventually("/readyz 200 on port \(port)", timeout: timeout) {
         (try? httpGet(port: port, path: "/readyz"))?.status == 200
     }

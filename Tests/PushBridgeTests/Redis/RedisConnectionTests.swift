@@ -84,7 +84,8 @@ struct RedisConnectionTests {
         #expect(throws: RedisError.self) { try c.command(["GET", "kept"]) }
         try redis.start()
         // Connected anew; the append-only file kept the value.
-        #expect(try c.command(["GET", "kept"]) == .bytes(Array("1".utf8)))
+        let got = try c.command(["GET", "kept"])
+        #expect(got == .bytes(Array("1".utf8)), "\(got); log: \((try? String(contentsOfFile: redis.logFile, encoding: .utf8))?.suffix(1500) ?? "")")
         #expect(c.isConnected)
     }
 }

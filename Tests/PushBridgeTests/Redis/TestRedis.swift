@@ -61,10 +61,15 @@ final class TestRedis: Sendable {
         p?.stop(signal: signal)
     }
 
+    /// Starts redis-server and waits until it says it is ready: it accepts connections while it
+    /// still loads its append-only file (answering -LOADING), so the port alone is not enough.
     private static func launch(configFile: String, logFile: String, port: Int) throws -> ChildProcess {
+        let ready = "Ready to accept connections"
+        let readyBefore = ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").components(separatedBy: ready).count
         let p = try ChildProcess("/usr/bin/redis-server", [configFile])
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !LoopbackPorts.isAccepting(port) {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !LoopbackPorts.isAccepting(port)
+                || ((try? String(contentsOfFile: logFile, encoding: .utf8)) ?? "").components(separatedBy: ready).count <= readyBefore {
             if !p.isRunning || ContinuousClock.now > deadline {
                 p.signal(SIGKILL)
                 _ = p.waitSync(timeout: .seconds(5))
