@@ -150,7 +150,9 @@ final class ExtensionStage: Sendable {
     /// no asynchronous step is configured; otherwise `nil` and nothing ran (use `process`).
     /// Spares the per-request completion closure on the common, synchronous path.
     func processSynchronously(_ request: NotificationRequest, context: MessageContext) -> StageResult? {
-        guard steps.isEmpty, case .decided(let result) = begin(request, context: context) else { return nil }
+        // A message whose filters decide in the shared memory waits for it: the chain runs once, in `process`.
+        guard steps.isEmpty, !filters.sharesMemory(route: context.route),
+              case .decided(let result) = begin(request, context: context) else { return nil }
         return result
     }
 

@@ -83,6 +83,8 @@ final class FilterChain: Sendable {
     let hasChangedFilters: Bool
     /// Where the remembering filters' memory is when replicas share it (`state.redis`); `nil`: `memory`.
     let shared: (any SharedFilterMemory)?
+    /// With `shared`: the routes a remembering filter applies to (`nil`: every route has one).
+    private let sharedRoutes: Set<String>?
 
     init(_ configs: [FilterConfig], clock: StageClock, memory: FilterMemory = FilterMemory(),
          shared: (any SharedFilterMemory)? = nil) {
@@ -102,6 +104,16 @@ final class FilterChain: Sendable {
             }
         }
         hasChangedFilters = filters.contains { if case .changed = $0.config.action { true } else { false } }
+        let remembering = configs.filter(\.hasMemory)
+        sharedRoutes = remembering.contains { $0.routes == nil } ? nil : Set(remembering.flatMap { $0.routes ?? [] })
+
+    }
+
+    /// Whether a message of `route` may have steps for the shared memory (then its decision
+    /// waits for Redis: the caller need not run the chain in its own thread first).
+    func sharesMemory(route: String) -> Bool {
+        guard shared != nil else { return false }
+        return sharedRoutes?.contains(route) ?? true
     }
 
     /// Retained state (a retained message on a `retained: skip` route): each `changed` filter
