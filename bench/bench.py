@@ -527,7 +527,7 @@ def print_shared(shared, relay1):
           " filters in memory. calls/msg, us/call: the filter script's EVALSHA calls per input message and Redis's"
           " time in each (INFO commandstats); calls/read: calls per socket read of Redis's, about one pipeline;"
           " trip ms: the round trip a decision waited, mean over the calls, from the bridges' /metrics; redis MB:"
-          " used_memory after the case's floods, flushed before it: mostly each message's decision, kept a day)")
+          " used_memory after the case's floods, flushed before it: mostly each message's decision, kept for a replay: as long as its longest window, at least 10 minutes, a day with a changed filter)")
     for label, row, key in shared:
         reference = memory.get(key[-1])
         if not row or row.get("replicas", 1) < 2 or not reference:
