@@ -37,11 +37,7 @@ extension OutputWorker {
             return true
         }
         guard added else {
-            stats.failed.add(1, ordering: .relaxed)
-            let dropped = droppedCount.add(1, ordering: .relaxed).newValue
-            if dropped % 1000 == 1 {
-                logger.error("output '\(config.name)': \(Self.memoryLimit) deliveries wait for the \(store?.backend ?? "store"); dropping new ones (\(dropped) so far)")
-            }
+            dropped(because: "\(Self.memoryLimit) deliveries wait for the \(store?.backend ?? "store")")
             return false
         }
         stats.pending.add(1, ordering: .relaxed)

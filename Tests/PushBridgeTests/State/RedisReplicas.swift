@@ -26,6 +26,26 @@ final class RedisReplicas: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// A route `name` on `topic` (shared by the group) whose JSON messages carry a number `n`,
+    /// behind a `dedupe` on that number: every number should be notified exactly once.
+    static func numbered(_ name: String, topic: String) -> String {
+        """
+        routes:
+          - name: \(name)
+            topic: "\(topic)"
+            qos: 1
+            share: pushbridge
+            input: json
+            alert: {body: "{{ payload.n }}"}
+        extension:
+          filters:
+            - name: once
+              dedupe: {key: "{{ payload.n }}", window: 10m}
+        display: {topic: "display/{{ topic }}", qos: 1}
+
+        """
+    }
+
     /// Replica `i`'s file: its broker section, `body` (routes, filters, display, monitoring…),
     /// its journal and `state.redis` (with `redis` added to that mapping, e.g. `claim_after: 5s`).
     func config(_ i: Int, _ body: String, redis extra: String = "") -> String {

@@ -20,21 +20,7 @@ struct SharedChaosTests {
         let set = try RedisReplicas("chaos")
         let (broker, prefix) = (set.broker, set.prefix)
         for i in 0..<3 {
-            try await set.start(i, """
-                routes:
-                  - name: chaos
-                    topic: "\(prefix)/t/+"
-                    qos: 1
-                    share: pushbridge
-                    input: json
-                    alert: {body: "{{ payload.n }}"}
-                extension:
-                  filters:
-                    - name: once
-                      dedupe: {key: "{{ payload.n }}", window: 10m}
-                display: {topic: "display/{{ topic }}", qos: 1}
-                monitoring: {status_topic: null, stats_topic: null}
-                """)
+            try await set.start(i, RedisReplicas.numbered("chaos", topic: "\(prefix)/t/+") + "monitoring: {status_topic: null, stats_topic: null}\n")
         }
         let display = try await TestClient.connected(
             to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])

@@ -68,19 +68,7 @@ struct SharedReplicasTests {
         for i in 0..<2 {
             let port = try LoopbackPorts.free()
             ports.append(port)
-            try await set.start(i, """
-                routes:
-                  - name: load
-                    topic: "\(prefix)/load/+"
-                    qos: 1
-                    share: pushbridge
-                    input: json
-                    alert: {body: "{{ payload.n }}"}
-                extension:
-                  filters:
-                    - name: once
-                      dedupe: {key: "{{ payload.n }}", window: 10m}
-                display: {topic: "display/{{ topic }}", qos: 1}
+            try await set.start(i, RedisReplicas.numbered("load", topic: "\(prefix)/load/+") + """
                 monitoring:
                   status_topic: null
                   stats_topic: "\(prefix)/stats/\(i)"
@@ -88,7 +76,7 @@ struct SharedReplicasTests {
                   http: "127.0.0.1:\(port)"
                 """)
         }
-        for port in ports { try await eventually("ready", timeout: .seconds(10)) { (try? httpGet(port: port, path: "/readyz").status) == 200 } }
+        for port in ports { try await eventually("ready", timeout: .seconds(60)) { (try? httpGet(port: port, path: "/readyz").status) == 200 } }
         let display = try await TestClient.connected(
             to: broker, subscriptions: [MQTTSubscription(filter: "display/\(prefix)/#", qos: 1)])
         defer { display.stop(flushTimeout: .zero) }
@@ -123,7 +111,7 @@ struct SharedReplicasTests {
         #expect(bodies.count == total, "nothing doubled")
         #expect(notReady?.hasPrefix("not ready: state backend redis at redis://127.0.0.1:\(redis.port)/ is unreachable") == true,
                 "\(notReady ?? "no 503")")
-        for port in ports { try await eventually("ready again", timeout: .seconds(10)) { (try? httpGet(port: port, path: "/readyz").status) == 200 } }
+        for port in ports { try await eventually("ready again", timeout: .seconds(60)) { (try? httpGet(port: port, path: "/readyz").status) == 200 } }
         let metrics = try httpGet(port: ports[0], path: "/metrics").body
         #expect(metrics.contains("pushbridge_state_up 1"))
         #expect(metrics.contains(#"pushbridge_state_operations_total{op="filter_decide",result="ok"}"#))
