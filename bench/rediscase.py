@@ -19,6 +19,7 @@ port, started and stopped (by its PID) by this module.
 """
 import os
 import signal
+import statistics
 import socket
 import subprocess
 import time
@@ -227,3 +228,54 @@ def replica_flood(bench, broker, qos, n, workdir, name, replicas, filters, redis
     row["own_us"] = [us / share if share else None for us, share in zip(row["replica_us"], row["shares"])]
     row["replicas"] = replicas
     return row
+
+
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def print_table(shared, relay1):
+    """The redis case's table: each row's ratio (and per replica), CPU per input message of the
+    bridges (summed over the replicas), of redis-server and of everything (bridges, Redis, broker,
+    load generator), the share of the machine's cores that is, and what Redis saw."""
+    memory = {key[1]: row for _, row, key in shared if key[0] == "memory" and row}
+    cores = os.cpu_count()
+    print("\nshared state on Redis (QoS 1 floods, journal fsync never; the filters before drop-half, so every input"
+          " message is one decision; ratios to relay QoS 1; CPU per input message, medians):")
+    print(f"  {'case':<46} {'msg/s':>7} {'x relay':>7} {'/replica':>8} {'vs ref':>6} {'bridges':>8} {'redis':>6} "
+          f"{'all':>6} {'cores':>5} {'calls/msg':>9} {'us/call':>7} {'calls/read':>10} {'trip ms':>8} {'redis MB':>8}")
+    for label, row, key in shared:
+        if row is None:
+            print(f"  {label:<46} {'n/a':>7}")
+            continue
+        replicas = row.get("replicas", 1)
+        ratio = row["rate"] / relay1["rate"] if relay1 else None
+        each = ratio / replicas if ratio is not None else None
+        reference = memory.get(key[-1])
+        versus = each / (reference["rate"] / relay1["rate"]) if each is not None and reference else None
+        everything = row["bridge_us"] + row.get("redis_us", 0) + row["broker_in_us"] + row["load_us"]
+        print(f"  {label:<46} {row['rate']:>7,.0f} {fmt(ratio, '7.2f'):>7} {fmt(each, '8.2f'):>8} "
+              f"{fmt(versus, '6.2f'):>6} {row['bridge_us']:>8.1f} {fmt(row.get('redis_us'), '6.1f'):>6} "
+              f"{everything:>6.1f} {row['rate'] * everything / 1e6:>5.2f} {fmt(row.get('calls_per_msg'), '9.2f'):>9} "
+              f"{fmt(row.get('usec_per_call'), '7.1f'):>7} {fmt(row.get('calls_per_read'), '10.1f'):>10} "
+              f"{fmt(row.get('round_trip_ms'), '8.2f'):>8} {fmt(row.get('redis_mb'), '8.1f'):>8}")
+    print(f"  (us per input message: bridges = the replicas' CPU summed, redis = redis-server's, all = bridges + redis +"
+          f" broker + load generator; cores = msg/s x all: how many of the {cores} cores the flood kept busy."
+          " /replica = x relay / replicas; vs ref = /replica over the x relay of the single bridge with the same"
+          " filters in memory. calls/msg, us/call: the filter script's EVALSHA calls per input message and Redis's"
+          " time in each (INFO commandstats); calls/read: calls per socket read of Redis's, about one pipeline;"
+          " trip ms: the round trip a decision waited, mean over the calls, from the bridges' /metrics; redis MB:"
+          " used_memory after the case's floods, flushed before it: mostly each message's decision, kept for a replay: as long as its longest window, at least 10 minutes, a day with a changed filter)")
+    for label, row, key in shared:
+        reference = memory.get(key[-1])
+        if not row or row.get("replicas", 1) < 2 or not reference:
+            continue
+        own = [x for x in row["own_us"] if x]
+        print(f"  {label}: the replicas took {' / '.join(f'{x * 100:.0f}' for x in row['shares'])} % of the input, at "
+              f"{' / '.join(f'{x:.1f}' for x in own)} us per message each handled (the single bridge with the filters"
+              f" in memory: {reference['bridge_us']:.1f}). Estimates, not measured here: bound by its own CPU alone"
+              f" (a core per replica, Redis and the broker elsewhere), a replica would take"
+              f" {reference['bridge_us'] / statistics.mean(own):.2f} x the single bridge's rate; Redis, one thread at"
+              f" {row['redis_us']:.1f} us per message, caps the group at {1e6 / row['redis_us']:,.0f} msg/s ="
+              f" {reference['bridge_us'] / row['redis_us']:.2f} x the single bridge's CPU-bound rate"
+              f" ({reference['bridge_us'] / row['redis_us'] / row['replicas']:.2f} per replica)")

@@ -19,6 +19,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.common.exceptions import StaleElementReferenceException
 
+import state_panel
+
 BIN = os.path.realpath(sys.argv[1]) if len(sys.argv) > 1 else sys.exit(__doc__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 ARTIFACTS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, ".build", "test-artifacts")
@@ -192,7 +194,7 @@ def main():
     driver.set_page_load_timeout(30)
     try:
         run_checks(driver, broker, url, bridge)
-        state_checks(driver, broker, token_file)
+        state_panel.state_checks(driver, broker, token_file, sys.modules[__name__])
     finally:
         driver.quit()
         stop(bridge)
@@ -203,75 +205,6 @@ def main():
     failed = [n for n, e in results if e]
     print(f"browser: {len(results) - len(failed)} passed, {len(failed)} failed")
     sys.exit(1 if failed else 0)
-
-
-STATE_CONFIG = """
-broker: {{host: 127.0.0.1, port: {broker}, client_id: browser-state-{pid}}}
-routes:
-  - {{name: leaks, topic: "leak/+", share: bridges, alert: {{title: "Leak", body: "{{{{ topic }}}}"}}}}
-extension:
-  filters:
-    - {{name: once, dedupe: {{key: "{{{{ topic }}}}", window: 10m}}}}
-journal: {{path: "{journal}"}}
-state:
-  redis: {{url: "redis://127.0.0.1:{redis}/0", prefix: "browser:"}}
-monitoring:
-  http: "127.0.0.1:{http}"
-  http_auth: {{token_file: "{token_file}"}}
-  interval: 1s
-"""
-
-
-def state_checks(driver, broker, token_file):
-    """A bridge that keeps its filters' memory in Redis (state.redis): the Shared state panel says
-    where, that it answers and what it did; with Redis stopped it says NOT CONNECTED and why."""
-    redis_port, http = free_port(), free_port()
-    conf = os.path.join(TMP, "redis.conf")
-    with open(conf, "w") as f:
-        f.write(f"port {redis_port}\nbind 127.0.0.1\nsave \"\"\nappendonly no\ndir {TMP}\n")
-    redis = start(["redis-server", conf], "redis.log")
-    wait("redis-server", lambda: _port_open(redis_port))
-    cfg = os.path.join(TMP, "bridge-state.yml")
-    with open(cfg, "w") as f:
-        f.write(STATE_CONFIG.format(broker=broker.port, pid=os.getpid(), journal=os.path.join(TMP, "journal-state"),
-                                    redis=redis_port, http=http, token_file=token_file))
-    bridge = start([BIN, "run", "-c", cfg], "bridge-state.log")
-    url = f"http://127.0.0.1:{http}/"
-    try:
-        wait("state bridge /readyz", lambda: _http_ok(http))
-
-        def panel():
-            driver.get(url)
-            if driver.find_elements(By.CSS_SELECTOR, "form[action='/login']"):
-                form = driver.find_element(By.CSS_SELECTOR, "form[action='/login']")
-                form.find_element(By.NAME, "token").send_keys(TOKEN)
-                form.submit()
-            wait("the Shared state panel", lambda: driver.find_element(By.ID, "state-panel").is_displayed())
-            for _ in range(3):
-                broker.pub("leak/basement", '{"water_leak":true}')
-            summary = lambda: driver.find_element(By.ID, "state-summary").text
-            wait("redis connected", lambda: summary().startswith(f"redis at redis://127.0.0.1:{redis_port}/: connected"))
-
-            def decided():
-                rows = {r.get_attribute("data-op"): [c.text for c in r.find_elements(By.TAG_NAME, "td")]
-                        for r in driver.find_elements(By.CSS_SELECTOR, "#state-ops tbody tr")}
-                return rows.get("filter_decide", [None, "0"])[1] == "3"
-            wait("three filter decisions counted", decided)
-            stop(redis)
-            wait("NOT CONNECTED with the reason", lambda: "NOT CONNECTED" in summary() and "unreachable" in summary())
-            assert "warn" in driver.find_element(By.ID, "state-summary").get_attribute("class").split()
-        check("the Shared state panel: Redis, its round trip and operations; NOT CONNECTED with the reason when it stops", panel)
-    finally:
-        stop(bridge)
-        stop(redis)
-
-
-def _port_open(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
-    except OSError:
-        return False
 
 
 def _http_ok(port):

@@ -79,16 +79,6 @@ final class OutputWorker: Sendable {
         }
     }
 
-    /// A delivery refused because `reason` (memory is full): counted as failed; logged for the
-    /// first drop and every 1000th after it (a dead service under load).
-    func dropped(because reason: String) {
-        stats.failed.add(1, ordering: .relaxed)
-        let dropped = droppedCount.add(1, ordering: .relaxed).newValue
-        if dropped % 1000 == 1 {
-            logger.error("output '\(config.name)': \(reason); dropping new ones (\(dropped) so far)")
-        }
-    }
-
     /// Starts the thread (it first sends what the store kept from an earlier run).
     func start() {
         worker.submit { [self] in run() }

@@ -44,6 +44,16 @@ extension OutputWorker {
         return true
     }
 
+    /// A delivery refused because `reason` (memory is full): counted as failed; logged for the
+    /// first drop and every 1000th after it (a dead service under load).
+    func dropped(because reason: String) {
+        stats.failed.add(1, ordering: .relaxed)
+        let dropped = droppedCount.add(1, ordering: .relaxed).newValue
+        if dropped % 1000 == 1 {
+            logger.error("output '\(config.name)': \(reason); dropping new ones (\(dropped) so far)")
+        }
+    }
+
     /// Whether deliveries wait for the store (new ones wait behind them, in order).
     var hasBacklog: Bool {
         backlogStored.load(ordering: .sequentiallyConsistent) || shared.withLock { !$0.backlog.isEmpty }
