@@ -41,6 +41,9 @@ final class FilterChain: Sendable {
         let timeZone: TimeZone?
         /// A `suppress` filter's condition (taken out of `config` once, not per message).
         private let suppressCondition: Expression?
+        /// The filter's memory identity (its name and definition), made once: a shared memory's
+        /// steps carry it per message.
+        let memoryIdentity: String
         /// The trace of a chain that ends with this filter as its only entry, for the usual
         /// verdicts, made once: such a message's trace is then shared, not allocated.
         let passedTrace: [FilterTrace]
@@ -54,6 +57,7 @@ final class FilterChain: Sendable {
             self.windows = windows
             self.values = values
             self.timeZone = timeZone
+            memoryIdentity = config.hasMemory ? config.memoryIdentity : ""
             if case .suppress(let condition) = config.action { suppressCondition = condition } else { suppressCondition = nil }
             passedTrace = [FilterTrace(name: config.name, verdict: FilterChain.passed)]
             suppressedTrace = [FilterTrace(name: config.name, verdict: FilterChain.suppressed)]
@@ -172,7 +176,7 @@ final class FilterChain: Sendable {
                 add(filter, Self.skippedWhenFalse)
                 continue
             }
-            if shared != nil, let step = Self.step(filter.config, in: context) {
+            if shared != nil, let step = Self.step(filter.config, identity: filter.memoryIdentity, in: context) {
                 // Decided with the message's other steps by the shared memory (`settle`).
                 add(filter, Self.passed)
                 var rateLimit = false
@@ -191,7 +195,7 @@ final class FilterChain: Sendable {
     }
 
     /// A remembering filter's step for the shared memory (`nil` for the other actions).
-    private static func step(_ config: FilterConfig, in context: MessageContext) -> FilterMemoryStep? {
+    private static func step(_ config: FilterConfig, identity: String, in context: MessageContext) -> FilterMemoryStep? {
         let kind: FilterMemoryStep.Kind
         let key: Template
         switch config.action {
@@ -201,7 +205,7 @@ final class FilterChain: Sendable {
             (key, kind) = (k, .changed(value: value.render(in: context), deadband: deadband, deliverFirst: initial == .deliver))
         case .suppress, .set, .quietHours: return nil
         }
-        return FilterMemoryStep(filter: config.memoryIdentity, key: key.render(in: context), kind: kind)
+        return FilterMemoryStep(filter: identity, key: key.render(in: context), kind: kind)
     }
 
     /// `result` with the shared memory's `answers` to its pending steps: each step's verdict in

@@ -107,11 +107,12 @@ final class RedisBatches: Sendable {
             health.failed(calls[0].op, why: "refused: \(why)")
             return false
         }
+        // The health is told once per operation of the round trip, not once per call.
         let seconds = (clock.now - begin).seconds
-        for (call, reply) in zip(calls, replies) {
-            health.succeeded(call.op, seconds: seconds)
-            call.completion(reply)
-        }
+        var counts: [String: Int] = [:]
+        for call in calls { counts[call.op, default: 0] += 1 }
+        for (op, n) in counts { health.succeeded(op, seconds: seconds, count: n) }
+        for (call, reply) in zip(calls, replies) { call.completion(reply) }
         return true
     }
 

@@ -41,19 +41,19 @@ final class StateHealth: Sendable {
         self.report = report
     }
 
-    /// Records a successful operation `op` that took `seconds`; `true` when it ends an outage
-    /// (log that the backend is back).
+    /// Records `count` successful operations `op` that took `seconds` each (the calls of one
+    /// round trip); `true` when they end an outage (log that the backend is back).
     @discardableResult
-    func succeeded(_ op: String, seconds: Double) -> Bool {
+    func succeeded(_ op: String, seconds: Double, count: Int = 1) -> Bool {
         let back = state.withLock { s in
             let wasDown = !s.connected && s.reason != "not connected yet"
             s.connected = true
             s.reason = nil
             s.roundTrip = seconds
             var o = s.operations[op] ?? Operation()
-            o.ok += 1
-            o.seconds += seconds
-            o.buckets[Self.bounds.firstIndex { seconds <= $0 } ?? Self.bounds.count] += 1
+            o.ok += count
+            o.seconds += seconds * Double(count)
+            o.buckets[Self.bounds.firstIndex { seconds <= $0 } ?? Self.bounds.count] += count
             s.operations[op] = o
             return wasDown
         }
