@@ -118,14 +118,6 @@ final class RedisBatches: Sendable {
 
     /// `PING`: whether Redis answers (recorded in `health`).
     private func ping() {
-        let clock = ContinuousClock()
-        let begin = clock.now
-        do throws(RedisError) {
-            let reply = try connection.command(["PING"])
-            if case .error(let why) = reply { throw RedisError(description: why) }
-            health.succeeded("ping", seconds: (clock.now - begin).seconds)
-        } catch {
-            health.failed("ping", why: error.description)
-        }
+        _ = health.measured("ping") { () throws(RedisError) in try connection.command(["PING"]).accepted() }
     }
 }

@@ -55,41 +55,27 @@ final class RedisConditions: SharedConditions {
     }
 
     func claim(_ token: String) -> Bool {
-        let clock = ContinuousClock()
-        let begin = clock.now
-        do throws(RedisError) {
-            let reply = try connection.command(["SET", prefix + "due:" + token, client, "NX", "PX", String(Self.keep.nanoseconds / 1_000_000)])
-            if case .error(let why) = reply { throw RedisError(description: why) }
-            health.succeeded("condition_claim", seconds: (clock.now - begin).seconds)
-            return reply == .status("OK")
-        } catch {
-            health.failed("condition_claim", why: error.description)
-            return false
+        let reply = health.measured("condition_claim") { () throws(RedisError) in
+            try connection.command(["SET", prefix + "due:" + token, client, "NX", "PX", String(Self.keep.nanoseconds / 1_000_000)]).accepted()
         }
+        return reply == .status("OK")
     }
 
     func all() -> [SharedCondition]? {
-        let clock = ContinuousClock()
-        let begin = clock.now
-        do throws(RedisError) {
-            let reply = try allScript.run(on: connection, keys: [setKey], arguments: [Array((prefix + "c:").utf8)])
-            guard case .array(let items) = reply else { throw RedisError(description: "the conditions' script answered \(reply)") }
-            health.succeeded("condition_sync", seconds: (clock.now - begin).seconds)
-            var out: [SharedCondition] = []
-            var i = 0
-            while i + 1 < items.count {
-                let id = items[i].text ?? ""
-                let parts = id.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
-                if parts.count == 2, let c = Self.condition(route: String(parts[0]), key: String(parts[1]), items[i + 1].text ?? "") {
-                    out.append(c)
-                }
-                i += 2
+        guard let items = health.measured("condition_sync", { () throws(RedisError) in
+            try allScript.run(on: connection, keys: [setKey], arguments: [Array((prefix + "c:").utf8)]).elements(of: "the conditions' script")
+        }) else { return nil }
+        var out: [SharedCondition] = []
+        var i = 0
+        while i + 1 < items.count {
+            let id = items[i].text ?? ""
+            let parts = id.split(separator: "\u{1F}", maxSplits: 1, omittingEmptySubsequences: false)
+            if parts.count == 2, let c = Self.condition(route: String(parts[0]), key: String(parts[1]), items[i + 1].text ?? "") {
+                out.append(c)
             }
-            return out
-        } catch {
-            health.failed("condition_sync", why: error.description)
-            return nil
+            i += 2
         }
+        return out
     }
 
     /// A condition from its description (see `RedisConditionScripts`).

@@ -94,29 +94,23 @@ final class RedisDigests: SharedDigests {
     }
 
     func claimDue() -> [DigestSummary]? {
-        let clock = ContinuousClock()
-        let begin = clock.now
-        do throws(RedisError) {
-            let reply = try claimScript.run(on: connection, keys: [prefix + "digests-due"],
-                                            arguments: [Array(String(lease.nanoseconds / 1_000_000).utf8), Array(prefix.utf8)])
-            guard case .array(let items) = reply else { throw RedisError(description: "the digests' script answered \(reply)") }
-            health.succeeded("digest_claim", seconds: (clock.now - begin).seconds)
-            let f = items.map { $0.text ?? "" }
-            var out: [DigestSummary] = []
-            var i = 0
-            while i + 7 <= f.count {
-                let count = Int(f[i + 6]) ?? 0
-                let row = DigestWindowRow(route: f[i], key: f[i + 1], summaryID: f[i + 2], opened: (Double(f[i + 3]) ?? 0) / 1000,
-                                          ends: (Double(f[i + 4]) ?? 0) / 1000, sent: Int(f[i + 5]) ?? 0)
-                let held = f[(i + 7)..<min(i + 7 + count, f.count)].compactMap(Self.row)
-                out.append(DigestSummary(window: row, held: held))
-                i += 7 + count
-            }
-            return out
-        } catch {
-            health.failed("digest_claim", why: error.description)
-            return nil
+        guard let items = health.measured("digest_claim", { () throws(RedisError) in
+            try claimScript.run(on: connection, keys: [prefix + "digests-due"],
+                                arguments: [Array(String(lease.nanoseconds / 1_000_000).utf8), Array(prefix.utf8)])
+                .elements(of: "the digests' script")
+        }) else { return nil }
+        let f = items.map { $0.text ?? "" }
+        var out: [DigestSummary] = []
+        var i = 0
+        while i + 7 <= f.count {
+            let count = Int(f[i + 6]) ?? 0
+            let row = DigestWindowRow(route: f[i], key: f[i + 1], summaryID: f[i + 2], opened: (Double(f[i + 3]) ?? 0) / 1000,
+                                      ends: (Double(f[i + 4]) ?? 0) / 1000, sent: Int(f[i + 5]) ?? 0)
+            let held = f[(i + 7)..<min(i + 7 + count, f.count)].compactMap(Self.row)
+            out.append(DigestSummary(window: row, held: held))
+            i += 7 + count
         }
+        return out
     }
 
     func sent(_ summary: DigestSummary) {
