@@ -33,6 +33,9 @@ struct pb_curl {
     CURLMsg *(*multi_info_read)(CURLM *multi, int *left);
     CURLMcode (*multi_poll)(CURLM *multi, struct curl_waitfd extra[], unsigned int count, int timeout_ms, int *ready);
     CURLMcode (*multi_wakeup)(CURLM *multi);
+    CURLSH *(*share_init)(void);
+    CURLSHcode (*share_setopt)(CURLSH *share, CURLSHoption option, ...);
+    CURLSHcode (*share_cleanup)(CURLSH *share);
 };
 
 // Fills `table` from the shared library (its soname first, then the development link).
@@ -63,11 +66,14 @@ static inline const char *pb_curl_load(struct pb_curl *table) {
     PB_CURL_SYMBOL(multi_info_read, "curl_multi_info_read")
     PB_CURL_SYMBOL(multi_poll, "curl_multi_poll")
     PB_CURL_SYMBOL(multi_wakeup, "curl_multi_wakeup")
+    PB_CURL_SYMBOL(share_init, "curl_share_init")
+    PB_CURL_SYMBOL(share_setopt, "curl_share_setopt")
+    PB_CURL_SYMBOL(share_cleanup, "curl_share_cleanup")
 #undef PB_CURL_SYMBOL
     return NULL;
 }
 
-// curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic: each argument type
+// curl_easy_setopt, curl_easy_getinfo, curl_multi_setopt and curl_share_setopt are variadic: each argument type
 // gets a typed wrapper here.
 static inline CURLcode pb_curl_set_long(const struct pb_curl *t, CURL *h, CURLoption o, long v) { return t->easy_setopt(h, o, v); }
 static inline CURLcode pb_curl_set_string(const struct pb_curl *t, CURL *h, CURLoption o, const char *v) { return t->easy_setopt(h, o, v); }
@@ -81,6 +87,7 @@ static inline CURLcode pb_curl_set_header(const struct pb_curl *t, CURL *h, pb_c
 
 static inline CURLcode pb_curl_get_long(const struct pb_curl *t, CURL *h, CURLINFO i, long *v) { return t->easy_getinfo(h, i, v); }
 
+static inline CURLSHcode pb_curl_share_set_long(const struct pb_curl *t, CURLSH *s, CURLSHoption o, long v) { return t->share_setopt(s, o, v); }
 static inline CURLMcode pb_curl_multi_set_long(const struct pb_curl *t, CURLM *m, CURLMoption o, long v) { return t->multi_setopt(m, o, v); }
 
 // CURLMsg's `data` is a union; Swift sees it, but these read it plainly.

@@ -98,6 +98,11 @@ enum Curl {
     /// `curl_getdate`: seconds since 1970, or -1 (also when libcurl is not there).
     static func getdate(_ text: String) -> Int { loaded.table.getdate.map { Int($0(text, nil)) } ?? -1 }
     static func multiInit() -> UnsafeMutableRawPointer? { loaded.table.multi_init?() }
+    static func shareInit() -> UnsafeMutableRawPointer? { loaded.table.share_init?() }
+    static func shareCleanup(_ s: UnsafeMutableRawPointer) { _ = loaded.table.share_cleanup?(s) }
+    static func shareSetLong(_ s: UnsafeMutableRawPointer, _ o: CURLSHoption, _ v: Int) -> CURLSHcode {
+        table { pb_curl_share_set_long($0, s, o, v) }
+    }
     static func multiCleanup(_ m: UnsafeMutableRawPointer) { _ = loaded.table.multi_cleanup?(m) }
     static func multiAddHandle(_ m: UnsafeMutableRawPointer, _ h: UnsafeMutableRawPointer) -> CURLMcode {
         loaded.table.multi_add_handle?(m, h) ?? CURLM_INTERNAL_ERROR

@@ -19,6 +19,10 @@ protocol CurlDriven: AnyObject {
 /// call is made by the single worker thread that owns the handle.
 final class CurlMulti<Transfer: CurlDriven>: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
+    /// What the transfers share beyond the multi handle's connections and DNS cache: TLS
+    /// sessions, so a new connection to a host resumes the last one's session (one full
+    /// handshake per host, not one per connection). `nil` when libcurl cannot make one.
+    private let share: UnsafeMutableRawPointer?
     /// The transfers running, by easy handle (they must outlive their time in the multi handle).
     private var running: [UnsafeMutableRawPointer: Transfer] = [:]
 
@@ -28,18 +32,24 @@ final class CurlMulti<Transfer: CurlDriven>: @unchecked Sendable {
         // HTTP/2 multiplexes the transfers of one output on one connection where it can.
         _ = Curl.multiSetLong(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         _ = Curl.multiSetLong(m, CURLMOPT_MAX_HOST_CONNECTIONS, maxHostConnections)
+        // Used by this multi handle's one thread only: no lock functions needed.
+        share = Curl.shareInit()
+        if let share { _ = Curl.shareSetLong(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_SSL_SESSION.rawValue)) }
     }
 
     deinit {
         for (easy, _) in running { Curl.multiRemoveHandle(handle, easy) }
         running.removeAll()
         Curl.multiCleanup(handle)
+        // Refused (and left) while a transfer someone still holds uses it.
+        if let share { Curl.shareCleanup(share) }
     }
 
     var count: Int { running.count }
 
     /// Starts `transfer` (it runs during the next `perform` calls).
     func add(_ transfer: Transfer) throws(CurlError) {
+        if let share { try CurlError.check(Curl.setPointer(transfer.handle, CURLOPT_SHARE, share), "share") }
         let rc = Curl.multiAddHandle(handle, transfer.handle)
         guard rc == CURLM_OK else {
             throw CurlError(code: CURLE_FAILED_INIT, detail: Curl.multiStrerror(rc))

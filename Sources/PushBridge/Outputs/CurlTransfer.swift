@@ -84,16 +84,30 @@ final class CurlTransfer: CurlDriven {
         return .response(ServiceResponse(status: status, headers: headers, body: body, version: text))
     }
 
-    fileprivate func addHeaderLine(_ line: String) {
+    /// Takes one header line as libcurl hands it over (CRLF included): the name lowercased
+    /// (ASCII, as HTTP names are), the value without the spaces, tabs and line ends around it.
+    /// Parsed in the bytes: only the name and the value become strings.
+    fileprivate func addHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
         // A new status line (after `100 Continue` or a redirect) starts a new header block.
-        if line.hasPrefix("HTTP/") {
+        if line.count >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
             headers = [:]
             return
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        headers[name] = value
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return }
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0D || b == 0x0A }
+        var start = colon + 1
+        var end = line.count
+        while start < end, isSpace(line[start]) { start += 1 }
+        while end > start, isSpace(line[end - 1]) { end -= 1 }
+        let name = String(unsafeUninitializedCapacity: colon) { out in
+            for i in 0..<colon {
+                let b = line[i]
+                out[i] = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
+            }
+            return colon
+        }
+        headers[name] = String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
     }
 }
 
@@ -118,9 +132,8 @@ private func curlHeaderCallback(_ data: UnsafeMutablePointer<CChar>?, _ size: In
     let total = size * count
     guard let data, let context else { return total }
     let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
-    let line = data.withMemoryRebound(to: UInt8.self, capacity: total) {
-        String(decoding: UnsafeBufferPointer(start: $0, count: total), as: UTF8.self)
+    data.withMemoryRebound(to: UInt8.self, capacity: total) {
+        transfer.addHeaderLine(UnsafeBufferPointer(start: $0, count: total))
     }
-    transfer.addHeaderLine(line)
     return total
 }

@@ -54,7 +54,8 @@ final class NtfyOutput: OutputKind {
     /// encoded word (`=?UTF-8?B?…?=`), which ntfy decodes. Line breaks become spaces, unless
     /// `keepingLines` (the message text of an upload): then a text with any is encoded.
     static func headerValue(_ text: String, keepingLines: Bool = false) -> String {
-        let flat = keepingLines ? text : text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+        let breaks = !keepingLines && text.utf8.contains { $0 == 0x0D || $0 == 0x0A }
+        let flat = breaks ? String(decoding: text.utf8.map { $0 == 0x0D || $0 == 0x0A ? 0x20 : $0 }, as: UTF8.self) : text
         if flat.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return flat }
         return "=?UTF-8?B?" + Data(flat.utf8).base64EncodedString() + "?="
     }

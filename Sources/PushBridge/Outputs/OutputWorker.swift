@@ -34,6 +34,10 @@ final class OutputWorker: Sendable {
     /// Deliveries wait in `backlogStore` (new ones wait behind them).
     let backlogStored = Atomic<Bool>(false)
     private let worker = Worker(name: "pushbridge-output")
+    /// The thread is about to sleep, or sleeps, in `curl_multi_poll` (`poke`).
+    private let asleep = Atomic<Bool>(false)
+    /// Work was handed over since the thread last looked (`poke`).
+    private let poked = Atomic<Bool>(false)
 
     /// What the hand-off and the worker thread share.
     struct Shared {
@@ -100,7 +104,7 @@ final class OutputWorker: Sendable {
         }
         stats.pending.add(1, ordering: .relaxed)
         if config.fallback != nil { unaccepted.withLock { $0[Self.id(delivery)] = delivery } }
-        multi.wakeUp()
+        poke()
         return true
     }
 
@@ -109,7 +113,15 @@ final class OutputWorker: Sendable {
     func stored(_ count: Int) {
         if store?.traits.shared != true { stats.pending.add(count, ordering: .relaxed) }
         storeDirty.store(true, ordering: .sequentiallyConsistent)
-        multi.wakeUp()
+        poke()
+    }
+
+    /// Tells the thread that work was handed over: wakes it only when it sleeps or is about to
+    /// (a busy thread looks at its inbox and the store before it sleeps again), so a flood of
+    /// deliveries costs no wake-up each.
+    private func poke() {
+        poked.store(true, ordering: .sequentiallyConsistent)
+        if asleep.load(ordering: .sequentiallyConsistent) { multi.wakeUp() }
     }
 
     /// Delivers what it can until `deadline`, then stops (the rest stays in the store).
@@ -127,7 +139,7 @@ final class OutputWorker: Sendable {
 
     private func run() {
         var queue = WorkQueue()
-        var active: [Int: (delivery: PendingDelivery, sent: ServiceRequest)] = [:]
+        var active: [Int: (delivery: PendingDelivery, sent: ServiceRequest, message: OutputMessage)] = [:]
         var nextTag = 0
         var kept = StoreProgress()
         var failing = false
@@ -137,8 +149,11 @@ final class OutputWorker: Sendable {
         var streak = 0
         var pausedUntil = 0.0
         while true {
+            poked.store(false, ordering: .sequentiallyConsistent)  // before the inbox and the store are read
+            // Taken whole (the hand-off starts a new array): emptying it in place while this
+            // copy holds its buffer would allocate a new buffer of the old capacity each turn.
             let (inbox, stopBy) = shared.withLock { s in
-                defer { s.inbox.removeAll(keepingCapacity: true) }
+                defer { s.inbox = [] }
                 return (s.inbox, s.stopBy)
             }
             queue.append(contentsOf: inbox)
@@ -150,15 +165,15 @@ final class OutputWorker: Sendable {
             let limit = failing ? 1 : config.concurrency
             while multi.count < limit, Date().timeIntervalSince1970 >= pausedUntil, now < kept.startBefore, let d = queue.popReady() {
                 nextTag += 1
-                guard let sent = start(d, tag: nextTag, done: &done) else { continue }
-                active[nextTag] = (d, sent)
+                guard let (sent, message) = start(d, tag: nextTag, done: &done) else { continue }
+                active[nextTag] = (d, sent, message)
             }
             multi.perform()
             for (transfer, answer) in multi.finished() {
                 guard let entry = active.removeValue(forKey: transfer.tag) else { continue }
                 var d = entry.delivery
                 let now = Date().timeIntervalSince1970
-                switch outcome(of: answer, to: entry.sent, for: d) {
+                switch outcome(of: answer, to: entry.sent, message: entry.message, for: d) {
                 case .finished:
                     if failing, case .response = answer {
                         failing = false
@@ -217,7 +232,12 @@ final class OutputWorker: Sendable {
                 let c = (stopBy - ContinuousClock.now).components
                 wait = min(wait, max(0, Double(c.seconds) * 1000 + Double(c.attoseconds) / 1e15))
             }
-            multi.wait(milliseconds: Int(wait.rounded(.up)))
+            // No sleep when work was handed over since the inbox and the store were read
+            // (`poke` wakes a sleep that began before its hand-over).
+            asleep.store(true, ordering: .sequentiallyConsistent)
+            if poked.load(ordering: .sequentiallyConsistent) { wait = 0 }
+            if wait > 0 { multi.wait(milliseconds: Int(wait.rounded(.up))) }
+            asleep.store(false, ordering: .sequentiallyConsistent)
         }
     }
 
@@ -228,9 +248,9 @@ final class OutputWorker: Sendable {
         case resend
     }
 
-    /// Starts `d`: the request sent, without its body; `nil` when it finished at once
-    /// (nothing to send, or it cannot be sent).
-    private func start(_ d: PendingDelivery, tag: Int, done: inout [PendingDelivery]) -> ServiceRequest? {
+    /// Starts `d`: the request sent, without its body, and the item parsed (its answer is read
+    /// against both); `nil` when it finished at once (nothing to send, or it cannot be sent).
+    private func start(_ d: PendingDelivery, tag: Int, done: inout [PendingDelivery]) -> (ServiceRequest, OutputMessage)? {
         guard let message = OutputMessage(json: d.item, files: d.files) else {
             logger.error("output '\(config.name)': stored item \(d.key) is not JSON; dropped")
             stats.failed.add(1, ordering: .relaxed)
@@ -246,7 +266,7 @@ final class OutputWorker: Sendable {
         do {
             try multi.add(CurlTransfer(request, tag: tag, timeout: config.timeout, tls: config.tls))
             request.body = []
-            return request
+            return (request, message)
         } catch {
             logger.error("output '\(config.name)': cannot send \(d.key): \(error)")
             stats.failed.add(1, ordering: .relaxed)
@@ -256,12 +276,11 @@ final class OutputWorker: Sendable {
         }
     }
 
-    private func outcome(of answer: HTTPAnswer, to sent: ServiceRequest, for d: PendingDelivery) -> Outcome {
+    private func outcome(of answer: HTTPAnswer, to sent: ServiceRequest, message: OutputMessage, for d: PendingDelivery) -> Outcome {
         guard case .response(let response) = answer else {
             if case .failed(let error) = answer { return .retry(after: nil, reason: error.description) }
             return .retry(after: nil, reason: "no answer")
         }
-        guard let message = OutputMessage(json: d.item, files: d.files) else { return .finished }
         var verdict = kind.verdict(for: response, to: sent, message: message, target: d.target)
         if case .resend(let why) = verdict {
             if !d.resent {

@@ -88,13 +88,15 @@ extension OutputWorker {
     /// The store's upkeep when due: the deliveries waiting in memory added, the unfinished
     /// ones finished, the held ones kept (those another replica took dropped), a stopped
     /// replica's claimed, and a read of what no consumer had yet.
-    func upkeep(_ progress: inout StoreProgress, queue: inout WorkQueue, active: [PendingDelivery], stopping: Bool, now: Double) {
+    func upkeep(_ progress: inout StoreProgress, queue: inout WorkQueue, active activeNow: @autoclosure () -> [PendingDelivery],
+                stopping: Bool, now: Double) {
         guard let store, let interval = store.traits.upkeepInterval else {
             progress.nextUpkeep = nil
             return
         }
         guard let due = progress.nextUpkeep, now >= due else { return }
         progress.nextUpkeep = now + interval
+        let active = activeNow()
         flushBacklog(store)
         if !progress.unfinished.isEmpty {
             let retry = progress.unfinished

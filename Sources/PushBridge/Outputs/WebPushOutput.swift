@@ -2,8 +2,9 @@ import Foundation
 
 /// Web Push (docs/webpush.md): an item goes to every browser subscribed when it is handed over,
 /// one delivery per subscription (the target is its endpoint), so one slow or failing push
-/// service is retried alone. The request is built when it is sent (fresh VAPID JWT, fresh
-/// encryption); a subscription removed meanwhile is skipped.
+/// service is retried alone. The request is built when it is sent (fresh encryption; the VAPID
+/// JWT and the subscription's key as `WebPushCache` keeps them); a subscription removed
+/// meanwhile is skipped.
 ///
 /// Answers (RFC 8030 section 8.3): 2xx delivered; 404/410 the subscription is gone: it is
 /// removed and the delivery skipped; 429 and 5xx retried (after `Retry-After` when given);
@@ -47,7 +48,9 @@ final class WebPushOutput: OutputKind {
         } else {
             store = MemorySubscriptionStore()
         }
-        return WebPushOutput(name: name, config: config, store: store, vapid: vapid, logger: logger)
+        // Read through a kept copy; Redis's is read again each second (other replicas change it).
+        return WebPushOutput(name: name, config: config, store: SubscriptionSnapshot(store, maxAge: shared == nil ? nil : 1),
+                             vapid: vapid, logger: logger)
     }
 
     /// Every subscription (empty when the store cannot be read: logged).
