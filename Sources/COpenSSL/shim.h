@@ -27,6 +27,21 @@ static inline int pb_ssl_keygen_p256(EVP_PKEY **out) {
     return *out != NULL;
 }
 
+/// A key-generation context for P-256, made once and used for many keys
+/// (EVP_PKEY_Q_keygen makes and sets one up for each key); NULL on failure.
+static inline EVP_PKEY_CTX *pb_ssl_keygen_context_p256(void) {
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (ctx == NULL) return NULL;
+    OSSL_PARAM params[2];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"P-256", 0);
+    params[1] = OSSL_PARAM_construct_end();
+    if (EVP_PKEY_keygen_init(ctx) <= 0 || EVP_PKEY_CTX_set_params(ctx, params) <= 0) {
+        EVP_PKEY_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
 /// A BIO reading `len` bytes at `data` (BIO_new_mem_buf takes an int length).
 static inline BIO *pb_ssl_bio_from(const void *data, size_t len) {
     if (len > 0x7fffffff) return NULL;
@@ -65,6 +80,25 @@ static inline int pb_ssl_hkdf_sha256(const unsigned char *salt, size_t salt_len,
         && EVP_PKEY_derive(ctx, out, &len) > 0
         && len == out_len;
     EVP_PKEY_CTX_free(ctx);
+    return ok;
+}
+
+/// HKDF-SHA256 (extract and expand) with `kdf` fetched once by the caller
+/// (EVP_KDF_fetch(NULL, "HKDF", NULL)): no algorithm lookup per call; 1 on success.
+static inline int pb_ssl_hkdf_sha256_with(EVP_KDF *kdf, const unsigned char *salt, size_t salt_len,
+                                           const unsigned char *ikm, size_t ikm_len,
+                                           const unsigned char *info, size_t info_len,
+                                           unsigned char *out, size_t out_len) {
+    EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(kdf);
+    if (ctx == NULL) return 0;
+    OSSL_PARAM params[5];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0);
+    params[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)ikm, ikm_len);
+    params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_SALT, (void *)salt, salt_len);
+    params[3] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (void *)info, info_len);
+    params[4] = OSSL_PARAM_construct_end();
+    int ok = EVP_KDF_derive(ctx, out, out_len, params) > 0;
+    EVP_KDF_CTX_free(ctx);
     return ok;
 }
 

@@ -2,12 +2,37 @@ import Foundation
 
 /// Base64url without padding (RFC 4648 section 5), as Web Push writes keys, salts and JWTs.
 enum Base64URL {
-    /// `bytes` as base64url, no `=` padding.
+    /// The 64 characters, in the order of their values.
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// `bytes` as base64url, no `=` padding (written straight into the string's storage: a
+    /// push message encodes several keys and a JWT each).
     static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var text = Data(bytes).base64EncodedString()
-        text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while text.hasSuffix("=") { text.removeLast() }
-        return text
+        let input = Array(bytes)
+        let full = input.count / 3, rest = input.count % 3
+        let length = full * 4 + (rest == 0 ? 0 : rest + 1)
+        return alphabet.withUnsafeBufferPointer { table in
+            String(unsafeUninitializedCapacity: length) { out in
+                var o = 0
+                var i = 0
+                while i + 3 <= input.count {
+                    let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    out[o] = table[Int(n >> 18)]
+                    out[o + 1] = table[Int(n >> 12 & 63)]
+                    out[o + 2] = table[Int(n >> 6 & 63)]
+                    out[o + 3] = table[Int(n & 63)]
+                    i += 3
+                    o += 4
+                }
+                if rest > 0 {
+                    let n = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                    out[o] = table[Int(n >> 18)]
+                    out[o + 1] = table[Int(n >> 12 & 63)]
+                    if rest == 2 { out[o + 2] = table[Int(n >> 6 & 63)] }
+                }
+                return length
+            }
+        }
     }
 
     /// The bytes of base64url `text` (padding optional); `nil` when it is not base64url.

@@ -10,10 +10,23 @@ enum Digests {
         return out
     }
 
+    /// An algorithm fetched from OpenSSL's providers once and kept (OpenSSL 3 looks an
+    /// algorithm up, under locks, each time one is named instead); never freed.
+    private struct Fetched: @unchecked Sendable {
+        let pointer: OpaquePointer?
+    }
+    private static let hkdfSHA256 = Fetched(pointer: EVP_KDF_fetch(nil, "HKDF", nil))
+    private static let aes128GCM = Fetched(pointer: EVP_CIPHER_fetch(nil, "AES-128-GCM", nil))
+
     /// HKDF-SHA256 (RFC 5869, extract then expand) of `length` bytes.
     static func hkdf(salt: [UInt8], key: [UInt8], info: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: length)
-        try CryptoError.check(pb_ssl_hkdf_sha256(salt, salt.count, key, key.count, info, info.count, &out, length), "HKDF-SHA256")
+        if let kdf = hkdfSHA256.pointer {
+            try CryptoError.check(pb_ssl_hkdf_sha256_with(kdf, salt, salt.count, key, key.count, info, info.count, &out, length),
+                                  "HKDF-SHA256")
+        } else {
+            try CryptoError.check(pb_ssl_hkdf_sha256(salt, salt.count, key, key.count, info, info.count, &out, length), "HKDF-SHA256")
+        }
         return out
     }
 
@@ -28,9 +41,9 @@ enum Digests {
     static func aes128gcmSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard let ctx = EVP_CIPHER_CTX_new() else { throw .openSSL("AES-128-GCM") }
         defer { EVP_CIPHER_CTX_free(ctx) }
-        try CryptoError.check(EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), nil, nil, nil), "AES-128-GCM init")
+        try CryptoError.check(EVP_EncryptInit_ex2(ctx, aes128GCM.pointer ?? EVP_aes_128_gcm(), nil, nil, nil), "AES-128-GCM init")
         try CryptoError.check(pb_ssl_gcm_set_ivlen(ctx, Int32(nonce.count)), "AES-128-GCM nonce length")
-        try CryptoError.check(EVP_EncryptInit_ex(ctx, nil, nil, key, nonce), "AES-128-GCM key")
+        try CryptoError.check(EVP_EncryptInit_ex2(ctx, nil, key, nonce, nil), "AES-128-GCM key")
         var out = [UInt8](repeating: 0, count: plaintext.count + 16)
         var written: Int32 = 0
         try CryptoError.check(EVP_EncryptUpdate(ctx, &out, &written, plaintext, Int32(plaintext.count)), "AES-128-GCM encrypt")

@@ -19,6 +19,13 @@ package final class P256Key: @unchecked Sendable {
         return P256Key(owning: key)
     }
 
+    /// A new random key pair from `context` (`KeyGenerator`).
+    static func generate(with context: OpaquePointer) throws(CryptoError) -> P256Key {
+        var key: OpaquePointer?
+        guard EVP_PKEY_generate(context, &key) == 1, let key else { throw .openSSL("generate a P-256 key") }
+        return P256Key(owning: key)
+    }
+
     /// The key pair in PEM text (`-----BEGIN PRIVATE KEY-----`, PKCS #8, as `openssl genpkey` writes it).
     /// `context` names the source in errors. A PEM with another kind of key is refused.
     static func privateKey(pem: [UInt8], context: String) throws(CryptoError) -> P256Key {

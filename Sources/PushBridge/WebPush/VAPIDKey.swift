@@ -101,11 +101,14 @@ struct VAPIDKey: Sendable {
         guard fsync(fd) == 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
     }
 
+    /// How long a VAPID JWT is valid by default (its `exp` after the time it is made).
+    static let tokenLifetime: TimeInterval = 12 * 3600
+
     /// The `Authorization` header value for a push to `endpoint`:
     /// `vapid t=<JWT>, k=<public key>` with the JWT `{aud: endpoint's origin, exp, sub: subject}`.
     /// `expires` is clamped to at most 24 hours after `now` (RFC 8292 section 2).
     func authorization(endpoint: String, subject: String, now: Date = Date(),
-                              validFor: TimeInterval = 12 * 3600) throws(VAPIDError) -> String {
+                       validFor: TimeInterval = tokenLifetime) throws(VAPIDError) -> String {
         guard let audience = Self.origin(of: endpoint) else { throw .badEndpoint(endpoint) }
         let exp = Int64(now.timeIntervalSince1970 + min(max(validFor, 60), 24 * 3600))
         var claims = JSONWriter()

@@ -13,6 +13,16 @@ struct WebPushFanOut: Sendable {
     let vapid: VAPIDKey
     /// `webpush.subject`.
     let subject: String
+    /// Tokens and subscription keys kept between messages.
+    let cache: WebPushCache
+
+    /// The fan-out of an output whose subscriptions are in `store`, signing with `vapid` for `subject`.
+    init(store: any SubscriptionStore, vapid: VAPIDKey, subject: String, cache: WebPushCache = WebPushCache()) {
+        self.store = store
+        self.vapid = vapid
+        self.subject = subject
+        self.cache = cache
+    }
 
     /// The requests that deliver `display` (a display message in `format: json`, or a
     /// condition's withdraw) to `subscriptions`: `Topic` from its `collapse_id`, `Urgency`
@@ -24,7 +34,7 @@ struct WebPushFanOut: Sendable {
         guard let payload = WebPushPayload.from(display: display), let message = try? JSONValue.parse(display) else { return [] }
         let options = WebPushRequest.Options(vapid: vapid, subject: subject, expiration: expiration,
                                              interruptionLevel: message["interruption_level"]?.stringValue,
-                                             collapseID: message["collapse_id"]?.stringValue)
+                                             collapseID: message["collapse_id"]?.stringValue, cache: cache)
         var out: [WebPushRequest] = []
         for subscription in subscriptions {
             do {
@@ -42,7 +52,9 @@ struct WebPushFanOut: Sendable {
     /// sends each subscription's delivery on its own); `nil` when that subscription is gone or
     /// no request can be made for it (see `build`).
     package func request(display: [UInt8], expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
-        guard let subscription = try store.all().first(where: { $0.endpoint == endpoint }) else { return nil }
+        let found = if let snapshot = store as? SubscriptionSnapshot { try snapshot.subscription(endpoint: endpoint) }
+            else { try store.all().first(where: { $0.endpoint == endpoint }) }
+        guard let subscription = found else { return nil }
         return try build(display: display, expiration: expiration, for: [subscription], now: now).first
     }
 

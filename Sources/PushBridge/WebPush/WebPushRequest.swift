@@ -35,6 +35,8 @@ package struct WebPushRequest: Sendable, Equatable {
         var interruptionLevel: String?
         /// The collapse id, for `Topic`.
         var collapseID: String?
+        /// What the output keeps between messages (tokens, subscription keys); `nil`: nothing.
+        var cache: WebPushCache?
     }
 
     /// Why no request could be made for a subscription.
@@ -55,13 +57,29 @@ package struct WebPushRequest: Sendable, Equatable {
     static func build(subscription: WebPushSubscription, payload: [UInt8], options: Options,
                              now: Date = Date()) throws(Failure) -> WebPushRequest {
         let body: [UInt8]
-        do { body = try PayloadEncryption.encrypt(payload, p256dh: subscription.p256dh, auth: subscription.auth) } catch {
-            throw .encryption(error)
+        if let cache = options.cache {
+            let userAgent: P256Key
+            do { userAgent = try cache.peer(subscription.p256dh) } catch {
+                throw .encryption(.badSubscriptionKeys("p256dh is not an uncompressed P-256 point"))
+            }
+            do {
+                body = try PayloadEncryption.encrypt(payload, userAgent: userAgent, p256dh: subscription.p256dh, auth: subscription.auth,
+                                                     keys: cache.keys)
+            } catch { throw .encryption(error) }
+        } else {
+            do { body = try PayloadEncryption.encrypt(payload, p256dh: subscription.p256dh, auth: subscription.auth) } catch {
+                throw .encryption(error)
+            }
         }
         let authorization: String
-        do { authorization = try options.vapid.authorization(endpoint: subscription.endpoint, subject: options.subject, now: now) } catch {
-            throw .vapid(error)
-        }
+        do throws(VAPIDError) {
+            if let cache = options.cache {
+                authorization = try cache.authorization(vapid: options.vapid, endpoint: subscription.endpoint,
+                                                        subject: options.subject, now: now)
+            } else {
+                authorization = try options.vapid.authorization(endpoint: subscription.endpoint, subject: options.subject, now: now)
+            }
+        } catch { throw .vapid(error) }
         var headers: [(name: String, value: String)] = [
             ("TTL", String(WebPushHeaders.ttl(expiration: options.expiration, now: Int64(now.timeIntervalSince1970)))),
             ("Urgency", WebPushHeaders.urgency(interruptionLevel: options.interruptionLevel)),

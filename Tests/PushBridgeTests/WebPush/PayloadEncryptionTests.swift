@@ -102,4 +102,22 @@ struct PayloadEncryptionTests {
         #expect(Base64URL.decode("_-8") == [0xff, 0xef])
         #expect(Base64URL.decode("AQ==") == [1])
     }
+
+    /// The encoder writes its own alphabet: it must agree with Foundation's base64 (with `+/`
+    /// mapped to `-_` and the padding dropped) for every length and every byte value.
+    @Test func base64URLEncodeAgreesWithFoundation() {
+        var state: UInt64 = 0x9E3779B97F4A7C15
+        for n in 0..<200 {
+            let bytes = (0..<n).map { _ -> UInt8 in
+                state = state &* 6364136223846793005 &+ 1442695040888963407
+                return UInt8(truncatingIfNeeded: state >> 56)
+            }
+            var expected = Data(bytes).base64EncodedString()
+            expected = expected.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            while expected.hasSuffix("=") { expected.removeLast() }
+            #expect(Base64URL.encode(bytes) == expected, "length \(n)")
+        }
+        #expect(Base64URL.encode([0xfb, 0xff]) == "-_8")
+        #expect(Base64URL.encode(Array(0...255)).count == 342)
+    }
 }
