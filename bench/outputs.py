@@ -44,14 +44,16 @@ class OutputBench(B.Bench):
         with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/api/stats", timeout=5) as r:
             return json.load(r)
 
-    def fixed_run(self, name, broker, alerts_per_s, outputs, wait_for=None, before=None):
-        """2 × `alerts_per_s` msg/s for SECONDS through a bridge with `outputs`; its CPU and stats."""
+    def fixed_run(self, name, broker, alerts_per_s, outputs, wait_for=None, before=None, service=None):
+        """2 × `alerts_per_s` msg/s for SECONDS through a bridge with `outputs`; its CPU and stats
+        (`service_cpu`: the CPU seconds of `service`'s process over the same time)."""
         self.outputs = outputs
         proc = self.start_bridge(name, broker, 1)
         try:
             if before:
                 before(self)
             c0 = B.cpu_seconds(proc.pid)
+            s0 = B.cpu_seconds(service.proc.pid) if service else 0
             t0 = time.monotonic()
             n = 2 * alerts_per_s * SECONDS
             self.gen(broker, "fixed", "-q", 1, "-Q", 1, "-r", 2 * alerts_per_s, "-d", SECONDS, "-e", B.delivered(n, 16),
@@ -61,6 +63,7 @@ class OutputBench(B.Bench):
                 while time.monotonic() < deadline and not wait_for(self.stats()):
                     time.sleep(0.05)
             self.elapsed = time.monotonic() - t0
+            self.service_cpu = B.cpu_seconds(service.proc.pid) - s0 if service else float("nan")
             return B.cpu_seconds(proc.pid) - c0, self.stats()
         finally:
             self.stop_bridge(proc)
@@ -71,11 +74,12 @@ def delivered_all(name, n):
     return lambda s: s.get("outputs", {}).get(name, {}).get("delivered", 0) >= n
 
 
-def row(label, rate, count, span, o, cpu, base_cpu, base_n=None):
-    """A printed row: delivered, deliveries/s, p50/p99 ms, retried, CPU µs per delivery."""
+def row(label, rate, count, span, o, cpu, base_cpu, service_cpu=float("nan")):
+    """A printed row: delivered, deliveries/s, p50/p99 ms, retried, CPU µs per delivery of the
+    bridge (beyond the run without an output) and of the service."""
     return {"label": label, "rate": rate, "count": count, "per_s": count / span if span and span > 0 else float("nan"),
             "p50": o["latency_ms"]["p50"], "p99": o["latency_ms"]["p99"], "retried": o["retried"],
-            "cpu_us": (cpu - base_cpu) / max(count, 1) * 1e6}
+            "cpu_us": (cpu - base_cpu) / max(count, 1) * 1e6, "service_us": service_cpu / max(count, 1) * 1e6}
 
 
 def hook(name, port, extra=""):
@@ -87,18 +91,17 @@ def run_rate(b, broker, rate, ntfy, rows):
     base_cpu, _ = b.fixed_run(f"none-{rate}", broker, rate, "")
     sink = HTTPSink(b.workdir)
     try:
-        cpu, s = b.fixed_run(f"webhook-{rate}", broker, rate, hook("o", sink.port), wait_for=delivered_all("o", alerts))
+        cpu, s = b.fixed_run(f"webhook-{rate}", broker, rate, hook("o", sink.port), wait_for=delivered_all("o", alerts),
+                             service=sink)
         c = sink.count()
-        rows.append(row("webhook", rate, c["count"], c["last"] - c["first"], s["outputs"]["o"], cpu, base_cpu))
+        rows.append(row("webhook", rate, c["count"], c["last"] - c["first"], s["outputs"]["o"], cpu, base_cpu, b.service_cpu))
     finally:
         sink.stop()
     if ntfy:
         cpu, s = b.fixed_run(f"ntfy-{rate}", broker, rate, f'  - {{name: o, ntfy: {{url: "http://127.0.0.1:{ntfy.port}/bench"}}}}\n',
-                             wait_for=delivered_all("o", alerts))
+                             wait_for=delivered_all("o", alerts), service=ntfy)
         o = s["outputs"]["o"]
-        rows.append(row(f"ntfy {ntfy.version}", rate, o["delivered"], b.elapsed, o, cpu, base_cpu))
-    if rate != RATES[0]:
-        return
+        rows.append(row(f"ntfy {ntfy.version}", rate, o["delivered"], b.elapsed, o, cpu, base_cpu, b.service_cpu))
     sink = HTTPSink(b.workdir)
     try:
         token = os.path.join(b.workdir, "subscribe-token")
@@ -109,11 +112,15 @@ def run_rate(b, broker, rate, ntfy, rows):
         cpu, s = b.fixed_run(f"webpush-{rate}", broker, rate,
                              f'  - {{name: o, webpush: {{vapid_key_file: "{vapid}", subject: "mailto:bench@example.com", '
                              f'subscribe_token_file: "{token}"}}}}\n', wait_for=delivered_all("o", alerts),
-                             before=lambda bb: subscribe_webpush(bb.http_port, token, f"http://127.0.0.1:{sink.port}/push/1"))
+                             before=lambda bb: subscribe_webpush(bb.http_port, token, f"http://127.0.0.1:{sink.port}/push/1"),
+                             service=sink)
         c = sink.count()
-        rows.append(row("Web Push (1 subscription)", rate, c["count"], c["last"] - c["first"], s["outputs"]["o"], cpu, base_cpu))
+        rows.append(row("Web Push (1 subscription)", rate, c["count"], c["last"] - c["first"], s["outputs"]["o"], cpu, base_cpu,
+                        b.service_cpu))
     finally:
         sink.stop()
+    if rate != RATES[0]:
+        return
     fast, slow = HTTPSink(b.workdir), HTTPSink(b.workdir, delay_ms=SLOW_MS)
     try:
         cpu, s = b.fixed_run(f"slow-{rate}", broker, rate, hook("o", fast.port) + hook("slow", slow.port, ", timeout: 5s"),
@@ -145,12 +152,13 @@ def floods(b, broker):
 def report(rows, relay, plain, dead, slowed):
     print(f"\noutputs, QoS 1 in and out, {SECONDS} s at each rate (half the input suppressed: alerts/s = input/2):")
     print(f"  {'output':<44} {'alerts/s':>8} {'delivered':>9} {'deliv/s':>8} {'p50 ms':>7} {'p99 ms':>7} {'retried':>7} "
-          f"{'CPU µs/delivery':>16}")
+          f"{'CPU µs/delivery':>16} {'service µs':>10}")
     for r in rows:
         print(f"  {r['label']:<44} {r['rate']:>8,} {r['count']:>9,} {B.fmt(r['per_s'], ',.0f'):>8} {r['p50']:>7.2f} "
-              f"{r['p99']:>7.2f} {r['retried']:>7} {r['cpu_us']:>16.1f}")
+              f"{r['p99']:>7.2f} {r['retried']:>7} {r['cpu_us']:>16.1f} {B.fmt(r['service_us'], '.1f'):>10}")
     print("  (latency: hand-off to the service's 2xx, the bridge's own figure; CPU: bridge CPU beyond the same run with no "
-          "output, per delivery; deliv/s: at the sink, first to last answer (ntfy: all delivered / run time))")
+          "output, per delivery; service µs: the service's own CPU per delivery (the C sink, ntfy); deliv/s: at the sink, "
+          "first to last answer (ntfy: all delivered / run time))")
     print(f"\ndisplay topic, QoS 1 flood of {FLOOD_N:,} (median of {B.RUNS}):")
     print(f"  relay                              {relay['rate']:>9,.0f} msg/s  1.00")
     for label, f in (("no output", plain), ("a dead output", dead), (f"an output answering after {SLOW_MS / 1000:g} s", slowed)):
@@ -158,17 +166,16 @@ def report(rows, relay, plain, dead, slowed):
               f"bridge {f['bridge_us']:.1f} µs/msg  lost {f['lost']}")
     checks = []
     first = [r for r in rows if r["rate"] == RATES[0]]
-    for r in first:
+    for r in rows:
         if r["label"].startswith(("webhook", "ntfy")) and "beside" not in r["label"]:
             checks.append((f"{r['label']} at {r['rate']:,}/s: CPU per delivery (µs)", r["cpu_us"], "<=", TARGETS["cpu_us"]))
+        if r["label"].startswith(("webhook", "ntfy")) and r["rate"] == 1000:
             checks.append((f"{r['label']} at {r['rate']:,}/s: p99 (ms)", r["p99"], "<=", TARGETS["p99_ms"]))
-    for r in rows:
         if r["rate"] >= TARGETS["sustained"] and not r["label"].startswith("Web Push"):
             checks.append((f"{r['label']} at {r['rate']:,}/s: deliveries/s sustained", r["per_s"], ">=", TARGETS["sustained"]))
-    webpush = next((r for r in first if r["label"].startswith("Web Push")), None)
+        if r["label"].startswith("Web Push"):
+            checks.append((f"Web Push at {r['rate']:,}/s: CPU per delivery, all in (µs)", r["cpu_us"], "<=", TARGETS["webpush_us"]))
     webhook = next((r for r in first if r["label"] == "webhook"), None)
-    if webpush:
-        checks.append(("Web Push: CPU per delivery, all in (µs)", webpush["cpu_us"], "<=", TARGETS["webpush_us"]))
     beside = next((r for r in first if "beside" in r["label"]), None)
     if beside and webhook:
         checks.append((f"webhook beside a {SLOW_MS / 1000:g} s service: p99 (ms)", beside["p99"], "<=", TARGETS["p99_ms"]))
@@ -179,9 +186,12 @@ def report(rows, relay, plain, dead, slowed):
     for text, value, op, bound in checks:
         ok = value <= bound if op == "<=" else value >= bound
         print(f"  {'met' if ok else 'MISSED':<6}{text}: {B.fmt(value, ',.2f')} (bound {bound:,.2f})")
-    if webpush and webhook:
-        print(f"  (Web Push's encryption and VAPID signing apart from the sending: {webpush['cpu_us'] - webhook['cpu_us']:.1f} µs "
-              "per delivery = its CPU beyond the webhook's to the same sink)")
+    for rate in RATES:
+        push = next((r for r in rows if r["rate"] == rate and r["label"].startswith("Web Push")), None)
+        hook_row = next((r for r in rows if r["rate"] == rate and r["label"] == "webhook"), None)
+        if push and hook_row:
+            print(f"  (Web Push at {rate:,}/s, its encryption and VAPID apart from the sending: "
+                  f"{push['cpu_us'] - hook_row['cpu_us']:.1f} µs per delivery = its CPU beyond the webhook's to the same sink)")
 
 
 def main():
@@ -191,6 +201,9 @@ def main():
     broker = B.Broker(workdir, tuned=True)
     rows = []
     try:
+        # The floods first: the relay's ceiling before any fixed-rate run has loaded the broker.
+        B.log("outputs: display floods with no, a dead and a slow output")
+        floods_measured = floods(b, broker)
         try:
             ntfy = Ntfy(workdir)
         except (OSError, subprocess.SubprocessError) as e:
@@ -203,8 +216,7 @@ def main():
         finally:
             if ntfy:
                 ntfy.stop()
-        B.log("outputs: display floods with no, a dead and a slow output")
-        report(rows, *floods(b, broker))
+        report(rows, *floods_measured)
     finally:
         broker.stop()
 

@@ -116,9 +116,10 @@ final class OutputWorker: Sendable {
         poke()
     }
 
-    /// Tells the thread that work was handed over: wakes it only when it sleeps or is about to
-    /// (a busy thread looks at its inbox and the store before it sleeps again), so a flood of
-    /// deliveries costs no wake-up each.
+    /// Tells the thread that work was handed over: wakes it only when it sleeps, or is about to,
+    /// and could start a delivery (a busy thread looks at its inbox and the store before it
+    /// sleeps again; one whose connections are all busy looks when one is free), so a flood of
+    /// deliveries, or a slow service, costs no wake-up each.
     private func poke() {
         poked.store(true, ordering: .sequentiallyConsistent)
         if asleep.load(ordering: .sequentiallyConsistent) { multi.wakeUp() }
@@ -226,6 +227,11 @@ final class OutputWorker: Sendable {
             if queue.readyCount > 0 && multi.count < (failing ? 1 : config.concurrency) {
                 wait = now2 >= pausedUntil ? 0 : (pausedUntil - now2) * 1000
             }
+            // While it cannot start one more (all its connections busy, or a failing service's
+            // pause), a new item changes nothing: it waits for a socket or the pause's end,
+            // unwoken by the hand-overs (a slow service costs the message path no wake-up each).
+            let canStart = multi.count < (failing ? 1 : config.concurrency) && now2 >= pausedUntil && now2 < kept.startBefore
+            if now2 < pausedUntil { wait = min(wait, (pausedUntil - now2) * 1000) }
             if let due = queue.nextDue { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
             if let due = kept.nextUpkeep { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
             if let stopBy {
@@ -234,8 +240,8 @@ final class OutputWorker: Sendable {
             }
             // No sleep when work was handed over since the inbox and the store were read
             // (`poke` wakes a sleep that began before its hand-over).
-            asleep.store(true, ordering: .sequentiallyConsistent)
-            if poked.load(ordering: .sequentiallyConsistent) { wait = 0 }
+            asleep.store(canStart, ordering: .sequentiallyConsistent)
+            if canStart && poked.load(ordering: .sequentiallyConsistent) { wait = 0 }
             if wait > 0 { multi.wait(milliseconds: Int(wait.rounded(.up))) }
             asleep.store(false, ordering: .sequentiallyConsistent)
         }

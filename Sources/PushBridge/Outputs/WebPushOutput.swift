@@ -71,7 +71,7 @@ final class WebPushOutput: OutputKind {
     func request(for message: OutputMessage, target: String) -> ServiceRequest? {
         let expiration: Int64? = if case .int(let e)? = message.value["expiration"] { e } else { nil }
         let built: WebPushRequest?
-        do { built = try fanOut.request(display: message.json, expiration: expiration, endpoint: target) } catch {
+        do { built = try fanOut.request(message: message.value, expiration: expiration, endpoint: target) } catch {
             logger.error("output '\(name)': cannot read the subscriptions: \(error)")
             return nil
         }

@@ -31,7 +31,14 @@ struct WebPushFanOut: Sendable {
     /// encrypted for (it passed the API's checks, so only a damaged store) is removed.
     func build(display: [UInt8], expiration: Int64?, for subscriptions: [WebPushSubscription],
                        now: Date) throws(SubscriptionStoreError) -> [WebPushRequest] {
-        guard let payload = WebPushPayload.from(display: display), let message = try? JSONValue.parse(display) else { return [] }
+        guard let message = try? JSONValue.parse(display) else { return [] }
+        return try build(message: message, expiration: expiration, for: subscriptions, now: now)
+    }
+
+    /// `build` of the display message already parsed.
+    func build(message: JSONValue, expiration: Int64?, for subscriptions: [WebPushSubscription],
+               now: Date) throws(SubscriptionStoreError) -> [WebPushRequest] {
+        guard let payload = WebPushPayload.from(message: message) else { return [] }
         let options = WebPushRequest.Options(vapid: vapid, subject: subject, expiration: expiration,
                                              interruptionLevel: message["interruption_level"]?.stringValue,
                                              collapseID: message["collapse_id"]?.stringValue, cache: cache)
@@ -52,10 +59,16 @@ struct WebPushFanOut: Sendable {
     /// sends each subscription's delivery on its own); `nil` when that subscription is gone or
     /// no request can be made for it (see `build`).
     package func request(display: [UInt8], expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
+        guard let message = try? JSONValue.parse(display) else { return nil }
+        return try request(message: message, expiration: expiration, endpoint: endpoint, now: now)
+    }
+
+    /// `request(display:…)` of the display message already parsed.
+    func request(message: JSONValue, expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
         let found = if let snapshot = store as? SubscriptionSnapshot { try snapshot.subscription(endpoint: endpoint) }
             else { try store.all().first(where: { $0.endpoint == endpoint }) }
         guard let subscription = found else { return nil }
-        return try build(display: display, expiration: expiration, for: [subscription], now: now).first
+        return try build(message: message, expiration: expiration, for: [subscription], now: now).first
     }
 
     /// What the answer `status` to the request for `endpoint` means; a 404 or 410 removes the subscription.

@@ -11,7 +11,13 @@ enum WebPushPayload {
     /// A body too long for one push message is shortened (ending in `…`); an image URL is
     /// never cut: it is left out when even an empty body leaves no room for it.
     package static func from(display: [UInt8]) -> [UInt8]? {
-        guard let message = try? JSONValue.parse(display), case .object = message else { return nil }
+        guard let message = try? JSONValue.parse(display) else { return nil }
+        return from(message: message)
+    }
+
+    /// `from(display:)` of the display message already parsed.
+    static func from(message: JSONValue) -> [UInt8]? {
+        guard case .object = message else { return nil }
         if message["type"]?.stringValue == "withdraw" {
             guard let tag = message["collapse_id"]?.stringValue, !tag.isEmpty else { return nil }
             return withdraw(tag: tag, alertID: message["alert_id"]?.stringValue, route: message["route"]?.stringValue)
