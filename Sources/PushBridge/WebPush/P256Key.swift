@@ -59,6 +59,16 @@ package final class P256Key: @unchecked Sendable {
         return P256Key(owning: key)
     }
 
+    /// Checks that the public key is a valid point of the group's prime order subgroup (what
+    /// OpenSSL checks of an ECDH peer); throws when it is not.
+    func checkPublic() throws(CryptoError) {
+        guard let ctx = EVP_PKEY_CTX_new(key, nil) else { throw .openSSL("check a P-256 public key") }
+        defer { EVP_PKEY_CTX_free(ctx) }
+        guard EVP_PKEY_public_check(ctx) == 1 else {
+            throw CryptoError(operation: "check a P-256 public key", reason: "not a valid public key of the curve")
+        }
+    }
+
     /// The group's name (`prime256v1`).
     var curveName: String {
         var name = [CChar](repeating: 0, count: 64)
@@ -86,11 +96,13 @@ package final class P256Key: @unchecked Sendable {
     }
 
     /// The ECDH shared secret (the x coordinate, 32 bytes) of this private key and `peer`'s public key.
-    func sharedSecret(with peer: P256Key) throws(CryptoError) -> [UInt8] {
+    /// `peerChecked`: `peer` passed `checkPublic()` already, so OpenSSL does not check it again
+    /// (its check is a full scalar multiplication, as costly as the ECDH itself).
+    func sharedSecret(with peer: P256Key, peerChecked: Bool = false) throws(CryptoError) -> [UInt8] {
         guard let ctx = EVP_PKEY_CTX_new(key, nil) else { throw .openSSL("ECDH") }
         defer { EVP_PKEY_CTX_free(ctx) }
         try CryptoError.check(EVP_PKEY_derive_init(ctx), "ECDH")
-        try CryptoError.check(EVP_PKEY_derive_set_peer(ctx, peer.key), "ECDH peer")
+        try CryptoError.check(EVP_PKEY_derive_set_peer_ex(ctx, peer.key, peerChecked ? 0 : 1), "ECDH peer")
         var length = 0
         try CryptoError.check(EVP_PKEY_derive(ctx, nil, &length), "ECDH")
         var out = [UInt8](repeating: 0, count: length)

@@ -41,7 +41,8 @@ package enum PayloadEncryption {
         return try encrypt(plaintext, p256dh: p256dh, auth: auth, ephemeral: ephemeral, salt: salt)
     }
 
-    /// `encrypt` to `userAgent`, the key read from `p256dh` beforehand, the ephemeral key from `keys` (`WebPushCache`).
+    /// `encrypt` to `userAgent`, the key read from `p256dh` and checked (`P256Key.checkPublic`)
+    /// beforehand, the ephemeral key from `keys` (`WebPushCache.peer`).
     static func encrypt(_ plaintext: [UInt8], userAgent: P256Key, p256dh: [UInt8], auth: [UInt8],
                         keys: KeyGenerator) throws(Failure) -> [UInt8] {
         let ephemeral: P256Key, salt: [UInt8]
@@ -49,7 +50,8 @@ package enum PayloadEncryption {
             ephemeral = try keys.generate()
             salt = try Digests.random(16)
         } catch { throw .crypto(error) }
-        return try encrypt(plaintext, userAgent: userAgent, p256dh: p256dh, auth: auth, ephemeral: ephemeral, salt: salt)
+        return try encrypt(plaintext, userAgent: userAgent, p256dh: p256dh, auth: auth, ephemeral: ephemeral, salt: salt,
+                           peerChecked: true)
     }
 
     /// `encrypt` with a given ephemeral key pair and salt (RFC 8291 Appendix A fixes both).
@@ -64,13 +66,13 @@ package enum PayloadEncryption {
 
     /// `encrypt` to `userAgent` (the key of `p256dh`) with a given ephemeral key pair and salt.
     private static func encrypt(_ plaintext: [UInt8], userAgent: P256Key, p256dh: [UInt8], auth: [UInt8],
-                                ephemeral: P256Key, salt: [UInt8]) throws(Failure) -> [UInt8] {
+                                ephemeral: P256Key, salt: [UInt8], peerChecked: Bool = false) throws(Failure) -> [UInt8] {
         guard plaintext.count <= maximumPlaintext else { throw .tooLarge(plaintext.count) }
         guard salt.count == 16 else { throw .crypto(CryptoError(operation: "aes128gcm encrypt", reason: "the salt must be 16 bytes")) }
         guard auth.count == 16 else { throw .badSubscriptionKeys("auth is \(auth.count) bytes, not 16") }
         do throws(CryptoError) {
             let senderPublic = ephemeral.publicPoint
-            let (key, nonce) = try contentKeys(secret: try ephemeral.sharedSecret(with: userAgent), auth: auth,
+            let (key, nonce) = try contentKeys(secret: try ephemeral.sharedSecret(with: userAgent, peerChecked: peerChecked), auth: auth,
                                                userAgentPublic: p256dh, senderPublic: senderPublic, salt: salt)
             let sealed = try Digests.aes128gcmSeal(key: key, nonce: nonce, plaintext: plaintext + [0x02])
             return header(salt: salt, keyID: senderPublic) + sealed

@@ -58,11 +58,12 @@ final class WebPushCache: Sendable {
         return header
     }
 
-    /// The subscription's public key for its `p256dh` (an uncompressed P-256 point); throws
-    /// when the bytes are no point on the curve (nothing is kept then).
+    /// The subscription's public key for its `p256dh` (an uncompressed P-256 point), checked as
+    /// an ECDH peer once; throws when the bytes are no valid point (nothing is kept then).
     func peer(_ p256dh: [UInt8]) throws(CryptoError) -> P256Key {
         if let kept = state.withLock({ $0.peers[p256dh] }) { return kept }
         let key = try P256Key.publicKey(point: p256dh)
+        try key.checkPublic()  // once here: the ECDH of each message then skips it
         state.withLock { s in
             if s.peers.count >= Self.limit { s.peers.removeAll(keepingCapacity: true) }
             s.peers[p256dh] = key
