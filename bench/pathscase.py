@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import threading
 import time
+import urllib.request
 
 DIGEST_ALERTS = 12   # delivered alerts per window (24 messages per topic, half dropped)
 DIGEST_MAX = 2
@@ -55,10 +56,20 @@ def digest(bench, broker, runs):
             rates.append(r["rate"])
             time.sleep(0.3)
         row = {"rate": statistics.median(rates), "bridge_us": statistics.median(us), "rss": peak_rss_mb(proc.pid),
-               "windows": topics * runs}
+               "windows": topics * runs, "held": held(bench.http_port)}
     finally:
         bench.stop_bridge(proc)
     return row
+
+
+def held(port):
+    """Alerts held for a digest so far (`pushbridge_digest_total{kind="held"}`, all routes), or None."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as r:
+            return int(sum(float(line.rsplit(" ", 1)[1]) for line in r.read().decode().splitlines()
+                           if line.startswith("pushbridge_digest_total{") and 'kind="held"' in line))
+    except OSError:
+        return None
 
 
 class PresenceStream:
@@ -143,7 +154,8 @@ def print_table(paths, plain0, attach0, shared, plain1):
     rows = []
     if paths:
         d, p = paths["digest"], paths["presence"]
-        rows += [(f"digest: {DIGEST_ALERTS} alerts/window, max {DIGEST_MAX} ({d['windows']:,} windows)", d, plain0),
+        rows += [(f"digest: {DIGEST_ALERTS} alerts/window, max {DIGEST_MAX} ({d['windows']:,} windows, {d['held'] if d['held'] is not None else '?'} held)",
+                  d, plain0),
                  (f"presence: {p['presence_per_s']:,.0f} changes/s, filter reads people_home", p, plain0)]
     if attach0:
         rows.append(("attachments: 20 alerts/s with 200 KB snapshots", attach0, plain0))
