@@ -140,6 +140,7 @@ struct Hits {
     /// Whether the newest is the only hit.
     var isSingle: Bool { older == nil }
 
+    /// How many hits (at least 1).
     var count: Int { (older?.count ?? 0) + 1 }
 
     /// Every hit, ascending.
