@@ -19,8 +19,10 @@ import threading
 import time
 import urllib.request
 
+import pathscase
 import peoplecase
 import rediscase
+import scalecase
 
 fmt = rediscase.fmt  # one formatter for every table: '-' for a figure not measured
 
@@ -30,7 +32,7 @@ N0 = int(os.environ.get("BENCH_N0", "200000"))   # QoS 0 flood size
 N1 = int(os.environ.get("BENCH_N1", "100000"))   # QoS 1 flood size
 # Run by bench/run.sh after this table: `outputs` (bench/outputs.py).
 LATER_CASES = ("outputs",)
-ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "redis", "big", "conditions", "attach", "people", "fixed", "usersink", "nodelay")
+ALL_CASES = ("load", "relay", "q0", "q0dash", "q1", "journal", "redis", "big", "conditions", "attach", "people", "scale", "paths", "fixed", "usersink", "nodelay")
 # BENCH_CASES=q1,journal runs only those cases (ratios need "relay"; targets whose inputs
 # were not run are left out). Default: all.
 CASES = [c for c in os.environ.get("BENCH_CASES", ",".join(ALL_CASES)).split(",") if c]
@@ -42,7 +44,7 @@ for _case in CASES:
 FIXED_RATE = int(os.environ.get("BENCH_RATE", "1000"))
 FIXED_SECONDS = 10
 TICK = os.sysconf("SC_CLK_TCK")
-DEADLINE = time.monotonic() + 570  # the whole run stays under 10 minutes
+DEADLINE = time.monotonic() + 570 + 300 * ("scale" in CASES) + 60 * ("paths" in CASES)  # 10 min + the scale cases
 
 
 def log(text):
@@ -160,10 +162,12 @@ class Bench:
         return result
 
     def config(self, name, broker, qos, routes=1, journal=None, http_port=None, condition=False, attach=False,
-               people=False, fsync=None, filters=(), share=None, redis=None):
+               people=False, fsync=None, filters=(), share=None, redis=None, route_topic=None, route_extra=(),
+               extra=()):
         """The benchmark's config. `fsync`: journal.fsync; `filters`: `extension.filters` items put
         before `drop-half`; `share`: every route's shared-subscription group; `redis`: (url, prefix)
-        of `state.redis` (rediscase.py)."""
+        of `state.redis` (rediscase.py); `route_topic(r)`: route r's filter (default `bench/r<r>/+`);
+        `route_extra`: lines added to every route, `extra`: top-level lines (scalecase.py, pathscase.py)."""
         lines = [
             "broker:",
             "  host: 127.0.0.1",
@@ -179,7 +183,7 @@ class Bench:
         for r in range(routes):
             lines += [
                 f"  - name: r{r}",
-                f"    topic: bench/r{r}/+",
+                f"    topic: {route_topic(r) if route_topic else f'bench/r{r}/+'}",
                 f"    qos: {qos}",
                 *([f"    share: {share}"] if share else []),
                 "    input: json",
@@ -189,6 +193,7 @@ class Bench:
                 '      title: "Room {{ payload.room }}"',
                 "      body: \"{{ payload.who | default('Someone') }} rang at {{ levels[2] }}\"",
             ]
+            lines += list(route_extra)
             if people:
                 lines += peoplecase.route_lines()
             if condition:
@@ -240,6 +245,7 @@ class Bench:
             lines += ["state:", "  redis:", f"    url: \"{redis[0]}\"", f"    prefix: \"{redis[1]}\""]
         if people:
             lines += peoplecase.top_level()
+        lines += list(extra)
         path = os.path.join(self.workdir, f"{name}.yml")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -506,7 +512,7 @@ def main():
     log(f"pushbridge benchmark: {RUNS} run(s) per flood, {os.cpu_count()} cores; work files in {workdir}")
     broker = Broker(workdir, tuned=True)
     pub0 = pub1 = sink1 = relay0 = relay1 = small0 = small1 = dash0 = journal_row = big0 = None
-    attach0 = attach_fixed = attach_load = attach_base = people0 = None
+    attach0 = attach_fixed = attach_load = attach_base = people0 = scale = paths = None
     shared = []  # the redis case's (label, row, key) (rediscase.run)
     try:
         if "load" in CASES:
@@ -590,6 +596,13 @@ def main():
             finally:
                 bench.stop_bridge(proc)
             rows.append(("pushbridge QoS 0: people, 10 digests, 1k superseded", people0, relay0))
+        if "scale" in CASES:
+            log("pushbridge QoS 0: 10/100/1 000 wildcard routes, 1k/100k/1M dedupe keys and a restart, 10/10k conditions")
+            scale_rows, scale = scalecase.run(bench, broker, log)
+            rows += [(label, row, relay0) for label, row in scale_rows]
+        if "paths" in CASES:
+            log("pushbridge QoS 0: a digest of 12 alerts per window, presence changes")
+            paths = pathscase.run(bench, broker, RUNS, log)
     finally:
         broker.stop()
 
@@ -695,6 +708,7 @@ def main():
                        "journal bridge's (same filters in memory)",
                        three["rate"] / relay1["rate"] / rediscase.REPLICAS, ">=",
                        0.5 * reference["rate"] / relay1["rate"]))
+    checks += scalecase.checks(scale)
     for name, value, op, bound in checks:
         if value is None or value is False or value == []:
             continue  # a case it needs was not run (BENCH_CASES)
@@ -718,6 +732,8 @@ def main():
               f"{d['dropped'] if d['dropped'] is not None else '?'} missed (pushbridge_dashboard_dropped_total))")
     if shared:
         rediscase.print_table(shared, relay1)
+    scalecase.print_table(scale)
+    pathscase.print_table(paths, small0, attach0, shared, small1)
     print("\nbridge I/O per input message (all threads; /proc/<pid>/io, medians):")
     for label, row, _ in rows:
         if row and "io" in row:

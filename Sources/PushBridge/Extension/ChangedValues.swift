@@ -38,7 +38,7 @@ final class ChangedValues: FilterMemoryStore {
     /// value that differed, so a slow drift is reported once it has moved by more than the
     /// deadband (Node-RED's "compared to last valid output value").
     func observe(_ key: String, value: String, deadband: Double) -> Verdict {
-        let (verdict, evicted) = table.withLock { t -> (Verdict, Int) in
+        let (verdict, evicted) = withTable { t -> (Verdict, Int) in
             let verdict: Verdict
             if let old = t[key] {
                 verdict = Self.same(old, value, deadband: deadband) ? .unchanged : .changed
@@ -54,18 +54,27 @@ final class ChangedValues: FilterMemoryStore {
 
     /// Records `value` for `key` without a verdict (retained state teaching the filter).
     func record(_ key: String, value: String) {
-        let evicted = table.withLock { $0.set(key, value) }
+        let evicted = withTable { $0.set(key, value) }
         if evicted > 0 { evictionEvents.record(evicted, filter: filterName, capacity: capacity) }
     }
 
     func takeChanges(_ clocks: ClockReading) -> [(key: String, value: String?)] {
-        table.withLock { $0.takeChanges() }
+        withTable { $0.takeChanges() }
     }
 
     func restore(_ rows: [(key: String, value: String)], _ clocks: ClockReading) {
+        let capacity = self.capacity
+        table.withLock { $0.restoreLater { Array(rows.suffix(capacity)) } }
+    }
+
+    /// Puts back the rows of `restore` now if that is still to do.
+    func warm() { withTable { _ in () } }
+
+    /// The table, with restored rows put back first (`BoundedKeys.restoreLater`).
+    private func withTable<R: Sendable>(_ body: (inout BoundedKeys<String>) -> R) -> R {
         table.withLock { t in
-            for row in rows.suffix(capacity) { _ = t.set(row.key, row.value) }
-            _ = t.takeChanges()  // they are in the journal already
+            t.settle()
+            return body(&t)
         }
     }
 

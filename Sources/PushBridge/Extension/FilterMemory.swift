@@ -58,6 +58,8 @@ package final class FilterMemory: Sendable {
             let store = make(events)
             if let rows = s.pending.removeValue(forKey: identity), let clocks = s.restoredAt {
                 store.restore(rows, clocks)
+                // Put back now on a thread of its own; a decision that comes first does it itself.
+                DispatchQueue.global(qos: .userInitiated).async { store.warm() }
             }
             s.stores[identity] = store
             s.dropped.remove(identity)
@@ -174,7 +176,10 @@ protocol FilterMemoryStore: AnyObject, Sendable {
     var filterName: String { get }
     var evictions: Int { get }
     func takeChanges(_ clocks: ClockReading) -> [(key: String, value: String?)]
+    /// Keeps `rows` to put back at the first use of the store (a million keys do not delay the start).
     func restore(_ rows: [(key: String, value: String)], _ clocks: ClockReading)
+    /// Puts back the rows of `restore` now, if that is still to do.
+    func warm()
 }
 
 /// Counts a store's evictions and reports the first one: each filter's first eviction is

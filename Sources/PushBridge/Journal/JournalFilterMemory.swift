@@ -12,11 +12,15 @@ extension Journal {
             PRIMARY KEY(filter, key)) WITHOUT ROWID;
         """
 
-    /// Every stored row: the filter's memory identity, the key and the stored value.
+    /// Every stored row: the filter's memory identity, the key and the stored value. The rows of
+    /// one filter share one identity string (a million keys hold one copy, not a million).
     func loadFilterMemoryRows() throws(SQLiteError) -> [(filter: String, key: String, value: String)] {
         try withDatabase(schema: Self.filterMemorySchema) { db throws(SQLiteError) -> [(filter: String, key: String, value: String)] in
-            try db.prepare("SELECT filter, key, value FROM filter_memory").rows { q in
-                (filter: q.text(0) ?? "", key: q.text(1) ?? "", value: q.text(2) ?? "")
+            var identity = ""
+            return try db.prepare("SELECT filter, key, value FROM filter_memory").rows { q in
+                let filter = q.text(0) ?? ""
+                if filter != identity { identity = filter }
+                return (filter: identity, key: q.text(1) ?? "", value: q.text(2) ?? "")
             }
         }
     }
