@@ -2,10 +2,12 @@ import Foundation
 @testable import PushBridge
 
 /// A stand-in MQTT 5 broker for one client, to see how many QoS 1 publishes the client keeps
-/// unacknowledged: it answers the CONNECT with a CONNACK that states `receiveMaximum` (or no
-/// Receive Maximum at all, as mosquitto with `max_inflight_messages 0`), reads PUBLISH
-/// packets, and acknowledges them only `acknowledgeAt` at a time. A client that stops at its
-/// send maximum therefore stops there for good when that maximum is below `acknowledgeAt`.
+/// unacknowledged: it serves the client's connections in turn, answering the i-th CONNECT with
+/// a CONNACK that states `receiveMaxima[i]` (or, for `nil`, no Receive Maximum at all, as
+/// mosquitto with `max_inflight_messages 0`). Every connection but the last is closed right
+/// after its CONNACK; on the last it reads PUBLISH packets and acknowledges them only
+/// `acknowledgeAt` at a time. A client that stops at its send maximum therefore stops there
+/// for good when that maximum is below `acknowledgeAt`.
 final class WindowBroker: Sendable {
     /// What the broker has seen.
     struct Counts: Sendable, Equatable {
@@ -20,8 +22,8 @@ final class WindowBroker: Sendable {
     let counts = Watched(Counts())
     private let listener: Int32
 
-    /// Listens on a free loopback port and serves the first client on a thread of its own.
-    init(receiveMaximum: UInt16?, acknowledgeAt: Int) throws {
+    /// Listens on a free loopback port and serves the connections on a thread of its own.
+    init(receiveMaxima: [UInt16?], acknowledgeAt: Int) throws {
         port = try LoopbackPorts.free()
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = LoopbackPorts.loopback(port: port)
@@ -35,10 +37,13 @@ final class WindowBroker: Sendable {
         listener = fd
         let listener = fd, counts = self.counts
         Thread.detachNewThread {
-            let fd = accept(listener, nil, nil)
-            guard fd >= 0 else { return }
-            defer { close(fd) }
-            Self.serve(fd, receiveMaximum: receiveMaximum, acknowledgeAt: acknowledgeAt, counts: counts)
+            for (i, maximum) in receiveMaxima.enumerated() {
+                let fd = accept(listener, nil, nil)
+                guard fd >= 0 else { return }
+                defer { close(fd) }
+                let last = i == receiveMaxima.count - 1
+                Self.serve(fd, receiveMaximum: maximum, acknowledgeAt: last ? acknowledgeAt : nil, counts: counts)
+            }
         }
     }
 
@@ -52,13 +57,13 @@ final class WindowBroker: Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
     }
 
-    /// The CONNACK, then packets until the connection ends.
-    private static func serve(_ fd: Int32, receiveMaximum: UInt16?, acknowledgeAt: Int, counts: Watched<Counts>) {
+    /// The CONNACK, then packets until the connection ends; `acknowledgeAt` nil: only the CONNACK.
+    private static func serve(_ fd: Int32, receiveMaximum: UInt16?, acknowledgeAt: Int?, counts: Watched<Counts>) {
         guard let connect = readPacket(fd), connect.kind & 0xF0 == 0x10 else { return }
         // Session present 0, success, then the properties.
         var connack: [UInt8] = [0x20, 0x03, 0x00, 0x00, 0x00]
         if let r = receiveMaximum { connack = [0x20, 0x06, 0x00, 0x00, 0x03, 0x21, UInt8(r >> 8), UInt8(r & 0xFF)] }
-        guard write(fd, connack) else { return }
+        guard write(fd, connack), let acknowledgeAt else { return }
         var unacknowledged: [[UInt8]] = []
         while let packet = readPacket(fd) {
             switch packet.kind & 0xF0 {
