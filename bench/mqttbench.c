@@ -15,9 +15,18 @@
  * after each message; -W MS waits MS after the SUBACK before publishing (the sink's delayed
  * ACK of the SUBACK fires first); -k S sets the sink's keepalive (its PINGREQs); -S adds a
  * second subscriber on the same filter (the broker writes to it between two sink messages).
+ * -w N: at most N QoS>0 publishes unacknowledged (the publisher waits, and libmosquitto's
+ * in-flight maximum is N); -w 0: no in-flight limit, as a busy installation's publisher may
+ * run (bench/ingestcase.py): QoS>0 publishes are then written on a plain socket of our own,
+ * without waiting for PUBACKs (only MQTT's 65 535 packet identifiers bound them). Not
+ * libmosquitto: its send maximum cannot be switched off (0 means 65 535), and every publish
+ * and every PUBACK walks its whole list of unacknowledged messages while under that maximum
+ * (message__release_to_inflight, lib/messages_mosq.c of 2.0.11), which is quadratic in a
+ * flood (a relay QoS 1 flood of 100 000 fell from ~10 000 to ~1 000 msg/s).
  */
 #define _GNU_SOURCE
 #include <mosquitto.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -36,7 +45,7 @@ static long count = 1000, expected = -1, topics = 16, routes = 1;
 static const char *sub_filter = "bench/#";
 static const char *prefix = "bench";
 static double rate = 1000, seconds = 10, idle_timeout = 5;
-static int window = 1000;
+static int window = 1000;       /* -w: QoS>0 publishes unacknowledged at most; 0: no limit */
 static int quickack = 0; /* -A: the sink acknowledges every segment at once */
 static int sink_keepalive = 60;  /* -k: the sink's MQTT keepalive, seconds */
 static double settle_ms = 0;     /* -W: pause between the sink's SUBACK and the first publish */
@@ -178,6 +187,117 @@ static void wait_count(long *value, long target) {
     pthread_mutex_unlock(&lock);
 }
 
+
+/* The publisher of -w 0 with QoS>0: MQTT 3.1.1 on a plain socket, publishes gathered in a
+ * buffer and written when it fills (or at the end), PUBACKs counted by a reader thread. */
+static int raw_fd = -1;
+static unsigned char raw_buf[1 << 16];
+static size_t raw_len = 0;
+
+static void raw_flush(void) {
+    size_t off = 0;
+    while (off < raw_len) {
+        ssize_t w = write(raw_fd, raw_buf + off, raw_len - off);
+        if (w <= 0) { perror("mqttbench: publisher write"); exit(1); }
+        off += (size_t)w;
+    }
+    raw_len = 0;
+}
+
+/* Appends one packet: `kind`, the remaining length, then `a` and `b`. */
+static void raw_packet(unsigned char kind, const void *a, size_t na, const void *b, size_t nb) {
+    unsigned char head[5];
+    size_t n = na + nb, h = 0;
+    head[h++] = kind;
+    do { unsigned char byte = n % 128; n /= 128; head[h++] = byte | (n ? 128 : 0); } while (n);
+    if (raw_len + h + na + nb > sizeof raw_buf) raw_flush();
+    memcpy(raw_buf + raw_len, head, h); raw_len += h;
+    memcpy(raw_buf + raw_len, a, na); raw_len += na;
+    memcpy(raw_buf + raw_len, b, nb); raw_len += nb;
+}
+
+static int raw_read_full(unsigned char *p, size_t n) {
+    while (n > 0) {
+        ssize_t r = read(raw_fd, p, n);
+        if (r <= 0) return -1;
+        p += r; n -= (size_t)r;
+    }
+    return 0;
+}
+
+/* Reads packets until the socket closes; each PUBACK is one publish done. */
+static void *raw_reader(void *u) {
+    (void)u;
+    unsigned char head, byte, body[256];
+    for (;;) {
+        if (raw_read_full(&head, 1)) return NULL;
+        size_t n = 0, mult = 1;
+        do { if (raw_read_full(&byte, 1)) return NULL; n += (byte & 127) * mult; mult *= 128; } while (byte & 128);
+        while (n > 0) {
+            size_t chunk = n < sizeof body ? n : sizeof body;
+            if (raw_read_full(body, chunk)) return NULL;
+            n -= chunk;
+        }
+        if ((head & 0xF0) == 0x40) {
+            pthread_mutex_lock(&lock);
+            published_done++;
+            outstanding--;
+            pthread_cond_broadcast(&cond);
+            pthread_mutex_unlock(&lock);
+        }
+    }
+}
+
+static void raw_connect(const char *id) {
+    char service[16];
+    struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *ai;
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &ai) != 0) { fprintf(stderr, "mqttbench: cannot resolve %s\n", host); exit(1); }
+    raw_fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    if (raw_fd < 0 || connect(raw_fd, ai->ai_addr, ai->ai_addrlen) != 0) { perror("mqttbench: publisher connect"); exit(1); }
+    freeaddrinfo(ai);
+    int one = 1;
+    setsockopt(raw_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    unsigned char vh[12] = { 0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, 0 }; /* clean session, no keepalive */
+    size_t idlen = strlen(id);
+    vh[10] = (unsigned char)(idlen >> 8); vh[11] = (unsigned char)idlen;
+    raw_packet(0x10, vh, sizeof vh, id, idlen);
+    raw_flush();
+    unsigned char connack[4];
+    if (raw_read_full(connack, 4) || connack[0] != 0x20 || connack[3] != 0) {
+        fprintf(stderr, "mqttbench: publisher refused\n");
+        exit(1);
+    }
+    pthread_t t;
+    pthread_create(&t, NULL, raw_reader, NULL);
+    pthread_detach(t);
+}
+
+static void raw_publish(const char *topic, const char *payload, int len, long j) {
+    unsigned char vh[2 + 128 + 2];
+    size_t tl = strlen(topic), h = 0;
+    vh[h++] = (unsigned char)(tl >> 8); vh[h++] = (unsigned char)tl;
+    memcpy(vh + h, topic, tl); h += tl;
+    unsigned mid = (unsigned)(j % 65535) + 1;
+    vh[h++] = (unsigned char)(mid >> 8); vh[h++] = (unsigned char)mid;
+    pthread_mutex_lock(&lock);
+    while (outstanding >= 65535) {  /* every packet identifier in use */
+        pthread_mutex_unlock(&lock);
+        raw_flush();
+        pthread_mutex_lock(&lock);
+        if (outstanding >= 65535) pthread_cond_wait(&cond, &lock);
+    }
+    outstanding++;
+    pthread_mutex_unlock(&lock);
+    raw_packet((unsigned char)(0x30 | (pub_qos << 1)), vh, h, payload, (size_t)len);
+}
+
+static void raw_disconnect(void) {
+    raw_packet(0xE0, NULL, 0, NULL, 0);
+    raw_flush();
+    shutdown(raw_fd, SHUT_WR);
+}
+
 static void publish_one(struct mosquitto *m, long j) {
     char topic[128], payload[160];
     long t = j % topics;
@@ -185,9 +305,13 @@ static void publish_one(struct mosquitto *m, long j) {
     int len = snprintf(payload, sizeof payload,
                        "{\"n\":%ld,\"t\":%lld,\"drop\":%s,\"who\":\"Alice\",\"room\":\"r%ld\"}",
                        j, (long long)now_ns(), ((j / topics) % 2) ? "true" : "false", t % 100);
+    if (raw_fd >= 0) {
+        raw_publish(topic, payload, len, j);
+        return;
+    }
     if (pub_qos > 0) {
         pthread_mutex_lock(&lock);
-        while (outstanding >= window) pthread_cond_wait(&cond, &lock);
+        while (window > 0 && outstanding >= window) pthread_cond_wait(&cond, &lock);
         outstanding++;
         pthread_mutex_unlock(&lock);
     }
@@ -296,13 +420,18 @@ int main(int argc, char **argv) {
     }
 
     snprintf(id, sizeof id, "bench-pub-%d", getpid());
+    int raw = window <= 0 && pub_qos > 0;
+    if (raw) raw_connect(id);
     struct mosquitto *pub = client(id, 1, NULL, MQTT_PROTOCOL_V311);
     mosquitto_connect_callback_set(pub, on_pub_connect);
     mosquitto_publish_callback_set(pub, on_publish);
-    int rc = mosquitto_connect(pub, host, port, 60);
-    if (rc) die("publisher connect", rc);
-    if ((rc = mosquitto_loop_start(pub))) die("publisher loop", rc);
-    wait_flag(&connected_pub);
+    int rc = 0;
+    if (!raw) {
+        rc = mosquitto_connect(pub, host, port, 60);
+        if (rc) die("publisher connect", rc);
+        if ((rc = mosquitto_loop_start(pub))) die("publisher loop", rc);
+        wait_flag(&connected_pub);
+    }
 
     int64_t t0 = now_ns();
     if (fixed) {
@@ -314,9 +443,11 @@ int main(int argc, char **argv) {
             while (next.tv_nsec >= 1000000000) { next.tv_sec++; next.tv_nsec -= 1000000000; }
             clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
             publish_one(pub, j);
+            if (raw) raw_flush();
         }
     } else {
         for (long j = 0; j < count; j++) publish_one(pub, j);
+        if (raw) raw_flush();
     }
     int64_t t_end;
     if (pubonly || drain) {
@@ -349,8 +480,12 @@ int main(int argc, char **argv) {
         mosquitto_disconnect(sink);
         mosquitto_loop_stop(sink, false);
     }
-    mosquitto_disconnect(pub);
-    mosquitto_loop_stop(pub, false);
+    if (raw) {
+        raw_disconnect();
+    } else {
+        mosquitto_disconnect(pub);
+        mosquitto_loop_stop(pub, false);
+    }
     if (sink && !drain) { mosquitto_disconnect(sink); mosquitto_loop_stop(sink, false); }
     if (other) { mosquitto_disconnect(other); mosquitto_loop_stop(other, false); }
     mosquitto_lib_cleanup();

@@ -8,6 +8,17 @@ extension Bridge {
     /// sleeps (see `outputOptions`).
     static let outputAcknowledgementReadDelay: Duration = .milliseconds(1)
 
+    /// The output connection's send maximum (QoS>0 publishes unacknowledged at once) when the
+    /// broker's CONNACK states no Receive Maximum — mosquitto with `max_inflight_messages 0`
+    /// sends none. A broker's stated maximum replaces it (libmosquitto reads it from the CONNACK).
+    /// Without it libmosquitto keeps its own default of 20: the displays then waited 20 at a
+    /// time for their PUBACKs, with the places of their messages, and the intake thread waited
+    /// for places most of a QoS 1 flood (bench/README.md, "QoS 1 with an unbounded window").
+    /// As many as the broker may have in flight to the intake connection; bounded, because
+    /// libmosquitto walks its list of unacknowledged publishes at every publish and PUBACK while
+    /// under its maximum.
+    static let outputSendMaximum = Intake.receiveMaximum
+
     /// The intake connection's pause after a turn that read a batch (`ReadCoalescing`): from 4
     /// packets on, the next batch gathers for 200 µs. In the QoS 1 flood of bench/README this
     /// cut the bridge's read(2) and write(2) per input message by two thirds and raised its rate
@@ -30,6 +41,7 @@ extension Bridge {
     /// intake batch are written by the intake thread itself at the batch's end, through the
     /// output thread's write-behind buffer, unless that thread is in a turn
     /// (`MQTTClientOptions.acceptsGuestWrites`): no wake-up of the output thread per batch.
+    /// Its send maximum is `outputSendMaximum` unless the broker states its own.
     static func outputOptions(for broker: BrokerConfig) -> MQTTClientOptions {
         var options = MQTTClientOptions(config: broker, will: nil, subscriptions: [])
         options.clientID = broker.clientID + outputClientIDSuffix
@@ -37,6 +49,7 @@ extension Bridge {
         options.sessionExpiry = .zero
         options.acknowledgementReadDelay = outputAcknowledgementReadDelay
         options.acceptsGuestWrites = true
+        options.maxInflight = outputSendMaximum
         return options
     }
 }

@@ -49,6 +49,13 @@ final class MosquittoHandle: @unchecked Sendable {
         }
     }
 
+    /// Before each connect (network thread): our send maximum again. A CONNACK's Receive Maximum
+    /// replaces it (lib/handle_connack.c), and libmosquitto keeps that for the next connection,
+    /// whose broker may state none: then ours applies, not the last broker's.
+    func restoreSendMaximum(_ options: MQTTClientOptions) {
+        if let max = options.maxInflight { try? setOption(MOSQ_OPT_SEND_MAXIMUM, max, name: "max inflight") }
+    }
+
     /// Applies everything in `options` that libmosquitto keeps between connections.
     func configure(_ options: MQTTClientOptions) throws(MQTTError) {
         try MQTTError.check(mosquitto_threaded_set(raw, true))

@@ -61,6 +61,7 @@ extension ClientCore {
                 s.refusal = nil
             }
             topicAliases.reset()  // before the new socket: no alias-only packet may reach it
+            handle.restoreSendMaximum(options)
             // Not under `writeStep`: a connect may block for long (a stop must not wait for it), and
             // no guest writes while the connection is not up (`writeQueuedAsGuest`).
             let rc = MosquittoCode(mosquitto_connect_bind_v5(handle.raw, options.host, Int32(options.port),
