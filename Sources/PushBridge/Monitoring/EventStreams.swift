@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 /// `/api/events` on libmicrohttpd: one callback response per reader, its connection
-/// suspended while the reader's ring is empty (CRAFT.md: never block libmicrohttpd's thread).
+/// suspended while the reader's ring is empty (libmicrohttpd's thread must never block).
 ///
 /// The content reader copies what the reader's `EventRing` holds; with nothing to send it
 /// suspends its connection and returns 0 (the documented way in internal-polling mode). A
