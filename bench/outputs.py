@@ -200,7 +200,7 @@ def report(rows, relay, plain, dead, slowed):
     print("\noutputs targets:")
     for text, value, op, bound in checks:
         ok = value <= bound if op == "<=" else value >= bound
-        print(f"  {'met' if ok else 'MISSED':<6}{text}: {B.fmt(value, ',.2f')} (bound {bound:,.2f})")
+        print(f"  {'met' if ok else 'MISS':<6}{text}: {B.fmt(value, ',.2f')} (bound {bound:,.2f})")
     for rate in RATES:
         push = next((r for r in rows if r["rate"] == rate and r["label"].startswith("Web Push")), None)
         hook_row = next((r for r in rows if r["rate"] == rate and r["label"] == "webhook"), None)
