@@ -64,31 +64,12 @@ static inline int pb_ssl_gcm_set_tag(EVP_CIPHER_CTX *ctx, int len, void *tag) {
     return EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, len, tag);
 }
 
-/// HKDF-SHA256 (extract and expand) through EVP_PKEY_derive; 1 on success.
-static inline int pb_ssl_hkdf_sha256(const unsigned char *salt, size_t salt_len,
+/// HKDF-SHA256 (extract and expand) with `kdf` fetched once by the caller
+/// (EVP_KDF_fetch(NULL, "HKDF", NULL)): no algorithm lookup per call; 1 on success.
+static inline int pb_ssl_hkdf_sha256(EVP_KDF *kdf, const unsigned char *salt, size_t salt_len,
                                       const unsigned char *ikm, size_t ikm_len,
                                       const unsigned char *info, size_t info_len,
                                       unsigned char *out, size_t out_len) {
-    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_HKDF, NULL);
-    if (ctx == NULL) return 0;
-    size_t len = out_len;
-    int ok = EVP_PKEY_derive_init(ctx) > 0
-        && EVP_PKEY_CTX_set_hkdf_md(ctx, EVP_sha256()) > 0
-        && EVP_PKEY_CTX_set1_hkdf_salt(ctx, salt, (int)salt_len) > 0
-        && EVP_PKEY_CTX_set1_hkdf_key(ctx, ikm, (int)ikm_len) > 0
-        && EVP_PKEY_CTX_add1_hkdf_info(ctx, info, (int)info_len) > 0
-        && EVP_PKEY_derive(ctx, out, &len) > 0
-        && len == out_len;
-    EVP_PKEY_CTX_free(ctx);
-    return ok;
-}
-
-/// HKDF-SHA256 (extract and expand) with `kdf` fetched once by the caller
-/// (EVP_KDF_fetch(NULL, "HKDF", NULL)): no algorithm lookup per call; 1 on success.
-static inline int pb_ssl_hkdf_sha256_with(EVP_KDF *kdf, const unsigned char *salt, size_t salt_len,
-                                           const unsigned char *ikm, size_t ikm_len,
-                                           const unsigned char *info, size_t info_len,
-                                           unsigned char *out, size_t out_len) {
     EVP_KDF_CTX *ctx = EVP_KDF_CTX_new(kdf);
     if (ctx == NULL) return 0;
     OSSL_PARAM params[5];

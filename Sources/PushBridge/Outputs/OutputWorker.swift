@@ -224,14 +224,12 @@ final class OutputWorker: Sendable {
             // Sleep until a socket, libcurl's timer, a due retry, a new item or the deadline.
             var wait = 60_000.0
             let now2 = Date().timeIntervalSince1970
-            if queue.readyCount > 0 && multi.count < (failing ? 1 : config.concurrency) {
-                wait = now2 >= pausedUntil ? 0 : (pausedUntil - now2) * 1000
-            }
+            let room = multi.count < (failing ? 1 : config.concurrency)
+            if now2 < pausedUntil { wait = min(wait, (pausedUntil - now2) * 1000) } else if room && queue.readyCount > 0 { wait = 0 }
             // While it cannot start one more (all its connections busy, or a failing service's
             // pause), a new item changes nothing: it waits for a socket or the pause's end,
             // unwoken by the hand-overs (a slow service costs the message path no wake-up each).
-            let canStart = multi.count < (failing ? 1 : config.concurrency) && now2 >= pausedUntil && now2 < kept.startBefore
-            if now2 < pausedUntil { wait = min(wait, (pausedUntil - now2) * 1000) }
+            let canStart = room && now2 >= pausedUntil && now2 < kept.startBefore
             if let due = queue.nextDue { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
             if let due = kept.nextUpkeep { wait = min(wait, max(0, (due - Date().timeIntervalSince1970) * 1000)) }
             if let stopBy {

@@ -20,13 +20,9 @@ enum Digests {
 
     /// HKDF-SHA256 (RFC 5869, extract then expand) of `length` bytes.
     static func hkdf(salt: [UInt8], key: [UInt8], info: [UInt8], length: Int) throws(CryptoError) -> [UInt8] {
+        guard let kdf = hkdfSHA256.pointer else { throw .openSSL("HKDF-SHA256") }
         var out = [UInt8](repeating: 0, count: length)
-        if let kdf = hkdfSHA256.pointer {
-            try CryptoError.check(pb_ssl_hkdf_sha256_with(kdf, salt, salt.count, key, key.count, info, info.count, &out, length),
-                                  "HKDF-SHA256")
-        } else {
-            try CryptoError.check(pb_ssl_hkdf_sha256(salt, salt.count, key, key.count, info, info.count, &out, length), "HKDF-SHA256")
-        }
+        try CryptoError.check(pb_ssl_hkdf_sha256(kdf, salt, salt.count, key, key.count, info, info.count, &out, length), "HKDF-SHA256")
         return out
     }
 
@@ -39,9 +35,9 @@ enum Digests {
 
     /// AES-128-GCM of `plaintext` under `key` (16 bytes) and `nonce` (12 bytes): ciphertext || tag (16 bytes).
     static func aes128gcmSeal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let ctx = EVP_CIPHER_CTX_new() else { throw .openSSL("AES-128-GCM") }
+        guard let cipher = aes128GCM.pointer, let ctx = EVP_CIPHER_CTX_new() else { throw .openSSL("AES-128-GCM") }
         defer { EVP_CIPHER_CTX_free(ctx) }
-        try CryptoError.check(EVP_EncryptInit_ex2(ctx, aes128GCM.pointer ?? EVP_aes_128_gcm(), nil, nil, nil), "AES-128-GCM init")
+        try CryptoError.check(EVP_EncryptInit_ex2(ctx, cipher, nil, nil, nil), "AES-128-GCM init")
         try CryptoError.check(pb_ssl_gcm_set_ivlen(ctx, Int32(nonce.count)), "AES-128-GCM nonce length")
         try CryptoError.check(EVP_EncryptInit_ex2(ctx, nil, key, nonce, nil), "AES-128-GCM key")
         var out = [UInt8](repeating: 0, count: plaintext.count + 16)

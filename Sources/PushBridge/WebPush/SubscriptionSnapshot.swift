@@ -49,7 +49,7 @@ final class SubscriptionSnapshot: SubscriptionStore {
         try current().list
     }
 
-    /// The subscription with `endpoint`, or `nil` when there is none (any more).
+    /// From the kept copy's table by endpoint.
     func subscription(endpoint: String) throws(SubscriptionStoreError) -> WebPushSubscription? {
         try current().byEndpoint[endpoint]
     }

@@ -13,6 +13,15 @@ protocol SubscriptionStore: Sendable {
     func remove(endpoint: String) throws(SubscriptionStoreError) -> Bool
     /// Every subscription, in the order they were first added.
     func all() throws(SubscriptionStoreError) -> [WebPushSubscription]
+    /// The subscription with `endpoint`, or `nil` when there is none (any more).
+    func subscription(endpoint: String) throws(SubscriptionStoreError) -> WebPushSubscription?
+}
+
+extension SubscriptionStore {
+    /// Looked up in `all()`; a store that keeps them by endpoint answers directly.
+    func subscription(endpoint: String) throws(SubscriptionStoreError) -> WebPushSubscription? {
+        try all().first { $0.endpoint == endpoint }
+    }
 }
 
 /// What `upsert` did.

@@ -65,9 +65,7 @@ struct WebPushFanOut: Sendable {
 
     /// `request(display:…)` of the display message already parsed.
     func request(message: JSONValue, expiration: Int64?, endpoint: String, now: Date = Date()) throws(SubscriptionStoreError) -> WebPushRequest? {
-        let found = if let snapshot = store as? SubscriptionSnapshot { try snapshot.subscription(endpoint: endpoint) }
-            else { try store.all().first(where: { $0.endpoint == endpoint }) }
-        guard let subscription = found else { return nil }
+        guard let subscription = try store.subscription(endpoint: endpoint) else { return nil }
         return try build(message: message, expiration: expiration, for: [subscription], now: now).first
     }
 
